@@ -1,0 +1,33 @@
+//! The crate's one error type: every invalid parameter or input carries the offending values.
+
+use thiserror::Error;
+
+/// Errors from checking parameters, fitting or applying a feature map.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum MapError {
+    #[error("n_components (D) must be at least 1, got {0}")]
+    ZeroComponents(usize),
+    #[error("degree (p) must be at least 1, got {0}")]
+    ZeroDegree(u32),
+    #[error("degree (p) = {got} is larger than the supported maximum {max}")]
+    DegreeTooLarge { got: u32, max: u32 },
+    #[error("offset (c) must be finite and >= 0, got {0}")]
+    InvalidOffset(f64),
+    #[error("input dimension (d) must be at least 1, got {0}")]
+    ZeroInputDim(usize),
+    #[error("input has {got} columns but the map was fitted for d = {expected}")]
+    DimensionMismatch { expected: usize, got: usize },
+    #[error("non-finite input value {value} at row {row}, column {col}")]
+    NonFinite { row: usize, col: usize, value: f64 },
+    #[error("output buffer has shape {got:?}, expected {expected:?}")]
+    OutputShape {
+        expected: (usize, usize),
+        got: (usize, usize),
+    },
+    #[error("invalid CSR matrix: {0}")]
+    InvalidCsr(String),
+}
+
+/// `Result` with [`MapError`].
+pub type Result<T> = std::result::Result<T, MapError>;
