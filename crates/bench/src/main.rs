@@ -86,6 +86,7 @@ fn run() -> anyhow::Result<()> {
         out_dir: cli.root.clone(),
         master_seed,
         progress: std::io::stderr().is_terminal(),
+        fetch: data::FetchOptions::from_env(),
     };
     match &cli.command {
         Command::List => {

@@ -27,6 +27,8 @@ pub struct RunOptions {
     /// Replaces the spec's master seed (to test that another draw agrees within tolerance).
     pub master_seed: Option<u64>,
     pub progress: bool,
+    /// Cache and mirror directories for the datasets.
+    pub fetch: data::FetchOptions,
 }
 
 /// What a run produced.
@@ -40,10 +42,10 @@ pub struct Outcome {
 }
 
 /// The dataset's rows, preprocessed as the spec says.
-pub fn prepare_data(plan: &Plan, root: &Path) -> Result<CsrMatrix> {
+pub fn prepare_data(plan: &Plan, root: &Path, fetch: &data::FetchOptions) -> Result<CsrMatrix> {
     let registry = data::Registry::from_file(&root.join("datasets.toml"))?;
     let entry = registry.get(&plan.dataset)?;
-    let mut dataset = data::load(entry, &data::FetchOptions::from_env())?;
+    let mut dataset = data::load(entry, fetch)?;
     for step in &plan.preprocess {
         match step {
             Preprocess::UnitNorm => data::unit_norm(&mut dataset.x),
@@ -77,7 +79,7 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
     }
-    let x = prepare_data(&plan, &options.root)?;
+    let x = prepare_data(&plan, &options.root, &options.fetch)?;
     let n_cells = experiment::cells(&plan).len();
     let bar = progress_bar(n_cells, options.progress);
     let rows = experiment::run(&plan, &x, || bar.inc(1))?;

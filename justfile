@@ -1,0 +1,39 @@
+# rfbench tasks. Prerequisites: the Rust toolchain and `just` (cargo install just); everything else
+# (data, crates) is fetched by these recipes. Offline, point RFBENCH_MIRROR at a directory holding
+# the dataset files (e.g. RFBENCH_MIRROR=../shared/datasets/adult).
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+rfbench := "target/release/rfbench"
+
+# List the recipes.
+default:
+    @just --list
+
+# Build the runner (release).
+build:
+    cargo build --release -p rfbench
+
+# Run experiments/NAME.toml: results/NAME.csv, figures/NAME.png and a report (add --quick for the CI profile).
+reproduce NAME *FLAGS: build
+    {{rfbench}} reproduce {{NAME}} {{FLAGS}}
+
+# Build and run the whole test suite.
+test:
+    cargo test --workspace --all-targets
+
+# Regenerate every experiment's quick profile and compare it with the committed reference.
+check *FLAGS: build
+    for spec in experiments/*.toml; do \
+        name=$(basename "$spec" .toml); \
+        if [ -f "results/$name.quick.csv" ]; then {{rfbench}} check "$name" --quick {{FLAGS}}; fi; \
+    done
+
+# Criterion benchmarks of the maps, then Tensor Sketch against scikit-learn (needs python3 with scikit-learn).
+bench:
+    cargo bench -p rfbench-maps
+    python3 scripts/compare_bench.py
+
+# List the experiments.
+list: build
+    {{rfbench}} list
