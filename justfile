@@ -18,9 +18,10 @@ build:
 reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
-# Build and run the whole test suite.
+# Build and run the whole test suite (and make sure the benchmarks compile).
 test:
-    cargo test --workspace --all-targets
+    cargo test --workspace
+    cargo bench --workspace --no-run
 
 # Regenerate every experiment's quick profile and compare it with the committed reference.
 check *FLAGS: build
