@@ -131,9 +131,10 @@ impl fmt::Debug for TensorSketch {
     }
 }
 
-/// Working buffers of one thread: a real sketch, two half spectra and the FFTs' scratch.
+/// Working buffers of one thread: `p` real sketches, two half spectra and the FFTs' scratch.
 pub struct TensorSketchScratch {
-    sketch: Vec<f64>,
+    /// One real count sketch per factor, filled in a single pass over the row.
+    sketches: Vec<Vec<f64>>,
     spectrum: Vec<Complex<f64>>,
     product: Vec<Complex<f64>>,
     fft: Vec<Complex<f64>>,
@@ -161,6 +162,30 @@ impl TensorSketch {
     fn extra(&self) -> Option<(usize, f64)> {
         (self.params.offset > 0.0).then(|| (self.input_dim, self.params.offset.sqrt()))
     }
+
+    /// All `p` count sketches of `row` (plus `extra`) in one pass over its entries.
+    ///
+    /// Dense rows are scanned without testing for zeros: a bucket starts at `+0.0` and a sum of
+    /// non-zero terms is never `-0.0`, so adding `s * 0.0 = +-0.0` leaves every bucket's bits
+    /// unchanged, and features stay bit-identical to those of the sparse form of the same row.
+    fn sketch_all(&self, row: &Row<'_>, extra: Option<(usize, f64)>, out: &mut [Vec<f64>]) {
+        out.iter_mut().for_each(|o| o.fill(0.0));
+        let mut add = |i: usize, v: f64| {
+            for (sketch, o) in self.sketches.iter().zip(out.iter_mut()) {
+                o[sketch.bucket(i)] += sketch.sign(i) * v;
+            }
+        };
+        match row {
+            Row::Dense(x) => x.iter().enumerate().for_each(|(i, &v)| add(i, v)),
+            Row::Sparse { indices, values } => indices
+                .iter()
+                .zip(values.iter())
+                .for_each(|(&i, &v)| add(i as usize, v)),
+        }
+        if let Some((i, v)) = extra {
+            add(i, v);
+        }
+    }
 }
 
 impl FeatureMap for TensorSketch {
@@ -176,7 +201,9 @@ impl FeatureMap for TensorSketch {
 
     fn new_scratch(&self) -> TensorSketchScratch {
         TensorSketchScratch {
-            sketch: self.forward.make_input_vec(),
+            sketches: (0..self.sketches.len())
+                .map(|_| self.forward.make_input_vec())
+                .collect(),
             spectrum: self.forward.make_output_vec(),
             product: self.forward.make_output_vec(),
             fft: vec![
@@ -196,15 +223,15 @@ impl FeatureMap for TensorSketch {
             return;
         }
         let n = self.params.n_components;
-        for (k, sketch) in self.sketches.iter().enumerate() {
-            sketch.sketch_into(row, extra, &mut s.sketch);
+        self.sketch_all(row, extra, &mut s.sketches);
+        for (k, sketch) in s.sketches.iter_mut().enumerate() {
             let target = if k == 0 {
                 &mut s.product
             } else {
                 &mut s.spectrum
             };
             self.forward
-                .process_with_scratch(&mut s.sketch, target, &mut s.fft)
+                .process_with_scratch(sketch, target, &mut s.fft)
                 .expect("buffer lengths are fixed by the plan");
             if k > 0 {
                 s.product
