@@ -10,8 +10,18 @@ rfbench := "target/release/rfbench"
 default:
     @just --list
 
+# Install the system libraries the build links against (OpenBLAS for ndarray-linalg), if missing.
+setup:
+    #!/usr/bin/env bash
+    set -euo pipefail
+    if ldconfig -p 2>/dev/null | grep -q 'libopenblas\.so ' || [ -e /usr/lib/x86_64-linux-gnu/libopenblas.so ]; then exit 0; fi
+    echo "installing libopenblas-dev (OpenBLAS, for ndarray-linalg)" >&2
+    sudo=""; if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libopenblas-dev
+
 # Build the runner (release).
-build:
+build: setup
     cargo build --release -p rfbench
 
 # Run experiments/NAME.toml: results/NAME.csv, figures/NAME.png and a report (add --quick for the CI profile).
@@ -19,7 +29,7 @@ reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
 # Build and run the whole test suite (and make sure the benchmarks compile).
-test:
+test: setup
     cargo test --workspace
     cargo bench --workspace --no-run
 
@@ -31,7 +41,7 @@ check *FLAGS: build
     done
 
 # Criterion benchmarks of the maps, then Tensor Sketch against scikit-learn (needs python3 with scikit-learn).
-bench:
+bench: setup
     cargo bench -p rfbench-maps
     python3 scripts/compare_bench.py
 
