@@ -115,7 +115,8 @@ impl Summary {
         let offsets = numbers(frame, "offset", path)?;
         let ds = numbers(frame, "n_components", path)?;
         let values = numbers(frame, metric, path)?;
-        let mut groups: BTreeMap<(String, u32, u64, usize), (CellKey, Vec<f64>)> = BTreeMap::new();
+        type Group = (CellKey, Vec<f64>);
+        let mut groups: BTreeMap<(String, u32, u64, usize), Group> = BTreeMap::new();
         for row in 0..values.len() {
             let key = CellKey {
                 map: maps[row].clone(),

@@ -243,7 +243,7 @@ impl FeatureMap for TensorSketch {
         // The spectrum of a real signal is real at frequency 0 (and n/2 for even n); clear the
         // rounding noise the inverse real FFT would otherwise reject.
         s.product[0].im = 0.0;
-        if n % 2 == 0 {
+        if n.is_multiple_of(2) {
             s.product[n / 2].im = 0.0;
         }
         self.inverse
@@ -478,7 +478,9 @@ mod tests {
     /// Lemma 2, which needs 4-wise independent hashes, to `H = sum_k h_k mod D`, which is not.
     #[test]
     fn exact_mean_and_variance_over_the_hash_family() {
-        let cases: [(&[f64], &[f64], u32, usize, bool); 5] = [
+        // (x, y, p, D, whether Lemma 6's bound holds)
+        type Case<'a> = (&'a [f64], &'a [f64], u32, usize, bool);
+        let cases: [Case; 5] = [
             (&[1.0, -2.0, 0.5], &[0.5, 1.0, 3.0], 1, 2, true),
             (&[1.0, 2.0, -1.0], &[2.0, 1.0, 1.0], 1, 3, true),
             (&[1.0, 1.0, 0.0], &[1.0, 0.0, 1.0], 2, 2, true),

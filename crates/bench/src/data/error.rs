@@ -1,0 +1,117 @@
+//! The one error type of the dataset layer.
+//!
+//! Every variant carries what a user needs to act without a debugger: the file (registry, data
+//! or cache path), the line where a parser stopped, the URL that failed, and the expected and
+//! actual digests of a checksum mismatch. Messages are written for the person at the terminal,
+//! so the download error also says how to proceed without a network.
+
+use std::io;
+use std::path::PathBuf;
+
+/// `Result` with [`DataError`].
+pub type Result<T> = std::result::Result<T, DataError>;
+
+/// What can go wrong while reading the registry, fetching files or parsing them.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataError {
+    /// A file could not be read, written, renamed or removed.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+
+    /// The registry is not valid TOML or has unknown or missing keys; `message` is the TOML
+    /// parser's, which names the key, line and column.
+    #[error("{}: {message}", path.display())]
+    RegistrySyntax { path: PathBuf, message: String },
+
+    /// The registry is valid TOML but an entry makes no sense (duplicate name, bad checksum...).
+    #[error("{}:{line}: dataset '{dataset}': {problem}", path.display())]
+    RegistryInvalid {
+        path: PathBuf,
+        line: usize,
+        dataset: String,
+        problem: String,
+    },
+
+    /// A dataset name that the registry does not have.
+    #[error("unknown dataset '{name}' in {}; known datasets: {}", path.display(), known.join(", "))]
+    UnknownDataset {
+        name: String,
+        path: PathBuf,
+        known: Vec<String>,
+    },
+
+    /// A file in a mirror directory is not the file the registry describes. Mirrors are not ours
+    /// to modify, so the file is left in place.
+    #[error(
+        "checksum mismatch for mirrored file {}: expected sha256 {expected}, found {actual}",
+        path.display()
+    )]
+    MirrorChecksum {
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+
+    /// A downloaded file is not the file the registry describes; the partial file was deleted.
+    #[error(
+        "checksum mismatch for {file} downloaded from {url}: expected sha256 {expected}, \
+         found {actual}; the download was deleted"
+    )]
+    DownloadChecksum {
+        file: String,
+        url: String,
+        expected: String,
+        actual: String,
+    },
+
+    /// The network request failed: no connection, an HTTP error status, or a body cut short.
+    #[error(
+        "cannot download {file} from {url}: {reason}. Without network access, put {file} in a \
+         directory and name that directory in RFBENCH_MIRROR (a ':'-separated list, e.g. \
+         RFBENCH_MIRROR=$HOME/datasets/{dataset})"
+    )]
+    Download {
+        dataset: String,
+        file: String,
+        url: String,
+        reason: String,
+    },
+
+    /// A data file line that does not follow its format.
+    #[error("{}:{line}: {problem}", path.display())]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        problem: String,
+    },
+
+    /// A data file with no data rows at all.
+    #[error("{}: no data rows", path.display())]
+    Empty { path: PathBuf },
+
+    /// The files of a dataset hold a different number of rows than the registry publishes.
+    #[error(
+        "dataset '{dataset}': the registry says n = {expected} rows but its files hold {actual}"
+    )]
+    RowCount {
+        dataset: String,
+        expected: usize,
+        actual: usize,
+    },
+}
+
+impl DataError {
+    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
+        DataError::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}
