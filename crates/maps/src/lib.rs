@@ -22,6 +22,7 @@ mod error;
 mod feature_map;
 mod kernel;
 mod nystroem;
+mod prff;
 mod random_binning;
 mod random_maclaurin;
 mod random_maclaurin_h01;
@@ -35,6 +36,7 @@ pub use kernel::PolynomialKernel;
 pub use nystroem::{
     Kernel as NystroemKernel, Nystroem, NystroemParams, NystroemScratch, NystroemValidParams,
 };
+pub use prff::{Prff, PrffParams, PrffValidParams};
 pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};
 pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};
 pub use random_maclaurin_h01::{
