@@ -21,7 +21,11 @@ mod csr;
 mod error;
 mod feature_map;
 mod kernel;
+mod nystroem;
+mod prff;
+mod random_binning;
 mod random_maclaurin;
+mod random_maclaurin_h01;
 mod tensor_sketch;
 
 pub use count_sketch::{count_sketch_into, CountSketch};
@@ -29,5 +33,13 @@ pub use csr::{CsrMatrix, Row, Rows};
 pub use error::{MapError, Result};
 pub use feature_map::FeatureMap;
 pub use kernel::PolynomialKernel;
+pub use nystroem::{
+    Kernel as NystroemKernel, Nystroem, NystroemParams, NystroemScratch, NystroemValidParams,
+};
+pub use prff::{Prff, PrffParams, PrffValidParams};
+pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};
 pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};
+pub use random_maclaurin_h01::{
+    RandomMaclaurinH01, RandomMaclaurinH01Params, RandomMaclaurinH01ValidParams,
+};
 pub use tensor_sketch::{TensorSketch, TensorSketchParams, TensorSketchValidParams};
