@@ -69,8 +69,6 @@ pub enum LearnerError {
         bytes: u128,
         limit: u128,
     },
-    #[error("kernel parameter {name} must be finite and > 0, got {value}")]
-    InvalidKernelParameter { name: &'static str, value: f64 },
     #[error("input error: {0}")]
     Input(#[from] MapError),
 }

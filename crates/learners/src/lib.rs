@@ -27,3 +27,9 @@ pub use ridge::{
     default_lambda_grid, CrossValidation, Ridge, RidgeAccumulator, RidgeClassifier,
     RidgeClassifierParams, RidgeParams, RidgeValidParams,
 };
+mod kernel_baselines;
+
+pub use kernel_baselines::{
+    kernel_matrix, Kernel, KernelRidge, KernelRidgeParams, KernelRidgeValidParams, KernelSvm,
+    KernelSvmParams, KernelSvmValidParams, DEFAULT_MAX_KERNEL_BYTES,
+};
