@@ -69,6 +69,8 @@ pub enum LearnerError {
         bytes: u128,
         limit: u128,
     },
+    #[error("linfa: {0}")]
+    Linfa(String),
     #[error("input error: {0}")]
     Input(#[from] MapError),
 }

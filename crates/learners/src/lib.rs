@@ -8,6 +8,9 @@
 //!   `(Z'Z + lambda I) w = Z'y` by Cholesky, with `Z'Z` accumulated over row blocks so that the
 //!   `n x D` feature matrix is never needed whole; lambda by k-fold cross-validation.
 //! - [`metrics`]: accuracy, misclassification %, RMSE, normalised RMSE.
+//! - Exact-kernel baselines for small `n`: [`KernelRidge`] and [`KernelSvm`] on the full kernel
+//!   matrix, with a typed error above a configurable size.
+//! - linfa's `Fit` / `Predict` traits for [`LinearSvm`] and [`Ridge`] on dense linfa datasets.
 //!
 //! Life cycle (the linfa convention, as in `rfbench-maps`): `XxxParams` (unchecked, builder
 //! setters, explicit `u64` seeds) -> `check()` -> `fit(data)` -> fitted model. Solvers report how
@@ -15,21 +18,20 @@
 
 mod dual_cd;
 mod error;
+mod kernel_baselines;
 mod linear_svm;
-
-pub use dual_cd::{ConvergenceReport, SvmLoss};
-pub use error::{LearnerError, Result};
-pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSvmValidParams};
+mod linfa_traits;
 pub mod metrics;
 mod ridge;
 
-pub use ridge::{
-    default_lambda_grid, CrossValidation, Ridge, RidgeAccumulator, RidgeClassifier,
-    RidgeClassifierParams, RidgeParams, RidgeValidParams,
-};
-mod kernel_baselines;
-
+pub use dual_cd::{ConvergenceReport, SvmLoss};
+pub use error::{LearnerError, Result};
 pub use kernel_baselines::{
     kernel_matrix, Kernel, KernelRidge, KernelRidgeParams, KernelRidgeValidParams, KernelSvm,
     KernelSvmParams, KernelSvmValidParams, DEFAULT_MAX_KERNEL_BYTES,
+};
+pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSvmValidParams};
+pub use ridge::{
+    default_lambda_grid, CrossValidation, Ridge, RidgeAccumulator, RidgeClassifier,
+    RidgeClassifierParams, RidgeParams, RidgeValidParams,
 };

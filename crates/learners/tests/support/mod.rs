@@ -106,3 +106,18 @@ pub fn run_liblinear(
     let accuracy = number_after(&stdout, "Accuracy =").expect("accuracy printed");
     (objective, iterations, accuracy)
 }
+
+/// LIBSVM's `svm-train` / `svm-predict` (`LIBSVM_TRAIN` / `LIBSVM_PREDICT` override), if they run.
+pub fn libsvm_tools() -> Option<(String, String)> {
+    let train = std::env::var("LIBSVM_TRAIN").unwrap_or_else(|_| "svm-train".into());
+    let predict = std::env::var("LIBSVM_PREDICT").unwrap_or_else(|_| "svm-predict".into());
+    let runs = |p: &str| Command::new(p).output().is_ok();
+    (runs(&train) && runs(&predict)).then_some((train, predict))
+}
+
+/// The first `n` lines of a text file, written to `out`.
+pub fn head(path: &Path, n: usize, out: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    std::fs::write(out, lines.join("\n") + "\n").unwrap();
+}
