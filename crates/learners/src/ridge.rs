@@ -20,6 +20,8 @@
 //! data: `|y - Z w - b|^2 = y'y - 2 w'Z'y - 2 b 1'y + w'Z'Z w + 2 b w'Z'1 + n_f b^2` per output.
 //! The chosen lambda minimises the validation MSE summed over folds and outputs (ties: the larger
 //! lambda); the final model is then solved on all rows. Default grid: `2^C`, `C = -15..=1`.
+//! Cost of cross-validation: memory `2 folds` extra `D x D` matrices, time `folds x grid`
+//! Cholesky factorisations of size `D`.
 //!
 //! The ridge classifier is one-vs-rest on `+1/-1` targets (one output per class, prediction by the
 //! largest output); its cross-validation criterion is the same MSE on those targets.
@@ -374,7 +376,14 @@ impl RidgeAccumulator {
                         error += fold.squared_error(&w, &b);
                         count += fold.n * w.ncols();
                     }
-                    cv_scores.push((lambda, error / count.max(1) as f64));
+                    if count == 0 {
+                        // Every row fell into one fold: nothing to validate on.
+                        return Err(LearnerError::InvalidFolds {
+                            folds: cv.folds,
+                            rows: n,
+                        });
+                    }
+                    cv_scores.push((lambda, error / count as f64));
                 }
                 best_lambda(&cv_scores)
             }
@@ -861,6 +870,21 @@ mod tests {
                 .fit_intercept(false)
                 .fit(wide.view(), wy.view()),
             Err(LearnerError::NotPositiveDefinite { lambda: 0.0 })
+        );
+        // Two rows that hash into the same fold leave nothing to validate on.
+        let seed = (0..)
+            .find(|&s| fold_of(s, 0, 2) == fold_of(s, 1, 2))
+            .unwrap();
+        let cv = CrossValidation {
+            folds: 2,
+            seed,
+            ..Default::default()
+        };
+        assert_eq!(
+            RidgeParams::new()
+                .cross_validation(cv)
+                .fit(z.slice(s![..2, ..]), y.slice(s![..2, ..])),
+            Err(LearnerError::InvalidFolds { folds: 2, rows: 2 })
         );
         let cls = RidgeClassifierParams::default();
         assert_eq!(
