@@ -35,8 +35,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use criterion::{
-    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode,
-    Throughput,
+    criterion_group, criterion_main, BatchSize, BenchmarkGroup, BenchmarkId, Criterion,
+    SamplingMode, Throughput,
 };
 use ndarray::Array2;
 use rand::{Rng, SeedableRng};
@@ -130,7 +130,10 @@ fn configure(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, r
 fn rff_vs_sklearn(c: &mut Criterion) {
     let x = mnist_like(N_ROWS);
     let path = bench_data_path(&format!("rff_mnist_like_{N_ROWS}x{MNIST_DIM}.f64"));
-    write_atomically(&path, &x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>());
+    write_atomically(
+        &path,
+        &x.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>(),
+    );
     eprintln!("bench data: {}", path.display());
     let kernel = ShiftInvariantKernel::gaussian(SKLEARN_SIGMA).unwrap();
     let rff = RandomFourierParams::new(kernel, SKLEARN_COMPONENTS)
@@ -138,7 +141,10 @@ fn rff_vs_sklearn(c: &mut Criterion) {
         .seed(MAP_SEED)
         .fit(MNIST_DIM)
         .unwrap();
-    let one_thread = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     let mut out = Array2::zeros((N_ROWS, SKLEARN_COMPONENTS));
     let key = format!("d={MNIST_DIM},D={SKLEARN_COMPONENTS},n={N_ROWS}");
 
@@ -165,7 +171,9 @@ fn bench_one_vector<M: FeatureMap>(
 ) {
     let mut out = Array2::zeros((1, map.output_dim()));
     let id = BenchmarkId::new(name, format!("D={}", map.output_dim()));
-    group.bench_function(id, |b| b.iter(|| map.transform_into(x, out.view_mut()).unwrap()));
+    group.bench_function(id, |b| {
+        b.iter(|| map.transform_into(x, out.view_mut()).unwrap())
+    });
 }
 
 /// Question 2: per-vector time and memory, Fastfood vs RKS, at Table 1's sizes.
@@ -193,7 +201,10 @@ fn fastfood_table1(c: &mut Criterion) {
         if skip_largest && (d, n) == TABLE1[2] {
             eprintln!("RFBENCH_SKIP_LARGEST_RKS: no RKS at d = {d}, n = {n}");
         } else {
-            let rks = RandomFourierParams::new(kernel, 2 * n).seed(MAP_SEED).fit(d).unwrap();
+            let rks = RandomFourierParams::new(kernel, 2 * n)
+                .seed(MAP_SEED)
+                .fit(d)
+                .unwrap();
             memory.push_str(&format!("{d},{n},rks,{}\n", rks.memory_bytes()));
             bench_one_vector(&mut group, "rks", &rks, &x);
         }
@@ -201,7 +212,8 @@ fn fastfood_table1(c: &mut Criterion) {
     }
     let path = bench_data_path("fastfood_table1_memory.csv");
     write_atomically(&path, memory.as_bytes());
-    let _ = std::io::stderr().write_all(format!("fitted-map memory: {}\n", path.display()).as_bytes());
+    let _ =
+        std::io::stderr().write_all(format!("fitted-map memory: {}\n", path.display()).as_bytes());
 }
 
 /// Question 3: the fused FWHT against the plain radix-2 loop.

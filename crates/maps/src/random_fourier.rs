@@ -261,6 +261,11 @@ mod tests {
                     .fit(20)
                     .unwrap();
                 let dense = map.transform(&x).unwrap();
+                // 600 rows = 2 blocks of 256 (dgemm) + 88; and 2 rows (dgemv).
+                let small = map.transform(x.slice(ndarray::s![..2, ..])).unwrap();
+                for (a, b) in small.iter().zip(dense.slice(ndarray::s![..2, ..])) {
+                    assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+                }
                 let sparse = map.transform(&csr).unwrap();
                 let mut one = vec![0.0; 64];
                 for i in 0..x.nrows() {
