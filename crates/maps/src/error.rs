@@ -47,6 +47,19 @@ pub enum MapError {
     InvalidOptimizerParameter { name: &'static str, value: f64 },
     #[error("fitting needs at least one data row, got none")]
     EmptyData,
+    #[error("{name} must be finite and > 0, got {value}")]
+    InvalidBandwidth { name: &'static str, value: f64 },
+    #[error("Matern smoothness nu must be 0.5, 1.5 or 2.5 (the closed forms), got {0}")]
+    UnsupportedMaternNu(f64),
+    #[error("the paired [cos, sin] form needs an even n_components (D), got {0}")]
+    OddComponents(usize),
+    #[error("{map} does not support the {kernel} kernel")]
+    UnsupportedKernel {
+        map: &'static str,
+        kernel: &'static str,
+    },
+    #[error("linear algebra failed: {0}")]
+    Linalg(String),
 }
 
 /// `Result` with [`MapError`].

@@ -15,31 +15,59 @@
 //!
 //! Maps: [`TensorSketch`] (Pham & Pagh 2013) and [`RandomMaclaurin`] (Kar & Karnick 2012) for the
 //! polynomial kernel `(<x, y> + c)^p`, whose exact value is [`PolynomialKernel`].
+//!
+//! Shift-invariant kernels ([`ShiftInvariantKernel`]: Gaussian, Laplacian, Matern): random Fourier
+//! features ([`RandomFourierFeatures`], Rahimi & Recht 2007), orthogonal and structured orthogonal
+//! random features ([`OrthogonalRandomFeatures`], [`StructuredOrthogonalFeatures`], Yu et al.
+//! 2016) and [`Fastfood`] (Le, Sarlos & Smola 2013, Hadamard and FFT blocks), all with the two
+//! output forms of [`FourierForm`].
+
+// Links the system OpenBLAS behind ndarray's `blas` feature (turned on by ndarray-linalg).
+extern crate openblas_src;
 
 mod count_sketch;
 mod csr;
 mod error;
+mod fastfood;
 mod feature_map;
+mod fourier;
+mod hadamard;
 mod kernel;
 mod nystroem;
+mod orthogonal;
 mod prff;
 mod random_binning;
+mod random_fourier;
 mod random_maclaurin;
 mod random_maclaurin_h01;
+mod shift_invariant_kernel;
 mod tensor_sketch;
+#[cfg(test)]
+mod test_support;
 
 pub use count_sketch::{count_sketch_into, CountSketch};
 pub use csr::{CsrMatrix, Row, Rows};
 pub use error::{MapError, Result};
+pub use fastfood::{
+    Fastfood, FastfoodParams, FastfoodScratch, FastfoodTransform, FastfoodValidParams,
+};
 pub use feature_map::FeatureMap;
+pub use fourier::FourierForm;
+pub use hadamard::{fwht, fwht_radix2, fwht_reference};
 pub use kernel::PolynomialKernel;
 pub use nystroem::{
     Kernel as NystroemKernel, Nystroem, NystroemParams, NystroemScratch, NystroemValidParams,
 };
+pub use orthogonal::{
+    OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
+    StructuredOrthogonalFeatures, StructuredOrthogonalParams, StructuredOrthogonalValidParams,
+};
 pub use prff::{Prff, PrffParams, PrffValidParams};
 pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};
+pub use random_fourier::{RandomFourierFeatures, RandomFourierParams, RandomFourierValidParams};
 pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};
 pub use random_maclaurin_h01::{
     RandomMaclaurinH01, RandomMaclaurinH01Params, RandomMaclaurinH01ValidParams,
 };
+pub use shift_invariant_kernel::ShiftInvariantKernel;
 pub use tensor_sketch::{TensorSketch, TensorSketchParams, TensorSketchValidParams};

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""Ratios from one run of the shift-invariant benchmarks: rfbench's random Fourier features vs
+scikit-learn's RBFSampler, and Fastfood vs random kitchen sinks (Le, Sarlos & Smola, Table 1).
+
+Run after the Rust bench (same CARGO_TARGET_DIR):
+
+    cargo bench -p rfbench-maps --bench shift_invariant_maps && python3 scripts/compare_rff_sklearn.py
+
+1. Reads criterion's estimates of group `rff_vs_sklearn` (Gaussian kernel, gamma = 1, D = 4000
+   features of the form sqrt(2/D) cos(w'x + b), 10,000 rows, d = 780, float64), times
+   `RBFSampler(gamma=1, n_components=4000).transform` on the same matrix (the file the bench wrote
+   to <target>/bench-data/rff_mnist_like_10000x780.f64: raw little-endian float64, row-major) and
+   prints sklearn_time / rfbench_time. The goal: a ratio of at least 1 for `rff_transform`.
+2. Prints the groups `fastfood_table1_d=<d>_n=<n>`: the time to map one vector with Fastfood
+   (Hadamard), Fastfood FFT and RKS, the fitted maps' memory (<target>/bench-data/
+   fastfood_table1_memory.csv), and the RKS / Fastfood ratios beside the paper's.
+3. Prints the FWHT group (fused fast path vs plain radix-2).
+
+Times are criterion's medians and scikit-learn's median of --repeats runs after a warm-up.
+Exit status: 0; 1 with --min-ratio R when the headline ratio is below R, or when scikit-learn or
+the data file is missing; 2 when there are no criterion results.
+"""
+
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # no __pycache__ next to the scripts
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_sklearn_tensor_sketch as skl  # noqa: E402  (target_dir, require_sklearn, load_data)
+from compare_bench import load_criterion  # noqa: E402
+
+N_ROWS, DIM, N_COMPONENTS, GAMMA = 10_000, 780, 4000, 1.0
+HEADLINE = "rff_transform"
+GOAL = 1.0
+# Le, Sarlos & Smola (ICML 2013), Table 1: (d, n) -> (Fastfood s, RKS s, speedup, RAM ratio).
+PAPER_TABLE1 = {
+    (1024, 16384): (0.00058, 0.0139, 24, 256),
+    (4096, 32768): (0.00136, 0.1224, 90, 1024),
+    (8192, 65536): (0.00268, 0.5360, 200, 2048),
+}
+
+
+def data_path():
+    return skl.target_dir() / "bench-data" / f"rff_mnist_like_{N_ROWS}x{DIM}.f64"
+
+
+def time_rbf_sampler(x, repeats=5, seed=0):
+    """Median wall time (s) of `repeats` RBFSampler transforms after one warm-up, and all times."""
+    from sklearn.kernel_approximation import RBFSampler
+
+    sampler = RBFSampler(gamma=GAMMA, n_components=N_COMPONENTS, random_state=seed).fit(x)
+    z = sampler.transform(x)  # warm-up
+    assert z.shape == (x.shape[0], N_COMPONENTS)
+    del z
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        z = sampler.transform(x)
+        times.append(time.perf_counter() - t0)
+        del z
+    return statistics.median(times), times
+
+
+def rff_vs_sklearn(results, repeats):
+    """Section 1; returns the headline ratio or None."""
+    headline = {fid: r for fid, r in results.items() if r[0]["group_id"] == "rff_vs_sklearn"}
+    if not headline:
+        return None
+    path = data_path()
+    x = skl.load_data(path, N_ROWS, DIM)
+    if any(r[3] < path.stat().st_mtime for r in headline.values()):
+        print("warning: some rff_vs_sklearn estimates are older than the data file",
+              file=sys.stderr)
+    version = skl.require_sklearn()
+    load, cpus = os.getloadavg()[0], os.cpu_count()
+    print(f"load average (1 min) before timing scikit-learn: {load:.2f} on {cpus} CPUs")
+    if load > 0.5:
+        print("warning: other processes are running; both timings (criterion's earlier, "
+              "sklearn's now) may be inflated by different amounts, so the ratio is noisy",
+              file=sys.stderr)
+    print(f"scikit-learn {version}: timing RBFSampler(gamma={GAMMA}, n_components={N_COMPONENTS})"
+          f".transform, median of {repeats} after a warm-up, on {path} ...", flush=True)
+    sk_median, sk_times = time_rbf_sampler(x, repeats)
+    sk_fastest = min(sk_times)
+    print(f"  times (s): {' '.join(f'{t:.3f}' for t in sk_times)}")
+    print()
+    print("1. Random Fourier features vs scikit-learn RBFSampler, Gaussian gamma = 1, float64,")
+    print(f"   n = {N_ROWS:,}, d = {DIM}, D = {N_COMPONENTS} (sqrt(2/D) cos(w'x + b))")
+    print("   (ratio = sklearn median / rfbench median; in brackets the ratio of the fastest runs)")
+    print(f"   {'implementation':<40} {'median (s)':>10} {'95% CI of median':>18} "
+          f"{'fastest (s)':>11}  {'sklearn / this':>16}")
+    print(f"   {'scikit-learn RBFSampler.transform':<40} {sk_median:>10.3f} {'':>18} "
+          f"{sk_fastest:>11.3f}")
+    ratio_headline = None
+    for fid in sorted(headline):
+        meta, median, (lo, hi), _, fastest = headline[fid]
+        ratio = sk_median / median
+        if meta["function_id"] == HEADLINE:
+            ratio_headline = ratio
+        print(f"   {'rfbench ' + meta['function_id']:<40} {median:>10.3f} "
+              f"{f'[{lo:.3f}, {hi:.3f}]':>18} {fastest:>11.3f}  "
+              f"{ratio:>6.2f}x [{sk_fastest / fastest:.2f}x]")
+    if ratio_headline is not None:
+        verdict = "meets" if ratio_headline >= GOAL else "MISSES"
+        print(f"   => sklearn_time / rfbench_time = {ratio_headline:.2f} ({HEADLINE}); "
+              f"{verdict} the goal of {GOAL:g}x")
+    return ratio_headline
+
+
+def fastfood_table1(results):
+    """Section 2."""
+    table = {}
+    for meta, median, *_ in results.values():
+        m = re.fullmatch(r"fastfood_table1_d=(\d+)_n=(\d+)", meta["group_id"])
+        if m:
+            table.setdefault((int(m.group(1)), int(m.group(2))), {})[meta["function_id"]] = median
+    if not table:
+        return
+    memory = {}
+    mem_path = skl.target_dir() / "bench-data" / "fastfood_table1_memory.csv"
+    if mem_path.exists():
+        for line in mem_path.read_text().splitlines()[1:]:
+            d, n, name, size = line.split(",")
+            memory[(int(d), int(n), name)] = int(size)
+    print()
+    print("2. Fastfood vs random kitchen sinks (RKS = random Fourier features, dense d x n), "
+          "Gaussian kernel,")
+    print("   time to map one vector to n basis functions (2n features), and the fitted map's "
+          "memory")
+    print(f"   {'d':>5} {'n':>6}  {'fastfood':>9} {'ff_fft':>9} {'rks':>9}  "
+          f"{'speedup':>8} {'paper':>6}  {'ff MB':>7} {'rks MB':>8}  {'RAM x':>6} {'paper':>6}"
+          f"  {'ff_fft/ff':>9}")
+    for (d, n), t in sorted(table.items()):
+        ff, fft, rks = t.get("fastfood"), t.get("fastfood_fft"), t.get("rks")
+        paper = PAPER_TABLE1.get((d, n), (None, None, None, None))
+        cell = lambda v: f"{v * 1e3:>7.3f}ms" if v is not None else f"{'-':>9}"  # noqa: E731
+        speed = f"{rks / ff:>7.1f}x" if ff and rks else f"{'-':>8}"
+        ff_mb, rks_mb = memory.get((d, n, "fastfood")), memory.get((d, n, "rks"))
+        ram = f"{rks_mb / ff_mb:>5.0f}x" if ff_mb and rks_mb else f"{'-':>6}"
+        mb = lambda v: f"{v / 1e6:.2f}" if v is not None else "-"  # noqa: E731
+        fft_ratio = f"{fft / ff:>8.2f}x" if ff and fft else f"{'-':>9}"
+        print(f"   {d:>5} {n:>6}  {cell(ff)} {cell(fft)} {cell(rks)}  {speed} "
+              f"{str(paper[2]) + 'x' if paper[2] else '-':>6}  {mb(ff_mb):>7} {mb(rks_mb):>8}  "
+              f"{ram} {str(paper[3]) + 'x' if paper[3] else '-':>6}  {fft_ratio}")
+    print("   (paper: Fastfood in Spiral, RKS in Eigen, one vector; memory ratio = RKS bytes / "
+          "Fastfood bytes)")
+
+
+def fwht_table(results):
+    """Section 3."""
+    rows = {}
+    for meta, median, *_ in results.values():
+        if meta["group_id"] == "fwht":
+            rows.setdefault(int(meta["value_str"]), {})[meta["function_id"]] = median
+    if not rows:
+        return
+    print()
+    print("3. FWHT: fused fast path vs plain radix-2 loop (the same additions, same bits)")
+    for n, t in sorted(rows.items()):
+        fast, plain = t.get("fast"), t.get("radix2")
+        if fast and plain:
+            print(f"   n = {n:>5}: fast {fast * 1e6:8.2f} us, radix-2 {plain * 1e6:8.2f} us, "
+                  f"{plain / fast:.2f}x")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeats", type=int, default=5, help="timed sklearn transforms")
+    parser.add_argument("--min-ratio", type=float, default=None,
+                        help=f"exit 1 if sklearn/{HEADLINE} is below this (the goal is {GOAL})")
+    args = parser.parse_args()
+
+    root = skl.target_dir() / "criterion"
+    results = load_criterion(root) if root.is_dir() else {}
+    wanted = [r for r in results.values()
+              if r[0]["group_id"] in ("rff_vs_sklearn", "fwht")
+              or r[0]["group_id"].startswith("fastfood_table1_")]
+    if not wanted:
+        print(f"error: no criterion results of the shift-invariant benches under {root}; run "
+              f"`cargo bench -p rfbench-maps --bench shift_invariant_maps` first.",
+              file=sys.stderr)
+        return 2
+    ratio = rff_vs_sklearn(results, args.repeats)
+    fastfood_table1(results)
+    fwht_table(results)
+    if args.min_ratio is not None and (ratio is None or ratio < args.min_ratio):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
