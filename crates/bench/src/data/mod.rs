@@ -580,4 +580,86 @@ url = "https://example.org/mine.csv.gz"
         unit_norm(&mut adult.x);
         assert!(adult.x.row_norms().iter().all(|n| (n - 1.0).abs() < 1e-12));
     }
+
+    /// Fashion-MNIST from the Debian package's files (the registry's local copies), when
+    /// installed: the real IDX files, gzipped.
+    #[test]
+    fn fashion_mnist_from_the_debian_package() {
+        let registry =
+            Registry::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets.toml"))
+                .unwrap();
+        let entry = registry.get("fashion-mnist").unwrap();
+        if !entry
+            .files
+            .iter()
+            .all(|f| f.local.iter().any(|l| l.path.is_file()))
+        {
+            println!("skipped: dataset-fashion-mnist is not installed");
+            return;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let opts = FetchOptions {
+            cache_dir: cache.path().to_path_buf(),
+            mirrors: vec![],
+            progress: false,
+        };
+        let data = load(entry, &opts).unwrap();
+        assert_eq!(
+            (data.x.n_rows(), data.x.n_cols(), data.n_train),
+            (70_000, 784, 60_000)
+        );
+        let summary = data.summary();
+        let classes = summary.classes.unwrap();
+        assert_eq!(classes.len(), 10);
+        // Fashion-MNIST is balanced: 6,000 train + 1,000 test images per class.
+        assert!(
+            classes.iter().all(|&(_, count)| count == 7_000),
+            "{classes:?}"
+        );
+    }
+
+    /// Parse time vs binary-cache read time for Adult (run with --ignored; prints the ratio).
+    #[test]
+    #[ignore = "timing, run by hand"]
+    fn adult_cache_timing() {
+        let mirror =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/adult");
+        let registry =
+            Registry::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets.toml"))
+                .unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let opts = FetchOptions {
+            cache_dir: cache.path().to_path_buf(),
+            mirrors: vec![mirror],
+            progress: false,
+        };
+        let entry = registry.get("adult").unwrap();
+        let paths = fetch(entry, &opts).unwrap();
+        let best = |f: &mut dyn FnMut()| {
+            (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let parse = best(&mut || {
+            parse_files(entry, &paths).unwrap();
+        });
+        let first = load_report(entry, &opts).unwrap();
+        assert!(!first.from_cache);
+        let read = best(&mut || {
+            assert!(load_report(entry, &opts).unwrap().from_cache);
+        });
+        let raw = best(&mut || {
+            cache::read(&first.cache, "adult").unwrap();
+        });
+        println!(
+            "adult: parse {parse:.4} s, load from cache (incl. sha256 of sources) {read:.4} s, \
+             cache read alone {raw:.4} s; parse / cache read = {:.1}",
+            parse / raw
+        );
+        assert!(raw < parse);
+    }
 }
