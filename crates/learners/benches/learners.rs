@@ -3,8 +3,8 @@
 //! per row) and ridge on dense random features (n x D). Inputs are built outside the timed
 //! closures. The comparison with LIBLINEAR itself is `examples/adult_vs_liblinear.rs`.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use ndarray::Array2;
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use ndarray::{s, Array2};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rfbench_learners::{LinearSvmParams, RidgeParams, SvmLoss};
@@ -65,5 +65,55 @@ fn ridge(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dual_cd, ridge);
+/// The streamed `Z'Z` accumulation (`RidgeAccumulator::add_block` over blocks of 1,000 rows: the
+/// finiteness checks, `Z'y`, the column sums and one `dsyrk` per block) against a single BLAS call
+/// on the whole matrix: `dsyrk` (lower triangle) and `gemm` (`Z'Z` through ndarray's `dot`). The
+/// ratio of their times is the overhead of streaming; throughput is in `n D^2` multiply-adds.
+fn zz_accumulation(c: &mut Criterion) {
+    let (n, d, block) = (20_000, 1000, 1000);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let z = Array2::from_shape_fn((n, d), |_| rng.random_range(-1.0..1.0));
+    let y = Array2::from_shape_fn((n, 1), |_| rng.random_range(-1.0..1.0));
+    let params = RidgeParams::new().lambda(1e-3).check().unwrap();
+    let mut group = c.benchmark_group(format!("zz_n{n}_D{d}"));
+    group.sample_size(10);
+    group.throughput(Throughput::Elements((n * d * d) as u64));
+    group.bench_function("streamed_accumulator", |b| {
+        b.iter(|| {
+            let mut acc = params.accumulator(d, 1).unwrap();
+            for start in (0..n).step_by(block) {
+                let rows = start..(start + block).min(n);
+                acc.add_block(z.slice(s![rows.clone(), ..]), y.slice(s![rows, ..]))
+                    .unwrap();
+            }
+            acc
+        })
+    });
+    group.bench_function("blas_dsyrk", |b| {
+        b.iter(|| {
+            let mut out = Array2::<f64>::zeros((d, d));
+            // SAFETY: contiguous row-major buffers of the stated sizes, alive for the call.
+            unsafe {
+                cblas_sys::cblas_dsyrk(
+                    cblas_sys::CBLAS_LAYOUT::CblasRowMajor,
+                    cblas_sys::CBLAS_UPLO::CblasLower,
+                    cblas_sys::CBLAS_TRANSPOSE::CblasTrans,
+                    d as i32,
+                    n as i32,
+                    1.0,
+                    z.as_ptr(),
+                    d as i32,
+                    0.0,
+                    out.as_mut_ptr(),
+                    d as i32,
+                );
+            }
+            out
+        })
+    });
+    group.bench_function("blas_gemm_dot", |b| b.iter(|| z.t().dot(&z)));
+    group.finish();
+}
+
+criterion_group!(benches, dual_cd, ridge, zz_accumulation);
 criterion_main!(benches);

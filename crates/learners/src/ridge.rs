@@ -27,7 +27,7 @@
 //! largest output); its cross-validation criterion is the same MSE on those targets.
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
-use ndarray_linalg::{FactorizeC, SolveC, UPLO};
+use ndarray_linalg::{FactorizeCInto, SolveC, UPLO};
 
 use crate::error::{LearnerError, Result};
 use crate::linear_svm::derive_seed;
@@ -158,6 +158,8 @@ impl RidgeValidParams {
 /// Sufficient statistics of a least-squares problem over some rows.
 #[derive(Debug, Clone, PartialEq)]
 struct Moments {
+    /// `Z'Z`, lower triangle only (row-major, `j <= i`); the strict upper triangle stays zero.
+    /// [`Moments::symmetric_gram`] mirrors it.
     gram: Array2<f64>,
     cross: Array2<f64>,
     feature_sum: Array1<f64>,
@@ -179,7 +181,7 @@ impl Moments {
     }
 
     fn add(&mut self, z: ArrayView2<'_, f64>, y: ArrayView2<'_, f64>) {
-        ndarray::linalg::general_mat_mul(1.0, &z.t(), &z, 1.0, &mut self.gram);
+        syrk_lower(z, &mut self.gram);
         ndarray::linalg::general_mat_mul(1.0, &z.t(), &y, 1.0, &mut self.cross);
         self.feature_sum += &z.sum_axis(Axis(0));
         self.target_sum += &y.sum_axis(Axis(0));
@@ -198,7 +200,14 @@ impl Moments {
         }
     }
 
-    /// Solves for (weights D x k, intercepts k).
+    /// `Z'Z` with both triangles filled.
+    fn symmetric_gram(&self) -> Array2<f64> {
+        let mut a = self.gram.clone();
+        mirror_lower(&mut a);
+        a
+    }
+
+    /// Solves for (weights D x k, intercepts k). Memory: one `D x D` copy, factorised in place.
     fn solve(&self, lambda: f64, fit_intercept: bool) -> Result<(Array2<f64>, Array1<f64>)> {
         let d = self.gram.nrows();
         let k = self.cross.ncols();
@@ -208,9 +217,17 @@ impl Moments {
             let n = self.n as f64;
             let mz = &self.feature_sum / n;
             let my = &self.target_sum / n;
-            let col_z = mz.view().insert_axis(Axis(1));
-            a -= &(n * &col_z.dot(&col_z.t()));
-            b -= &(n * &col_z.dot(&my.view().insert_axis(Axis(0))));
+            // Centring, lower triangle only, in place: no D x D temporary.
+            for i in 0..d {
+                let s = n * mz[i];
+                for j in 0..=i {
+                    a[[i, j]] -= s * mz[j];
+                }
+            }
+            b -= &(n * &mz
+                .view()
+                .insert_axis(Axis(1))
+                .dot(&my.view().insert_axis(Axis(0))));
             (mz, my)
         } else {
             (Array1::zeros(d), Array1::zeros(k))
@@ -218,8 +235,9 @@ impl Moments {
         for j in 0..d {
             a[[j, j]] += lambda;
         }
+        mirror_lower(&mut a);
         let factor = a
-            .factorizec(UPLO::Lower)
+            .factorizec_into(UPLO::Lower)
             .map_err(|_| LearnerError::NotPositiveDefinite { lambda })?;
         let mut w = Array2::zeros((d, k));
         for o in 0..k {
@@ -238,7 +256,7 @@ impl Moments {
     /// Sum over outputs of `|y - Z w - b|^2` over these rows, from the statistics alone.
     fn squared_error(&self, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
         let n = self.n as f64;
-        let gw = self.gram.dot(w);
+        let gw = self.symmetric_gram().dot(w);
         let mut total = 0.0;
         for o in 0..w.ncols() {
             let wo = w.column(o);
@@ -252,6 +270,48 @@ impl Moments {
             total += e.max(0.0);
         }
         total
+    }
+}
+
+/// `C += Z'Z` on the lower triangle of `C` by BLAS `dsyrk` (half the flops of a `gemm` of `Z'` by
+/// `Z`, which computes both triangles). `C` is `D x D` row-major; `z` is made contiguous first.
+fn syrk_lower(z: ArrayView2<'_, f64>, c: &mut Array2<f64>) {
+    let (rows, d) = z.dim();
+    assert_eq!(c.dim(), (d, d));
+    if rows == 0 || d == 0 {
+        return;
+    }
+    let z = z.as_standard_layout();
+    let c = c
+        .as_slice_mut()
+        .expect("the accumulated Gram matrix is a standard-layout array");
+    let to_int = |v: usize| i32::try_from(v).expect("block dimensions fit BLAS's 32-bit integers");
+    // SAFETY: `z` is a contiguous row-major `rows x d` buffer (lda = d) and `c` a contiguous
+    // row-major `d x d` buffer (ldc = d), both alive for the call; dsyrk reads only `z` and
+    // writes only the lower triangle of `c`.
+    unsafe {
+        cblas_sys::cblas_dsyrk(
+            cblas_sys::CBLAS_LAYOUT::CblasRowMajor,
+            cblas_sys::CBLAS_UPLO::CblasLower,
+            cblas_sys::CBLAS_TRANSPOSE::CblasTrans,
+            to_int(d),
+            to_int(rows),
+            1.0,
+            z.as_ptr(),
+            to_int(d),
+            1.0,
+            c.as_mut_ptr(),
+            to_int(d),
+        );
+    }
+}
+
+/// Copies the lower triangle of a square matrix onto its upper triangle.
+fn mirror_lower(a: &mut Array2<f64>) {
+    for i in 0..a.nrows() {
+        for j in 0..i {
+            a[[j, i]] = a[[i, j]];
+        }
     }
 }
 
