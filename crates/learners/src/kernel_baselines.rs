@@ -18,6 +18,10 @@
 //!   `sum_i y_i alpha_i = 0` and solves by SMO, so the two optima differ slightly (by how much the
 //!   penalty on the bias matters). Default `eps = 1e-3` (LIBSVM's). One-vs-rest for more than two
 //!   classes. Time O(n^2 d) for the matrix plus O(n^2) per pass.
+//!   With [`KernelIntercept::Free`] it solves LIBSVM's problem instead — free intercept,
+//!   `sum_i y_i alpha_i = 0` — by LIBSVM's SMO algorithm (see [`crate::smo`]), so that dual
+//!   objectives and predictions can be compared with `svm-train`'s. O(n) per SMO step.
+//! - [`LibsvmPolynomialKernel`]: LIBSVM's `-t 1` kernel `(gamma <x, y> + coef0)^degree`.
 //!
 //! The kernel matrix is filled in parallel, each entry computed independently: results do not
 //! depend on the thread count.
@@ -33,6 +37,7 @@ use rfbench_maps::{CsrMatrix, PolynomialKernel, Row, Rows};
 use crate::dual_cd::ConvergenceReport;
 use crate::error::{LearnerError, Result};
 use crate::linear_svm::{check_finite, derive_seed};
+use crate::smo::solve_smo;
 
 /// 2 GiB: a kernel matrix of 16,384 rows.
 pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
@@ -52,6 +57,48 @@ impl Kernel for PolynomialKernel {
 impl<F: Fn(&Row<'_>, &Row<'_>) -> f64 + Sync> Kernel for F {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
         self(x, y)
+    }
+}
+
+/// LIBSVM's polynomial kernel (`svm-train -t 1 -d degree -g gamma -r coef0`):
+/// `k(x, y) = (gamma <x, y> + coef0)^degree`. It is `gamma^degree` times the
+/// [`PolynomialKernel`] of offset `coef0 / gamma`; kept in LIBSVM's parameterisation so that the
+/// same three numbers go to both programs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LibsvmPolynomialKernel {
+    gamma: f64,
+    coef0: f64,
+    degree: u32,
+}
+
+impl LibsvmPolynomialKernel {
+    /// `degree >= 1`, `gamma > 0` and `coef0 >= 0` (positive definite), all finite.
+    pub fn new(degree: u32, gamma: f64, coef0: f64) -> Result<Self> {
+        if !(gamma.is_finite() && gamma > 0.0) {
+            return Err(LearnerError::InvalidGamma(gamma));
+        }
+        // The same checks as the maps crate's kernel (degree >= 1, finite offset >= 0).
+        PolynomialKernel::new(degree, coef0)?;
+        Ok(Self {
+            gamma,
+            coef0,
+            degree,
+        })
+    }
+    pub fn gamma(&self) -> f64 {
+        self.gamma
+    }
+    pub fn coef0(&self) -> f64 {
+        self.coef0
+    }
+    pub fn degree(&self) -> u32 {
+        self.degree
+    }
+}
+
+impl Kernel for LibsvmPolynomialKernel {
+    fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
+        (self.gamma * x.dot(y) + self.coef0).powi(self.degree as i32)
     }
 }
 
@@ -277,13 +324,26 @@ impl<K: Kernel> KernelRidge<K> {
     }
 }
 
+/// How [`KernelSvm`] fits the intercept, which also picks the solver.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum KernelIntercept {
+    /// No intercept: dual coordinate descent without the equality constraint.
+    None,
+    /// LIBLINEAR's way: a constant feature `b > 0`, i.e. the kernel `k + b^2`, whose weight is
+    /// penalised like the others; dual coordinate descent. The default, with `b = 1`.
+    Penalised(f64),
+    /// LIBSVM's way: an unpenalised intercept, hence the constraint `sum_i y_i alpha_i = 0`;
+    /// LIBSVM's SMO solver.
+    Free,
+}
+
 /// Hyper-parameters of [`KernelSvm`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelSvmParams {
     c: f64,
     eps: f64,
     max_iter: usize,
-    bias: Option<f64>,
+    intercept: KernelIntercept,
     seed: u64,
     max_kernel_bytes: u128,
 }
@@ -294,7 +354,7 @@ impl Default for KernelSvmParams {
             c: 1.0,
             eps: 1e-3,
             max_iter: 1000,
-            bias: Some(1.0),
+            intercept: KernelIntercept::Penalised(1.0),
             seed: 0,
             max_kernel_bytes: DEFAULT_MAX_KERNEL_BYTES,
         }
@@ -319,14 +379,20 @@ impl KernelSvmParams {
         self.eps = eps;
         self
     }
-    /// Maximum number of passes (default 1000).
+    /// Maximum number of passes (default 1000); for SMO, `max_iter * n` two-coordinate steps.
     pub fn max_iter(mut self, max_iter: usize) -> Self {
         self.max_iter = max_iter;
         self
     }
-    /// Constant feature `b > 0` folded into the kernel as `k + b^2`, or `None` (default `Some(1)`).
+    /// Constant feature `b > 0` folded into the kernel as `k + b^2`, or `None` (default `Some(1)`):
+    /// shorthand for [`KernelIntercept::Penalised`] / [`KernelIntercept::None`].
     pub fn bias(mut self, bias: Option<f64>) -> Self {
-        self.bias = bias;
+        self.intercept = bias.map_or(KernelIntercept::None, KernelIntercept::Penalised);
+        self
+    }
+    /// How the intercept is fitted (default `Penalised(1)`).
+    pub fn intercept(mut self, intercept: KernelIntercept) -> Self {
+        self.intercept = intercept;
         self
     }
     /// Seed of the random visiting order (default 0).
@@ -349,7 +415,7 @@ impl KernelSvmParams {
         if self.max_iter == 0 {
             return Err(LearnerError::ZeroMaxIter(0));
         }
-        if let Some(b) = self.bias {
+        if let KernelIntercept::Penalised(b) = self.intercept {
             if !(b.is_finite() && b > 0.0) {
                 return Err(LearnerError::InvalidBias(b));
             }
@@ -383,14 +449,19 @@ impl KernelSvmValidParams {
             return Err(LearnerError::SingleClass { label: classes[0] });
         }
         let mut k = gram(&kernel, x);
-        let b2 = p.bias.map_or(0.0, |b| b * b);
-        k.mapv_inplace(|v| v + b2);
+        let b2 = match p.intercept {
+            KernelIntercept::Penalised(b) => b * b,
+            KernelIntercept::None | KernelIntercept::Free => 0.0,
+        };
+        if b2 > 0.0 {
+            k.mapv_inplace(|v| v + b2);
+        }
         let positives: Vec<i64> = if classes.len() == 2 {
             vec![classes[1]]
         } else {
             classes.clone()
         };
-        let solved: Vec<(Vec<f64>, ConvergenceReport)> = positives
+        let solved: Vec<(Vec<f64>, f64, ConvergenceReport)> = positives
             .par_iter()
             .enumerate()
             .map(|(m, &positive)| {
@@ -398,15 +469,26 @@ impl KernelSvmValidParams {
                     .iter()
                     .map(|&l| if l == positive { 1.0 } else { -1.0 })
                     .collect();
-                let (alpha, report) = solve_kernel_dual(&k, &y, p, derive_seed(p.seed, m as u64));
+                let (alpha, intercept, report) = if p.intercept == KernelIntercept::Free {
+                    let steps = p.max_iter.saturating_mul(y.len());
+                    let sol = solve_smo(&k, &y, p.c, p.eps, steps);
+                    (sol.alpha, -sol.rho, sol.report)
+                } else {
+                    let (alpha, report) =
+                        solve_kernel_dual(&k, &y, p, derive_seed(p.seed, m as u64));
+                    (alpha, 0.0, report)
+                };
                 // Signed coefficients y_i alpha_i.
-                (alpha.iter().zip(&y).map(|(a, y)| a * y).collect(), report)
+                let coef = alpha.iter().zip(&y).map(|(a, y)| a * y).collect();
+                (coef, intercept, report)
             })
             .collect();
         let mut coef = Array2::zeros((x.n_rows(), solved.len()));
+        let mut intercepts = Array1::zeros(solved.len());
         let mut reports = Vec::new();
-        for (m, (c, r)) in solved.into_iter().enumerate() {
+        for (m, (c, b, r)) in solved.into_iter().enumerate() {
             coef.column_mut(m).assign(&Array1::from(c));
+            intercepts[m] = b;
             reports.push(r);
         }
         Ok(KernelSvm {
@@ -415,6 +497,7 @@ impl KernelSvmValidParams {
             classes,
             coef,
             bias_squared: b2,
+            intercepts,
             reports,
         })
     }
@@ -505,6 +588,8 @@ pub struct KernelSvm<K> {
     /// `n_train x n_models` coefficients `y_i alpha_i`.
     coef: Array2<f64>,
     bias_squared: f64,
+    /// Free intercepts (`-rho` of LIBSVM), zero unless [`KernelIntercept::Free`].
+    intercepts: Array1<f64>,
     reports: Vec<ConvergenceReport>,
 }
 
@@ -518,14 +603,18 @@ impl<K: Kernel> KernelSvm<K> {
     pub fn converged(&self) -> bool {
         self.reports.iter().all(|r| r.converged)
     }
-    /// `n x n_models` decision values `sum_i y_i alpha_i (k(x_i, x) + b^2)`.
+    /// The free intercept of each model (LIBSVM's `-rho`); zero unless [`KernelIntercept::Free`].
+    pub fn intercepts(&self) -> &Array1<f64> {
+        &self.intercepts
+    }
+    /// `n x n_models` decision values `sum_i y_i alpha_i (k(x_i, x) + b^2) + intercept`.
     pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
         let train = self.train.rows();
         check_prediction(&train, &x)?;
         let mut k = kernel_matrix(&self.kernel, x, train);
         k.mapv_inplace(|v| v + self.bias_squared);
-        Ok(k.dot(&self.coef))
+        Ok(k.dot(&self.coef) + self.intercepts.view().insert_axis(Axis(0)))
     }
     pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Vec<i64>> {
         let dec = self.decision_function(x)?;
@@ -646,6 +735,70 @@ mod tests {
             assert!((ko - lo).abs() < 1e-9 * lo.abs(), "{ko} vs {lo}");
             assert_eq!(ksvm.predict(&x).unwrap(), lsvm.predict(&x).unwrap());
         }
+    }
+
+    /// SMO (free intercept) closes the duality gap: with `w = sum y_i a_i phi(x_i)` and the
+    /// intercept `-rho`, the primal `1/2 |w|^2 + C sum hinge` equals minus the dual objective, the
+    /// equality constraint holds and every free `a_i` sits on the margin.
+    #[test]
+    fn smo_closes_the_duality_gap_with_a_free_intercept() {
+        let (x, labels) = data(80, 3, 7);
+        let poly = LibsvmPolynomialKernel::new(3, 0.5, 1.0).unwrap();
+        for c in [0.3, 4.0] {
+            let svm = KernelSvmParams::new()
+                .c(c)
+                .eps(1e-10)
+                .intercept(KernelIntercept::Free)
+                .fit(poly, &x, &labels)
+                .unwrap();
+            let report = &svm.reports()[0];
+            assert!(report.converged, "{report:?}");
+            let y: Vec<f64> = labels
+                .iter()
+                .map(|&l| if l == 1 { 1.0 } else { -1.0 })
+                .collect();
+            let coef = svm.coef.column(0);
+            let alpha: Vec<f64> = coef.iter().zip(&y).map(|(a, y)| a * y).collect();
+            assert!(alpha.iter().all(|&a| (0.0..=c).contains(&a)));
+            assert!(coef.sum().abs() < 1e-12, "y'a = {}", coef.sum());
+            let k = gram(&poly, Rows::Dense(x.view()));
+            let f = svm.decision_function(&x).unwrap();
+            let w2 = coef.dot(&k.dot(&coef));
+            let hinge: f64 = (0..80).map(|i| (1.0 - y[i] * f[[i, 0]]).max(0.0)).sum();
+            let primal = 0.5 * w2 + c * hinge;
+            let dual = -report.objective;
+            // At gap 1e-10 both sides agree to rounding of sums of ~80 terms of size ~10.
+            assert!(
+                (primal - dual).abs() < 1e-7 * dual.abs(),
+                "{primal} vs {dual}"
+            );
+            for i in 0..80 {
+                if alpha[i] > 1e-9 && alpha[i] < c - 1e-9 {
+                    assert!((y[i] * f[[i, 0]] - 1.0).abs() < 1e-8, "row {i}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn libsvm_polynomial_kernel_values_and_errors() {
+        let (x, _) = data(5, 3, 8);
+        let k = LibsvmPolynomialKernel::new(2, 0.25, 1.5).unwrap();
+        let (a, b) = (Row::Dense(x.row(0)), Row::Dense(x.row(1)));
+        let t = x.row(0).dot(&x.row(1));
+        assert_eq!(Kernel::eval(&k, &a, &b), (0.25 * t + 1.5).powi(2));
+        assert_eq!(
+            LibsvmPolynomialKernel::new(2, 0.0, 1.0),
+            Err(LearnerError::InvalidGamma(0.0))
+        );
+        assert!(matches!(
+            LibsvmPolynomialKernel::new(0, 1.0, 1.0),
+            Err(LearnerError::Input(_))
+        ));
+        assert!(matches!(
+            LibsvmPolynomialKernel::new(2, 1.0, -1.0),
+            Err(LearnerError::Input(_))
+        ));
     }
 
     #[test]

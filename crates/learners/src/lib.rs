@@ -23,12 +23,14 @@ mod linear_svm;
 mod linfa_traits;
 pub mod metrics;
 mod ridge;
+mod smo;
 
 pub use dual_cd::{ConvergenceReport, SvmLoss};
 pub use error::{LearnerError, Result};
 pub use kernel_baselines::{
-    kernel_matrix, Kernel, KernelRidge, KernelRidgeParams, KernelRidgeValidParams, KernelSvm,
-    KernelSvmParams, KernelSvmValidParams, DEFAULT_MAX_KERNEL_BYTES,
+    kernel_matrix, Kernel, KernelIntercept, KernelRidge, KernelRidgeParams, KernelRidgeValidParams,
+    KernelSvm, KernelSvmParams, KernelSvmValidParams, LibsvmPolynomialKernel,
+    DEFAULT_MAX_KERNEL_BYTES,
 };
 pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSvmValidParams};
 pub use ridge::{
