@@ -538,6 +538,27 @@ mod tests {
         assert_eq!(one, fit_with(2));
         assert_eq!(one, fit_with(4));
         assert_eq!(one.weights().nrows(), 3);
+        // The dense path and the L1 loss with class weights, 7 classes over 3 threads (so some
+        // thread solves several sub-problems): bit-identical too.
+        let (x, labels) = blobs(140, 4, 7, 9);
+        let fit_dense = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    LinearSvmParams::new()
+                        .loss(SvmLoss::L1)
+                        .class_weight(3, 2.5)
+                        .seed(7)
+                        .fit(&x, &labels)
+                        .unwrap()
+                })
+        };
+        let one = fit_dense(1);
+        assert_eq!(one, fit_dense(2));
+        assert_eq!(one, fit_dense(3));
+        assert_eq!(one.weights().nrows(), 7);
     }
 
     #[test]
