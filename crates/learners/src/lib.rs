@@ -9,7 +9,10 @@
 //!   `n x D` feature matrix is never needed whole; lambda by k-fold cross-validation.
 //! - [`metrics`]: accuracy, misclassification %, RMSE, normalised RMSE.
 //! - Exact-kernel baselines for small `n`: [`KernelRidge`] and [`KernelSvm`] on the full kernel
-//!   matrix, with a typed error above a configurable size.
+//!   matrix, with a typed error above a configurable size. The kernel SVM's intercept is either
+//!   LIBLINEAR's penalised constant feature (dual coordinate descent) or LIBSVM's free intercept
+//!   ([`KernelIntercept::Free`]: LIBSVM's SMO, so objectives compare with `svm-train`'s);
+//!   [`LibsvmPolynomialKernel`] is LIBSVM's `-t 1` kernel in its own parameterisation.
 //! - linfa's `Fit` / `Predict` traits for [`LinearSvm`] and [`Ridge`] on dense linfa datasets.
 //!
 //! Life cycle (the linfa convention, as in `rfbench-maps`): `XxxParams` (unchecked, builder
