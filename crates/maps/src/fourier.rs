@@ -1,5 +1,5 @@
 //! What every Fourier-type map shares: drawing frequencies from a kernel's spectral density, the
-//! two output forms, the cosine loops, and a dense `d x m` frequency matrix applied as a blocked
+//! two output forms, the cosine loops, and a dense `d x m` frequency matrix applied as one
 //! matrix product (random Fourier features and orthogonal random features).
 //!
 //! **Bochner.** A continuous shift-invariant kernel with `k(0) = 1` is the characteristic function
@@ -30,7 +30,7 @@ use crate::error::{MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
-/// Rows per parallel task of the blocked products (as in [`FeatureMap::transform_into`]).
+/// Rows per parallel task of the cosine pass and the row loops (as in [`FeatureMap::transform_into`]).
 pub(crate) const ROWS_PER_TASK: usize = 256;
 
 /// Batches with fewer rows are projected row by row (BLAS dgemv, which streams `W` once) instead

@@ -170,7 +170,7 @@ impl FeatureMap for OrthogonalRandomFeatures {
         self.inner.map_row(row, out);
     }
 
-    /// Dense input: blocked matrix products; sparse input: row by row.
+    /// Dense input: one matrix product (BLAS); sparse input: row by row.
     fn transform_into<'a>(
         &self,
         rows: impl Into<Rows<'a>>,

@@ -12,7 +12,7 @@
 //! `sqrt(3/(2m))`. Rahimi & Recht's Claim 1 bounds the uniform error over a compact set.
 //!
 //! **Cost.** Fit: `d m` random numbers, `8 d m` bytes. Transform: `O(nnz(x) m)` per row plus `m`
-//! cosines; dense input goes through a blocked matrix product (BLAS dgemm), sparse input through
+//! cosines; dense input goes through one matrix product (BLAS dgemm), sparse input through
 //! one axpy per non-zero.
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
@@ -151,7 +151,7 @@ impl FeatureMap for RandomFourierFeatures {
         self.inner.map_row(row, out);
     }
 
-    /// Dense input: blocked matrix products; sparse input: row by row.
+    /// Dense input: one matrix product (BLAS); sparse input: row by row.
     fn transform_into<'a>(
         &self,
         rows: impl Into<Rows<'a>>,
@@ -248,7 +248,7 @@ mod tests {
         assert_eq!(map.memory_bytes(), 12 * 2000 * 8);
     }
 
-    /// The blocked product equals the row-by-row reference; dense and CSR rows give the same
+    /// The matrix product (and dgemv for tiny batches) equals the row-by-row reference; dense and CSR rows give the same
     /// bits on the row-by-row path.
     #[test]
     fn dense_blocked_sparse_and_rows_agree() {
@@ -261,7 +261,7 @@ mod tests {
                     .fit(20)
                     .unwrap();
                 let dense = map.transform(&x).unwrap();
-                // 600 rows = 2 blocks of 256 (dgemm) + 88; and 2 rows (dgemv).
+                // 600 rows through dgemm, 2 rows through dgemv.
                 let small = map.transform(x.slice(ndarray::s![..2, ..])).unwrap();
                 for (a, b) in small.iter().zip(dense.slice(ndarray::s![..2, ..])) {
                     assert!((a - b).abs() < 1e-12, "{a} vs {b}");
