@@ -40,10 +40,12 @@ check *FLAGS: build
         if [ -f "results/$name.quick.csv" ]; then {{rfbench}} check "$name" --quick {{FLAGS}}; fi; \
     done
 
-# Criterion benchmarks of the maps, then Tensor Sketch against scikit-learn (needs python3 with scikit-learn).
+# Criterion benchmarks, then the comparisons with scikit-learn (needs python3 with scikit-learn).
 bench: setup
     cargo bench -p rfbench-maps
     python3 scripts/compare_bench.py
+    python3 scripts/compare_rff_sklearn.py
+    cargo bench -p rfbench-learners
 
 # List the experiments.
 list: build

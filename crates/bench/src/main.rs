@@ -61,8 +61,14 @@ enum Command {
 enum DatasetsCommand {
     /// List the registry's datasets.
     List,
-    /// Download (or find in RFBENCH_MIRROR) and verify a dataset's files.
+    /// Download (or find in RFBENCH_MIRROR) and verify a dataset's files, then parse them
+    /// into the binary cache.
     Fetch { name: String },
+    /// Check the files already on this machine against their pinned or locked digests,
+    /// downloading nothing (all datasets, or NAME).
+    Verify { name: Option<String> },
+    /// Load a dataset and print n, d, density, class balance and where its files are.
+    Info { name: String },
 }
 
 fn profile(quick: bool) -> Profile {
@@ -149,20 +155,105 @@ fn run() -> anyhow::Result<()> {
         }
         Command::Datasets { command } => {
             let registry = data::Registry::from_file(&cli.root.join("datasets.toml"))?;
+            let fetch = data::FetchOptions::from_env();
             match command {
                 DatasetsCommand::List => {
                     for e in registry.entries() {
+                        let pinned = e.files.iter().filter(|f| f.sha256.is_some()).count();
                         println!(
-                            "{:<12} n = {:>8}  d = {:>6}  {}",
-                            e.name, e.n, e.d, e.description
+                            "{:<26} {:<10} n = {:>8}  d = {:>5}  sha256 pinned {pinned}/{}  {}",
+                            e.name,
+                            format!("{:?}", e.task).to_lowercase(),
+                            e.n,
+                            e.d,
+                            e.files.len(),
+                            e.description
                         );
                     }
                 }
                 DatasetsCommand::Fetch { name } => {
-                    let paths = data::fetch(registry.get(name)?, &data::FetchOptions::from_env())?;
-                    for p in paths {
-                        println!("{}", p.display());
+                    let loaded = data::load_report(registry.get(name)?, &fetch)?;
+                    for s in &loaded.sources {
+                        println!("{}  {}", s.sha256, s.path.display());
                     }
+                    println!("parsed: {}", loaded.cache.display());
+                }
+                DatasetsCommand::Verify { name } => {
+                    let entries: Vec<_> = match name {
+                        Some(name) => vec![registry.get(name)?],
+                        None => registry.entries().iter().collect(),
+                    };
+                    let mut bad = 0;
+                    for e in entries {
+                        for (f, status) in e.files.iter().zip(data::verify(e, &fetch)?) {
+                            let line = match status {
+                                data::FileStatus::Verified { path } => {
+                                    format!("ok        {}", path.display())
+                                }
+                                data::FileStatus::Unlocked { path, sha256 } => {
+                                    format!("unlocked  {} (sha256 {sha256})", path.display())
+                                }
+                                data::FileStatus::Mismatch {
+                                    path,
+                                    expected,
+                                    actual,
+                                } => {
+                                    bad += 1;
+                                    format!(
+                                        "MISMATCH  {}: expected {expected}, found {actual}",
+                                        path.display()
+                                    )
+                                }
+                                data::FileStatus::Missing => "missing".to_string(),
+                            };
+                            println!("{:<26} {:<40} {line}", e.name, f.file);
+                        }
+                    }
+                    if bad > 0 {
+                        bail!("{bad} file(s) do not match their digest");
+                    }
+                }
+                DatasetsCommand::Info { name } => {
+                    let entry = registry.get(name)?;
+                    let start = std::time::Instant::now();
+                    let loaded = data::load_report(entry, &fetch)?;
+                    let seconds = start.elapsed().as_secs_f64();
+                    let s = loaded.dataset.summary();
+                    println!("{}: {}", entry.name, entry.description);
+                    println!(
+                        "n = {} ({} train, {} test), d = {}, non-zeros = {}, density = {:.4}",
+                        s.n,
+                        s.n_train,
+                        s.n - s.n_train,
+                        s.d,
+                        s.nnz,
+                        s.density
+                    );
+                    match &s.classes {
+                        Some(classes) if entry.task != data::Task::Regression => {
+                            let parts: Vec<String> = classes
+                                .iter()
+                                .map(|(label, count)| {
+                                    format!(
+                                        "{label}: {count} ({:.1}%)",
+                                        100.0 * *count as f64 / s.n as f64
+                                    )
+                                })
+                                .collect();
+                            println!("classes: {}", parts.join(", "));
+                        }
+                        _ => println!("target range: [{}, {}]", s.label_range.0, s.label_range.1),
+                    }
+                    for src in &loaded.sources {
+                        println!("source: {}  {}", src.sha256, src.path.display());
+                    }
+                    println!(
+                        "parsed cache: {} ({} in {:.2} s)",
+                        loaded.cache.display(),
+                        if loaded.from_cache { "read" } else { "written" },
+                        seconds
+                    );
+                    println!("lock file: {}", data::lock_path(entry, &fetch).display());
                 }
             }
         }

@@ -136,8 +136,16 @@ pub fn render(summary: &Summary, paper_values: &[RawPaperValue]) -> String {
                 .unwrap_or_else(|| "n/a (not in this run)".into());
             let _ = writeln!(
                 s,
-                "  paper {:>8}  ours {:>8}  {} ({} of {:?})",
-                p.value, ours, p.note, p.statistic, p.select
+                "  paper {:>8}  ours {:>8}  {} (ours: {} over {})",
+                p.value,
+                ours,
+                p.note,
+                p.statistic,
+                p.select
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }

@@ -1,5 +1,37 @@
-//! Linear learners trained on random features (ridge regression, dual coordinate descent SVM) and
-//! the exact-kernel baselines the papers compare against.
+//! Linear learners trained on random features, and the exact-kernel baselines the papers compare
+//! against.
 //!
-//! The learners are tracked as their own work item; this crate is part of the workspace from the
-//! start so that the layout of the design is fixed and `bench` can depend on it as it grows.
+//! - [`LinearSvm`]: linear SVM (hinge or squared hinge loss) by dual coordinate descent, the
+//!   LIBLINEAR solver (Hsieh et al. 2008), with its defaults and stopping rule so that objective
+//!   values can be compared with LIBLINEAR's; one-vs-rest for more than two classes.
+//! - [`Ridge`]: ridge regression and the ridge classifier, solved from the normal equations
+//!   `(Z'Z + lambda I) w = Z'y` by Cholesky, with `Z'Z` accumulated over row blocks so that the
+//!   `n x D` feature matrix is never needed whole; lambda by k-fold cross-validation.
+//! - [`metrics`]: accuracy, misclassification %, RMSE, normalised RMSE.
+//! - Exact-kernel baselines for small `n`: [`KernelRidge`] and [`KernelSvm`] on the full kernel
+//!   matrix, with a typed error above a configurable size.
+//! - linfa's `Fit` / `Predict` traits for [`LinearSvm`] and [`Ridge`] on dense linfa datasets.
+//!
+//! Life cycle (the linfa convention, as in `rfbench-maps`): `XxxParams` (unchecked, builder
+//! setters, explicit `u64` seeds) -> `check()` -> `fit(data)` -> fitted model. Solvers report how
+//! they ended (iterations, final gap, objective, a `converged` flag) instead of stopping silently.
+
+mod dual_cd;
+mod error;
+mod kernel_baselines;
+mod linear_svm;
+mod linfa_traits;
+pub mod metrics;
+mod ridge;
+
+pub use dual_cd::{ConvergenceReport, SvmLoss};
+pub use error::{LearnerError, Result};
+pub use kernel_baselines::{
+    kernel_matrix, Kernel, KernelRidge, KernelRidgeParams, KernelRidgeValidParams, KernelSvm,
+    KernelSvmParams, KernelSvmValidParams, DEFAULT_MAX_KERNEL_BYTES,
+};
+pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSvmValidParams};
+pub use ridge::{
+    default_lambda_grid, CrossValidation, Ridge, RidgeAccumulator, RidgeClassifier,
+    RidgeClassifierParams, RidgeParams, RidgeValidParams,
+};

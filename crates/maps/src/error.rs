@@ -27,6 +27,26 @@ pub enum MapError {
     },
     #[error("invalid CSR matrix: {0}")]
     InvalidCsr(String),
+    #[error("number of grids (P) must be at least 1, got {0}")]
+    ZeroGrids(usize),
+    #[error("kernel width sigma must be finite and > 0, got {0}")]
+    InvalidSigma(f64),
+    #[error("hash width must be at least 1, got {0}")]
+    ZeroWidth(usize),
+    #[error("{n_grids} grids x width {width} columns do not fit u32 column indices")]
+    BinningTooWide { n_grids: usize, width: usize },
+    #[error("{landmarks} landmarks requested but the data has only {n_samples} rows")]
+    TooManyLandmarks { landmarks: usize, n_samples: usize },
+    #[error("relative eigenvalue cutoff must be in [0, 1), got {0}")]
+    InvalidEigenvalueCutoff(f64),
+    #[error("symmetric eigendecomposition failed: {0}")]
+    EigenDecomposition(String),
+    #[error("batch size must be at least 1, got {0}")]
+    ZeroBatchSize(usize),
+    #[error("{name} must be finite and >= 0, got {value}")]
+    InvalidOptimizerParameter { name: &'static str, value: f64 },
+    #[error("fitting needs at least one data row, got none")]
+    EmptyData,
     #[error("{name} must be finite and > 0, got {value}")]
     InvalidBandwidth { name: &'static str, value: f64 },
     #[error("Matern smoothness nu must be 0.5, 1.5 or 2.5 (the closed forms), got {0}")]

@@ -33,9 +33,13 @@ mod feature_map;
 mod fourier;
 mod hadamard;
 mod kernel;
+mod nystroem;
 mod orthogonal;
+mod prff;
+mod random_binning;
 mod random_fourier;
 mod random_maclaurin;
+mod random_maclaurin_h01;
 mod shift_invariant_kernel;
 mod tensor_sketch;
 #[cfg(test)]
@@ -51,11 +55,19 @@ pub use feature_map::FeatureMap;
 pub use fourier::FourierForm;
 pub use hadamard::{fwht, fwht_radix2, fwht_reference};
 pub use kernel::PolynomialKernel;
+pub use nystroem::{
+    Kernel as NystroemKernel, Nystroem, NystroemParams, NystroemScratch, NystroemValidParams,
+};
 pub use orthogonal::{
     OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
     StructuredOrthogonalFeatures, StructuredOrthogonalParams, StructuredOrthogonalValidParams,
 };
+pub use prff::{Prff, PrffParams, PrffValidParams};
+pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};
 pub use random_fourier::{RandomFourierFeatures, RandomFourierParams, RandomFourierValidParams};
 pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};
+pub use random_maclaurin_h01::{
+    RandomMaclaurinH01, RandomMaclaurinH01Params, RandomMaclaurinH01ValidParams,
+};
 pub use shift_invariant_kernel::ShiftInvariantKernel;
 pub use tensor_sketch::{TensorSketch, TensorSketchParams, TensorSketchValidParams};

@@ -100,6 +100,17 @@ fn maclaurin_coefficient(degree: u32, offset: f64, n: u32) -> f64 {
 impl RandomMaclaurinValidParams {
     /// Draws each feature's degree and Rademacher vectors.
     pub fn fit(&self, input_dim: usize) -> Result<RandomMaclaurin> {
+        self.fit_from_degree(input_dim, 0)
+    }
+
+    /// As [`Self::fit`] but every degree is at least `min_degree`: `N = min_degree + G` with
+    /// `P[G = g] = 2^-(g+1)`, weights `sqrt(a_N 2^(N - min_degree + 1))`, so the features estimate
+    /// `sum_{n >= min_degree} a_n <x, y>^n` without bias (the H0/1 heuristic uses 2).
+    pub(crate) fn fit_from_degree(
+        &self,
+        input_dim: usize,
+        min_degree: u32,
+    ) -> Result<RandomMaclaurin> {
         let p = &self.0;
         if input_dim == 0 {
             return Err(MapError::ZeroInputDim(input_dim));
@@ -111,7 +122,7 @@ impl RandomMaclaurinValidParams {
         for _ in 0..p.n_components {
             // N ~ P[N = n] = 2^-(n+1): count heads before the first tail. Past the degree every
             // coefficient is zero, so there is no need to flip further.
-            let mut degree = 0;
+            let mut degree = min_degree;
             while degree <= p.degree && rng.random::<bool>() {
                 degree += 1;
             }
@@ -124,7 +135,7 @@ impl RandomMaclaurinValidParams {
                 });
                 continue;
             }
-            let weight = (a * 2f64.powi(degree as i32 + 1)).sqrt() * norm;
+            let weight = (a * 2f64.powi((degree - min_degree) as i32 + 1)).sqrt() * norm;
             features.push(Feature {
                 first: n_vectors,
                 degree: degree as usize,

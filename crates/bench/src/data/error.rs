@@ -91,6 +91,36 @@ pub enum DataError {
         problem: String,
     },
 
+    /// A binary data file (IDX, CIFAR-10) whose record does not follow its format.
+    #[error("{}: record {record}: {problem}", path.display())]
+    ParseRecord {
+        path: PathBuf,
+        record: usize,
+        problem: String,
+    },
+
+    /// An archive that cannot be read, or lacks the member the registry names.
+    #[error("{}: {problem}", path.display())]
+    Archive { path: PathBuf, problem: String },
+
+    /// The parsed binary cache is unreadable; it is rebuilt from the source files.
+    #[error("{}: {problem}", path.display())]
+    Cache { path: PathBuf, problem: String },
+
+    /// A dataset whose files hold another number of features than the registry publishes.
+    #[error(
+        "dataset '{dataset}': the registry says d = {expected} features but its files hold {actual}"
+    )]
+    ColumnCount {
+        dataset: String,
+        expected: usize,
+        actual: usize,
+    },
+
+    /// A preprocessing step that cannot be applied to this data.
+    #[error("{step}: {problem}")]
+    Preprocess { step: &'static str, problem: String },
+
     /// A data file with no data rows at all.
     #[error("{}: no data rows", path.display())]
     Empty { path: PathBuf },

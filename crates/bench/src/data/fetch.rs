@@ -5,7 +5,9 @@
 //! registry's SHA-256 before it is used, so a result never silently comes from different data.
 //! Downloads are written to `<file>.part`, hashed while written, synced, verified and only then
 //! renamed into place, so an interrupted or corrupt download never leaves a file that looks
-//! complete.
+//! complete. An interrupted transfer keeps its `.part`, which the next run resumes with an HTTP
+//! `Range` request where the server allows it. Files whose registry entry has no `sha256` are
+//! checked against the lock file ([`LockFile`]), which records them on first use.
 
 use std::ffi::OsString;
 use std::fs::{self, File};
@@ -17,6 +19,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use sha2::{Digest, Sha256};
 
 use super::error::{DataError, Result};
+use super::lock::LockFile;
 use super::registry::{DatasetEntry, FileEntry};
 
 /// Connect, response and per-read timeout: long enough for a slow server, short enough that a
@@ -69,41 +72,206 @@ impl FetchOptions {
     }
 }
 
+/// A file made available locally, and the digest it was checked against (or locked with).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchedFile {
+    pub path: PathBuf,
+    pub sha256: String,
+}
+
+/// What `verify` found for one file, without downloading anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileStatus {
+    /// Present and matching its pinned or locked digest.
+    Verified { path: PathBuf },
+    /// Present, but no digest is pinned or locked yet; the next fetch locks it.
+    Unlocked { path: PathBuf, sha256: String },
+    /// Present with other bytes than the pinned or locked digest.
+    Mismatch {
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+    /// Not in a local copy, a mirror or the cache.
+    Missing,
+}
+
 /// Makes every file of `entry` available locally and verified; returns their paths in entry
 /// order.
 pub fn fetch(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<PathBuf>> {
+    Ok(fetch_verified(entry, opts)?
+        .into_iter()
+        .map(|f| f.path)
+        .collect())
+}
+
+/// Like [`fetch`], with the digest of each file: the key of the parsed binary cache.
+pub fn fetch_verified(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<FetchedFile>> {
+    let mut lock = LockFile::read(&lock_path(entry, opts))?;
+    let mut done: Vec<(&str, FetchedFile)> = Vec::new();
+    let mut out = Vec::with_capacity(entry.files.len());
+    for file in &entry.files {
+        // Several entries may read members of one archive: fetch it once.
+        if let Some((_, f)) = done.iter().find(|(name, _)| *name == file.file) {
+            out.push(f.clone());
+            continue;
+        }
+        let fetched = fetch_file(entry, file, opts, &mut lock)?;
+        done.push((file.file.as_str(), fetched.clone()));
+        out.push(fetched);
+    }
+    Ok(out)
+}
+
+/// Checks every file of `entry` that is already on this machine, downloading nothing and
+/// recording nothing.
+pub fn verify(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<FileStatus>> {
+    let lock = LockFile::read(&lock_path(entry, opts))?;
     entry
         .files
         .iter()
-        .map(|file| fetch_file(entry, file, opts))
+        .map(|file| {
+            let Some((path, expected)) = locate(entry, file, opts, &lock) else {
+                return Ok(FileStatus::Missing);
+            };
+            let actual = sha256_file(&path)?;
+            Ok(match expected {
+                Some(e) if e == actual => FileStatus::Verified { path },
+                Some(expected) => FileStatus::Mismatch {
+                    path,
+                    expected,
+                    actual,
+                },
+                None => FileStatus::Unlocked {
+                    path,
+                    sha256: actual,
+                },
+            })
+        })
         .collect()
 }
 
-fn fetch_file(entry: &DatasetEntry, file: &FileEntry, opts: &FetchOptions) -> Result<PathBuf> {
+/// The lock file an entry records unknown digests in.
+pub fn lock_path(entry: &DatasetEntry, opts: &FetchOptions) -> PathBuf {
+    entry
+        .lock_file
+        .clone()
+        .unwrap_or_else(|| opts.cache_dir.join("datasets.lock"))
+}
+
+/// Where a file already is (local copy, mirror, cache, in that order), with the digest it
+/// must have, if one is known.
+fn locate(
+    entry: &DatasetEntry,
+    file: &FileEntry,
+    opts: &FetchOptions,
+    lock: &LockFile,
+) -> Option<(PathBuf, Option<String>)> {
+    if let Some(local) = file.local.iter().find(|l| l.path.is_file()) {
+        let expected = local.sha256.clone().or_else(|| {
+            lock.get(&entry.name, &local_key(&local.path))
+                .map(str::to_string)
+        });
+        return Some((local.path.clone(), expected));
+    }
+    let expected = file
+        .sha256
+        .clone()
+        .or_else(|| lock.get(&entry.name, &file.file).map(str::to_string));
+    find_in_mirrors(&entry.name, &file.file, &opts.mirrors)
+        .or_else(|| Some(opts.cache_dir.join(&entry.name).join(&file.file)).filter(|p| p.is_file()))
+        .map(|p| (p, expected))
+}
+
+fn local_key(path: &Path) -> String {
+    format!("local:{}", path.display())
+}
+
+fn fetch_file(
+    entry: &DatasetEntry,
+    file: &FileEntry,
+    opts: &FetchOptions,
+    lock: &mut LockFile,
+) -> Result<FetchedFile> {
+    if let Some(local) = file.local.iter().find(|l| l.path.is_file()) {
+        let key = local_key(&local.path);
+        let expected = local
+            .sha256
+            .clone()
+            .or_else(|| lock.get(&entry.name, &key).map(str::to_string));
+        let path = local.path.clone();
+        return use_in_place(entry, &key, path, expected, lock);
+    }
+    let expected = file
+        .sha256
+        .clone()
+        .or_else(|| lock.get(&entry.name, &file.file).map(str::to_string));
     if let Some(path) = find_in_mirrors(&entry.name, &file.file, &opts.mirrors) {
-        let actual = sha256_file(&path)?;
-        if actual != file.sha256 {
-            return Err(DataError::MirrorChecksum {
-                path,
-                expected: file.sha256.clone(),
-                actual,
-            });
-        }
-        return Ok(path);
+        return use_in_place(entry, &file.file, path, expected, lock);
     }
     let dir = opts.cache_dir.join(&entry.name);
     let target = dir.join(&file.file);
     if target.is_file() {
-        if sha256_file(&target)? == file.sha256 {
-            return Ok(target);
+        let actual = sha256_file(&target)?;
+        match &expected {
+            Some(e) if *e == actual => {
+                return Ok(FetchedFile {
+                    path: target,
+                    sha256: actual,
+                })
+            }
+            Some(_) => fs::remove_file(&target)
+                .map_err(|e| DataError::io("cannot remove corrupt cached file", &target, e))?,
+            // Only complete downloads are renamed into the cache, so a cached file without a
+            // lock entry (the lock file was deleted) is a first download.
+            None => {
+                lock.record(&entry.name, &file.file, &actual, &file.url)?;
+                return Ok(FetchedFile {
+                    path: target,
+                    sha256: actual,
+                });
+            }
         }
-        fs::remove_file(&target)
-            .map_err(|e| DataError::io("cannot remove corrupt cached file", &target, e))?;
     }
     fs::create_dir_all(&dir)
         .map_err(|e| DataError::io("cannot create cache directory", &dir, e))?;
-    download(entry, file, &target, opts.progress)?;
-    Ok(target)
+    let sha256 = download(entry, file, &target, expected.as_deref(), opts.progress)?;
+    if expected.is_none() {
+        lock.record(&entry.name, &file.file, &sha256, &file.url)?;
+    }
+    Ok(FetchedFile {
+        path: target,
+        sha256,
+    })
+}
+
+/// A mirrored or local file, checked against `expected` or locked. Never modified.
+fn use_in_place(
+    entry: &DatasetEntry,
+    key: &str,
+    path: PathBuf,
+    expected: Option<String>,
+    lock: &mut LockFile,
+) -> Result<FetchedFile> {
+    let actual = sha256_file(&path)?;
+    match expected {
+        Some(expected) if expected != actual => Err(DataError::MirrorChecksum {
+            path,
+            expected,
+            actual,
+        }),
+        Some(_) => Ok(FetchedFile {
+            path,
+            sha256: actual,
+        }),
+        None => {
+            lock.record(&entry.name, key, &actual, &path.display().to_string())?;
+            Ok(FetchedFile {
+                path,
+                sha256: actual,
+            })
+        }
+    }
 }
 
 fn find_in_mirrors(dataset: &str, file: &str, mirrors: &[PathBuf]) -> Option<PathBuf> {
@@ -117,20 +285,24 @@ fn find_in_mirrors(dataset: &str, file: &str, mirrors: &[PathBuf]) -> Option<Pat
 pub(crate) fn sha256_file(path: &Path) -> Result<String> {
     let mut input = File::open(path).map_err(|e| DataError::io("cannot open", path, e))?;
     let mut hasher = Sha256::new();
-    let mut buf = vec![0u8; BUFFER_SIZE];
-    loop {
-        let n = input
-            .read(&mut buf)
-            .map_err(|e| DataError::io("cannot read", path, e))?;
-        if n == 0 {
-            break;
-        }
-        hasher.update(&buf[..n]);
-    }
+    hash_reader(&mut input, &mut hasher).map_err(|e| DataError::io("cannot read", path, e))?;
     Ok(format!("{:x}", hasher.finalize()))
 }
 
-/// Deletes a file when dropped, unless disarmed: every early return removes the `.part` file.
+fn hash_reader(input: &mut impl Read, hasher: &mut Sha256) -> std::io::Result<u64> {
+    let mut buf = vec![0u8; BUFFER_SIZE];
+    let mut total = 0;
+    loop {
+        let n = input.read(&mut buf)?;
+        if n == 0 {
+            return Ok(total);
+        }
+        hasher.update(&buf[..n]);
+        total += n as u64;
+    }
+}
+
+/// Deletes a file when dropped, unless disarmed.
 struct RemoveOnDrop<'a>(Option<&'a Path>);
 
 impl RemoveOnDrop<'_> {
@@ -148,8 +320,18 @@ impl Drop for RemoveOnDrop<'_> {
     }
 }
 
-/// Downloads `file.url` to `target` through `<target>.part`.
-fn download(entry: &DatasetEntry, file: &FileEntry, target: &Path, progress: bool) -> Result<()> {
+/// Downloads `file.url` to `target` through `<target>.part` and returns its digest.
+///
+/// A `.part` left by an interrupted transfer is resumed with an HTTP `Range` request; a
+/// server that answers with the whole file (200) or refuses the range (416) restarts it. A
+/// transfer cut short keeps the `.part` for the next run; a wrong digest deletes it.
+fn download(
+    entry: &DatasetEntry,
+    file: &FileEntry,
+    target: &Path,
+    expected: Option<&str>,
+    progress: bool,
+) -> Result<String> {
     let network_error = |reason: String| DataError::Download {
         dataset: entry.name.clone(),
         file: file.file.clone(),
@@ -163,14 +345,36 @@ fn download(entry: &DatasetEntry, file: &FileEntry, target: &Path, progress: boo
         .http_status_as_error(false)
         .build()
         .into();
-    let response = agent
-        .get(&file.url)
-        .call()
-        .map_err(|e| network_error(e.to_string()))?;
-    let status = response.status();
-    if !status.is_success() {
-        return Err(network_error(format!("the server answered HTTP {status}")));
-    }
+    let part = target.with_file_name(format!("{}.part", file.file));
+    let mut resume_from = fs::metadata(&part).map_or(0, |m| m.len());
+    let response = loop {
+        let mut request = agent.get(&file.url);
+        if resume_from > 0 {
+            request = request.header("Range", format!("bytes={resume_from}-"));
+        }
+        let response = request.call().map_err(|e| network_error(e.to_string()))?;
+        let status = response.status().as_u16();
+        let resumes = status == 206
+            && response
+                .headers()
+                .get("content-range")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with(&format!("bytes {resume_from}-")));
+        if resume_from > 0 && !resumes && (status == 206 || status == 416) {
+            // A range the server cannot serve (the file changed, or the part is complete but
+            // was never verified): start again from nothing.
+            fs::remove_file(&part).map_err(|e| DataError::io("cannot remove", &part, e))?;
+            resume_from = 0;
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(network_error(format!("the server answered HTTP {status}")));
+        }
+        if !resumes {
+            resume_from = 0;
+        }
+        break response;
+    };
     // With a content encoding (gzip), Content-Length counts encoded bytes, not the file's.
     let encoded = response
         .headers()
@@ -181,11 +385,20 @@ fn download(entry: &DatasetEntry, file: &FileEntry, target: &Path, progress: boo
         .flatten();
     let mut body = response.into_body().into_reader();
 
-    let part = target.with_file_name(format!("{}.part", file.file));
-    let mut out = File::create(&part).map_err(|e| DataError::io("cannot create", &part, e))?;
-    let mut cleanup = RemoveOnDrop(Some(&part));
-    let bar = progress_bar(progress, expected_len, &file.file);
     let mut hasher = Sha256::new();
+    let mut out = if resume_from > 0 {
+        let mut existing = File::open(&part).map_err(|e| DataError::io("cannot open", &part, e))?;
+        hash_reader(&mut existing, &mut hasher)
+            .map_err(|e| DataError::io("cannot read", &part, e))?;
+        fs::OpenOptions::new()
+            .append(true)
+            .open(&part)
+            .map_err(|e| DataError::io("cannot open", &part, e))?
+    } else {
+        File::create(&part).map_err(|e| DataError::io("cannot create", &part, e))?
+    };
+    let bar = progress_bar(progress, expected_len.map(|l| l + resume_from), &file.file);
+    bar.inc(resume_from);
     let mut buf = vec![0u8; BUFFER_SIZE];
     let mut received = 0u64;
     loop {
@@ -195,8 +408,13 @@ fn download(entry: &DatasetEntry, file: &FileEntry, target: &Path, progress: boo
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 bar.abandon();
+                let _ = out.sync_all();
                 return Err(network_error(format!(
-                    "the transfer failed after {received} bytes: {e}"
+                    "the transfer failed after {} bytes ({} kept in {} for the next run to \
+                     resume): {e}",
+                    received,
+                    resume_from + received,
+                    part.display()
                 )));
             }
         };
@@ -207,28 +425,32 @@ fn download(entry: &DatasetEntry, file: &FileEntry, target: &Path, progress: boo
         bar.inc(n as u64);
     }
     bar.finish_and_clear();
-    if let Some(len) = expected_len.filter(|&len| received < len) {
-        return Err(network_error(format!(
-            "the body ended after {received} of {len} bytes"
-        )));
-    }
     out.sync_all()
         .map_err(|e| DataError::io("cannot sync", &part, e))?;
     drop(out);
+    if let Some(len) = expected_len.filter(|&len| received < len) {
+        return Err(network_error(format!(
+            "the body ended after {received} of {len} bytes ({} kept in {} for the next run to \
+             resume)",
+            resume_from + received,
+            part.display()
+        )));
+    }
 
+    let mut cleanup = RemoveOnDrop(Some(&part));
     let actual = format!("{:x}", hasher.finalize());
-    if actual != file.sha256 {
+    if let Some(expected) = expected.filter(|&e| e != actual) {
         return Err(DataError::DownloadChecksum {
             file: file.file.clone(),
             url: file.url.clone(),
-            expected: file.sha256.clone(),
+            expected: expected.to_string(),
             actual,
         });
     }
     fs::rename(&part, target).map_err(|e| DataError::io("cannot rename into place", &part, e))?;
     cleanup.disarm();
     sync_parent(target);
-    Ok(())
+    Ok(actual)
 }
 
 /// Makes the rename durable where the platform allows syncing a directory; a failure only
@@ -269,28 +491,32 @@ mod tests {
 
     const BODY: &[u8] = b"+1 1:1 3:0.5\n-1 2:2\n";
 
-    /// What the test server sends for every request.
+    /// What the test server sends for a request.
     #[derive(Clone, Copy)]
     enum Reply {
+        /// The whole body with 200, whatever the request's range.
         Full(&'static [u8]),
         /// Announces `claimed` bytes, sends the body, then closes the connection.
         Cut {
             body: &'static [u8],
             claimed: usize,
         },
+        /// Honours `Range: bytes=k-` with 206 and the rest of the body; 200 without a range.
+        Ranged(&'static [u8]),
         NotFound,
     }
 
-    /// A one-route HTTP/1.1 server on 127.0.0.1 that answers at most `max_requests` requests
-    /// and gives up after a few seconds; joining it returns the number of requests served.
-    fn serve(reply: Reply, max_requests: usize) -> (String, JoinHandle<usize>) {
+    /// A one-route HTTP/1.1 server on 127.0.0.1 answering request k with `replies[k]` (the
+    /// last reply repeats) for at most `max_requests` requests, giving up after a few
+    /// seconds; joining it returns the `Range` header of each request served.
+    fn serve_seq(replies: Vec<Reply>, max_requests: usize) -> (String, JoinHandle<Vec<String>>) {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/files/data.svm", listener.local_addr().unwrap());
         listener.set_nonblocking(true).unwrap();
         let handle = std::thread::spawn(move || {
             let deadline = Instant::now() + Duration::from_secs(10);
-            let mut served = 0;
-            while served < max_requests && Instant::now() < deadline {
+            let mut ranges = Vec::new();
+            while ranges.len() < max_requests && Instant::now() < deadline {
                 let Ok((stream, _)) = listener.accept() else {
                     std::thread::sleep(Duration::from_millis(5));
                     continue;
@@ -301,9 +527,14 @@ mod tests {
                     .unwrap();
                 let mut reader = std::io::BufReader::new(&stream);
                 let mut line = String::new();
+                let mut range = String::new();
                 while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    if let Some(v) = line.to_ascii_lowercase().strip_prefix("range:") {
+                        range = v.trim().to_string();
+                    }
                     line.clear();
                 }
+                let reply = replies[ranges.len().min(replies.len() - 1)];
                 let mut out = &stream;
                 let (head, body) = match reply {
                     Reply::Full(body) => {
@@ -312,33 +543,59 @@ mod tests {
                     Reply::Cut { body, claimed } => {
                         (format!("200 OK\r\nContent-Length: {claimed}"), body)
                     }
+                    Reply::Ranged(body) => match range.strip_prefix("bytes=") {
+                        Some(r) => {
+                            let from: usize = r.trim_end_matches('-').parse().unwrap();
+                            (
+                                format!(
+                                    "206 Partial Content\r\nContent-Length: {}\r\n\
+                                     Content-Range: bytes {from}-{}/{}",
+                                    body.len() - from,
+                                    body.len() - 1,
+                                    body.len()
+                                ),
+                                &body[from..],
+                            )
+                        }
+                        None => (format!("200 OK\r\nContent-Length: {}", body.len()), body),
+                    },
                     Reply::NotFound => ("404 Not Found\r\nContent-Length: 0".to_string(), &b""[..]),
                 };
                 let _ = write!(out, "HTTP/1.1 {head}\r\nConnection: close\r\n\r\n");
                 let _ = out.write_all(body);
                 let _ = out.flush();
-                served += 1;
+                ranges.push(range);
             }
-            served
+            ranges
         });
         (url, handle)
     }
 
+    fn serve(reply: Reply, max_requests: usize) -> (String, JoinHandle<usize>) {
+        let (url, handle) = serve_seq(vec![reply], max_requests);
+        let counted = std::thread::spawn(move || handle.join().unwrap().len());
+        (url, counted)
+    }
+
     fn entry(url: &str, body: &[u8]) -> DatasetEntry {
-        DatasetEntry {
-            name: "tiny".into(),
-            description: "test".into(),
-            task: Task::Binary,
-            format: Format::Libsvm,
-            n: 2,
-            d: 3,
-            files: vec![FileEntry {
+        let mut e = DatasetEntry::new(
+            "tiny",
+            Task::Binary,
+            Format::Libsvm,
+            2,
+            3,
+            vec![FileEntry {
                 role: Role::Train,
                 file: "data.svm".into(),
                 url: url.into(),
-                sha256: format!("{:x}", Sha256::digest(body)),
+                sha256: Some(format!("{:x}", Sha256::digest(body))),
+                member: None,
+                part: None,
+                local: Vec::new(),
             }],
-        }
+        );
+        e.description = "test".into();
+        e
     }
 
     fn options(cache: &Path, mirrors: Vec<PathBuf>) -> FetchOptions {
@@ -375,13 +632,8 @@ mod tests {
         assert_eq!(cache_files(cache.path()), ["data.svm"]);
         assert_eq!(server.join().unwrap(), 1);
 
-        let offline = DatasetEntry {
-            files: vec![FileEntry {
-                url: closed_url(),
-                ..e.files[0].clone()
-            }],
-            ..e
-        };
+        let mut offline = e.clone();
+        offline.files[0].url = closed_url();
         assert_eq!(
             fetch(&offline, &options(cache.path(), vec![])).unwrap(),
             paths
@@ -409,7 +661,7 @@ mod tests {
     }
 
     #[test]
-    fn connection_cut_mid_file_is_an_error_and_leaves_no_file() {
+    fn connection_cut_mid_file_is_an_error_and_keeps_only_the_part() {
         let cache = tempfile::tempdir().unwrap();
         let reply = Reply::Cut {
             body: &BODY[..8],
@@ -420,11 +672,121 @@ mod tests {
         let msg = err.to_string();
         assert!(matches!(err, DataError::Download { .. }), "{msg}");
         assert!(
-            msg.contains(&url) && msg.contains("RFBENCH_MIRROR"),
+            msg.contains(&url) && msg.contains("RFBENCH_MIRROR") && msg.contains("resume"),
             "{msg}"
         );
-        assert!(cache_files(cache.path()).is_empty());
+        assert_eq!(cache_files(cache.path()), ["data.svm.part"]);
         server.join().unwrap();
+    }
+
+    #[test]
+    fn a_cut_download_resumes_with_a_range_request() {
+        let cache = tempfile::tempdir().unwrap();
+        let cut = Reply::Cut {
+            body: &BODY[..8],
+            claimed: BODY.len(),
+        };
+        let (url, server) = serve_seq(vec![cut, Reply::Ranged(BODY)], 2);
+        let e = entry(&url, BODY);
+        assert!(fetch(&e, &options(cache.path(), vec![])).is_err());
+        let paths = fetch(&e, &options(cache.path(), vec![])).unwrap();
+        assert_eq!(fs::read(&paths[0]).unwrap(), BODY);
+        assert_eq!(cache_files(cache.path()), ["data.svm"]);
+        assert_eq!(server.join().unwrap(), ["", "bytes=8-"]);
+    }
+
+    #[test]
+    fn a_server_ignoring_the_range_restarts_the_download() {
+        let cache = tempfile::tempdir().unwrap();
+        fs::create_dir(cache.path().join("tiny")).unwrap();
+        fs::write(cache.path().join("tiny/data.svm.part"), b"garbage").unwrap();
+        let (url, server) = serve_seq(vec![Reply::Full(BODY)], 1);
+        let paths = fetch(&entry(&url, BODY), &options(cache.path(), vec![])).unwrap();
+        assert_eq!(fs::read(&paths[0]).unwrap(), BODY);
+        assert_eq!(server.join().unwrap(), ["bytes=7-"]);
+        assert_eq!(cache_files(cache.path()), ["data.svm"]);
+    }
+
+    #[test]
+    fn a_wrong_resumed_file_is_deleted() {
+        let cache = tempfile::tempdir().unwrap();
+        fs::create_dir(cache.path().join("tiny")).unwrap();
+        fs::write(cache.path().join("tiny/data.svm.part"), b"XXXXXXXX").unwrap();
+        let (url, server) = serve_seq(vec![Reply::Ranged(BODY)], 1);
+        let err = fetch(&entry(&url, BODY), &options(cache.path(), vec![])).unwrap_err();
+        assert!(matches!(err, DataError::DownloadChecksum { .. }), "{err}");
+        assert!(cache_files(cache.path()).is_empty());
+        assert_eq!(server.join().unwrap(), ["bytes=8-"]);
+    }
+
+    #[test]
+    fn unknown_digest_is_locked_on_first_download_and_enforced_after() {
+        let cache = tempfile::tempdir().unwrap();
+        let lock = cache.path().join("reg/datasets.lock");
+        let (url, server) = serve(Reply::Full(BODY), 1);
+        let mut e = entry(&url, BODY);
+        e.files[0].sha256 = None;
+        e.lock_file = Some(lock.clone());
+        let fetched = fetch_verified(&e, &options(cache.path(), vec![])).unwrap();
+        assert_eq!(fetched[0].sha256, format!("{:x}", Sha256::digest(BODY)));
+        let text = fs::read_to_string(&lock).unwrap();
+        assert!(
+            text.contains(&format!("{} tiny/data.svm {url}", fetched[0].sha256)),
+            "{text}"
+        );
+        server.join().unwrap();
+
+        // The cached file is changed behind our back: the lock catches it and re-downloads.
+        fs::write(&fetched[0].path, b"+1 1:9\n").unwrap();
+        let (url2, server) = serve(Reply::Full(b"+1 1:9\n"), 1);
+        e.files[0].url = url2;
+        let err = fetch(&e, &options(cache.path(), vec![])).unwrap_err();
+        assert!(matches!(err, DataError::DownloadChecksum { .. }), "{err}");
+        server.join().unwrap();
+
+        // A mirror copy is checked against the lock too.
+        let mirror = tempfile::tempdir().unwrap();
+        fs::write(mirror.path().join("data.svm"), b"other").unwrap();
+        let opts = options(cache.path(), vec![mirror.path().to_path_buf()]);
+        let err = fetch(&e, &opts).unwrap_err();
+        assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
+        let statuses = verify(&e, &opts).unwrap();
+        assert!(
+            matches!(statuses[0], FileStatus::Mismatch { .. }),
+            "{statuses:?}"
+        );
+    }
+
+    #[test]
+    fn local_copies_come_first_and_have_their_own_digest() {
+        let cache = tempfile::tempdir().unwrap();
+        let local = tempfile::tempdir().unwrap();
+        let path = local.path().join("copy.svm");
+        fs::write(&path, b"+1 2:1\n").unwrap();
+        let mut e = entry(&closed_url(), BODY);
+        e.lock_file = Some(cache.path().join("datasets.lock"));
+        e.files[0].local = vec![crate::data::registry::LocalCopy {
+            path: path.clone(),
+            sha256: None,
+        }];
+        let opts = options(cache.path(), vec![]);
+        assert_eq!(
+            verify(&e, &opts).unwrap(),
+            [FileStatus::Unlocked {
+                path: path.clone(),
+                sha256: format!("{:x}", Sha256::digest(b"+1 2:1\n"))
+            }]
+        );
+        assert_eq!(fetch(&e, &opts).unwrap(), std::slice::from_ref(&path));
+        assert_eq!(
+            verify(&e, &opts).unwrap(),
+            [FileStatus::Verified { path: path.clone() }]
+        );
+        fs::write(&path, b"+1 3:1\n").unwrap();
+        assert!(matches!(
+            fetch(&e, &opts).unwrap_err(),
+            DataError::MirrorChecksum { .. }
+        ));
     }
 
     #[test]

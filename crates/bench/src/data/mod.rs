@@ -16,24 +16,43 @@
 //! - A [`Dataset`] keeps the published train/test split as one sparse matrix with the train rows
 //!   first, so a sweep can subsample or re-split without knowing the file layout.
 
+mod adult;
+mod cache;
+mod csv;
 mod error;
 mod fetch;
+mod idx;
 mod libsvm;
+mod lock;
 mod preprocess;
+#[cfg(test)]
+mod proptests;
 mod registry;
+mod rows;
+mod source;
 
-use std::fs::File;
-use std::io::BufReader;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use rfbench_maps::CsrMatrix;
 
+pub use adult::{parse_uci_adult, UCI_ADULT_COLUMNS};
+pub use csv::parse_csv;
 pub use error::{DataError, Result};
-pub use fetch::{fetch, FetchOptions};
+pub use fetch::{fetch, fetch_verified, lock_path, verify, FetchOptions, FetchedFile, FileStatus};
+pub use idx::{parse_cifar10, parse_idx, read_idx, IdxTensor, CIFAR10_RECORD};
 pub use libsvm::parse_libsvm;
-pub use preprocess::unit_norm;
-pub use registry::{DatasetEntry, FileEntry, Format, Registry, Role, Task};
+pub use lock::LockFile;
+pub use preprocess::{
+    distance_percentile, min_max, random_split, standardize, subsample_indices, unit_norm,
+    ColumnScaler,
+};
+pub use registry::{
+    Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,
+    PreprocessStep, Registry, Role, Split, Subsample, TarCompression, Task,
+};
 
-/// A loaded dataset: the rows of all train files, then of all test files, in registry order.
+/// A loaded dataset: the train rows first, then the test rows.
 #[derive(Debug, Clone)]
 pub struct Dataset {
     pub name: String,
@@ -41,39 +60,207 @@ pub struct Dataset {
     pub x: CsrMatrix,
     /// One label per row: a class label (e.g. +1/-1) or a regression target.
     pub y: Vec<f64>,
-    /// The first `n_train` rows are the published training set, the rest the test set.
+    /// The first `n_train` rows are the training set, the rest the test set.
     pub n_train: usize,
 }
 
-/// Fetches (see [`fetch`]) and parses every file of `entry`. The row count must equal the
-/// registry's published `n`, which catches a registry entry that lists the wrong files.
-pub fn load(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Dataset> {
-    let paths = fetch(entry, opts)?;
-    let mut ordered: Vec<_> = entry.files.iter().zip(&paths).collect();
-    ordered.sort_by_key(|(file, _)| file.role != Role::Train);
-    let n_train_files = ordered
-        .iter()
-        .filter(|(f, _)| f.role == Role::Train)
-        .count();
+/// What `rfbench datasets info` prints about a loaded dataset.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub n: usize,
+    pub d: usize,
+    pub n_train: usize,
+    pub nnz: usize,
+    /// Non-zeros over n * d.
+    pub density: f64,
+    /// Rows per label value, when there are at most 100 distinct labels (classification).
+    pub classes: Option<Vec<(f64, usize)>>,
+    /// Smallest and largest label.
+    pub label_range: (f64, f64),
+}
 
-    let (x, y, n_train) = match entry.format {
+impl Dataset {
+    pub fn summary(&self) -> Summary {
+        let (n, d) = (self.x.n_rows(), self.x.n_cols());
+        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
+        for y in &self.y {
+            *counts.entry(y.to_bits()).or_default() += 1;
+            if counts.len() > 100 {
+                break;
+            }
+        }
+        let classes = (counts.len() <= 100).then(|| {
+            let mut c: Vec<(f64, usize)> = counts
+                .into_iter()
+                .map(|(b, k)| (f64::from_bits(b), k))
+                .collect();
+            c.sort_by(|a, b| a.0.total_cmp(&b.0));
+            c
+        });
+        let label_range = self
+            .y
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &y| {
+                (lo.min(y), hi.max(y))
+            });
+        Summary {
+            n,
+            d,
+            n_train: self.n_train,
+            nnz: self.x.nnz(),
+            density: if n * d > 0 {
+                self.x.nnz() as f64 / (n as f64 * d as f64)
+            } else {
+                0.0
+            },
+            classes,
+            label_range,
+        }
+    }
+}
+
+/// A load and where it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub dataset: Dataset,
+    /// The source files used, with their digests.
+    pub sources: Vec<FetchedFile>,
+    /// The parsed binary cache file.
+    pub cache: PathBuf,
+    /// Whether the data was read from `cache` rather than parsed.
+    pub from_cache: bool,
+}
+
+/// Fetches (see [`fetch`]) and parses every file of `entry`, or reads the parsed binary cache
+/// when the same sources were parsed before. The row count must equal the registry's
+/// published `n` (before any subsample), which catches an entry that lists the wrong files.
+pub fn load(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Dataset> {
+    load_report(entry, opts).map(|l| l.dataset)
+}
+
+/// [`load`], also saying which files and which cache were used.
+pub fn load_report(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Loaded> {
+    let sources = fetch_verified(entry, opts)?;
+    let cache_file = cache::cache_path(&opts.cache_dir, entry, &sources);
+    if cache_file.is_file() {
+        match cache::read(&cache_file, &entry.name) {
+            Ok(dataset) => {
+                return Ok(Loaded {
+                    dataset,
+                    sources,
+                    cache: cache_file,
+                    from_cache: true,
+                })
+            }
+            // A damaged cache is rebuilt; anything else (no permission) is the user's to fix.
+            Err(DataError::Cache { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let paths: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
+    let dataset = parse_files(entry, &paths)?;
+    cache::write(&cache_file, &dataset)?;
+    Ok(Loaded {
+        dataset,
+        sources,
+        cache: cache_file,
+        from_cache: false,
+    })
+}
+
+/// Parses the files of `entry` found at `paths` (entry order), applies the entry's subsample
+/// and split, and checks n and d. No cache involved.
+pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
+    let mut order: Vec<usize> = (0..entry.files.len()).collect();
+    order.sort_by_key(|&k| entry.files[k].role != Role::Train);
+    let train_files = entry.files.iter().filter(|f| f.role == Role::Train).count();
+    let origin = paths
+        .last()
+        .cloned()
+        .unwrap_or_else(|| entry.name.clone().into());
+    let mut n_train = 0;
+    let (x, mut y) = match entry.format {
         Format::Libsvm => {
             let mut reader = libsvm::LibsvmReader::new(Some(entry.d));
-            let mut n_train = 0;
-            for (k, (_, path)) in ordered.iter().enumerate() {
-                let input = File::open(path).map_err(|e| DataError::io("cannot open", *path, e))?;
-                reader.read(BufReader::new(input), path)?;
-                if k + 1 == n_train_files {
+            for (k, &f) in order.iter().enumerate() {
+                let src = source::open(&paths[f], &entry.files[f])?;
+                reader.read(src.reader, &src.origin)?;
+                if k + 1 == train_files {
                     n_train = reader.n_rows();
                 }
             }
-            let origin = ordered
-                .last()
-                .map_or(entry.name.as_ref(), |(_, p)| p.as_path());
-            let (x, y) = reader.finish(origin)?;
-            (x, y, n_train)
+            reader.finish(&origin)?
+        }
+        Format::Csv => {
+            let options = entry
+                .csv
+                .as_ref()
+                .ok_or_else(|| DataError::RegistryInvalid {
+                    path: origin.clone(),
+                    line: 0,
+                    dataset: entry.name.clone(),
+                    problem: "format 'csv' needs csv options".into(),
+                })?;
+            let mut reader = csv::CsvReader::new(options, entry.labels.as_ref());
+            for (k, &f) in order.iter().enumerate() {
+                let src = source::open(&paths[f], &entry.files[f])?;
+                reader.read(src.reader, &src.origin)?;
+                if k + 1 == train_files {
+                    n_train = reader.n_rows();
+                }
+            }
+            reader.finish(&origin)?
+        }
+        Format::UciAdult | Format::Cifar10 => {
+            let mut rows = rows::RowBuilder::new();
+            for (k, &f) in order.iter().enumerate() {
+                let src = source::open(&paths[f], &entry.files[f])?;
+                if entry.format == Format::UciAdult {
+                    adult::read_uci_adult(&mut rows, src.reader, &src.origin)?;
+                } else {
+                    idx::read_cifar10(&mut rows, src.reader, &src.origin)?;
+                }
+                if k + 1 == train_files {
+                    n_train = rows.n_rows();
+                }
+            }
+            let d = if entry.format == Format::UciAdult {
+                UCI_ADULT_COLUMNS
+            } else {
+                CIFAR10_RECORD - 1
+            };
+            rows.finish(d, &origin)?
+        }
+        Format::Idx => {
+            let mut rows = rows::RowBuilder::new();
+            for role in [Role::Train, Role::Test] {
+                let find = |part| {
+                    entry
+                        .files
+                        .iter()
+                        .position(|f| f.role == role && f.part == Some(part))
+                };
+                let (Some(fx), Some(fy)) = (find(Part::Features), find(Part::Labels)) else {
+                    continue;
+                };
+                let sx = source::open(&paths[fx], &entry.files[fx])?;
+                let sy = source::open(&paths[fy], &entry.files[fy])?;
+                idx::read_idx_pair(
+                    &mut rows,
+                    (sx.reader, &sx.origin),
+                    (sy.reader, &sy.origin),
+                    entry.d,
+                )?;
+                if role == Role::Train {
+                    n_train = rows.n_rows();
+                }
+            }
+            rows.finish(entry.d, &origin)?
         }
     };
+    if train_files == 0 {
+        n_train = 0;
+    }
     if x.n_rows() != entry.n {
         return Err(DataError::RowCount {
             dataset: entry.name.clone(),
@@ -81,26 +268,77 @@ pub fn load(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Dataset> {
             actual: x.n_rows(),
         });
     }
-    Ok(Dataset {
+    // One-hot blocks of categories found in the data have no fixed width to check.
+    let open_width = entry
+        .csv
+        .as_ref()
+        .is_some_and(|c| !c.categorical_columns.is_empty());
+    if x.n_cols() != entry.d && !open_width {
+        return Err(DataError::ColumnCount {
+            dataset: entry.name.clone(),
+            expected: entry.d,
+            actual: x.n_cols(),
+        });
+    }
+    // Text formats map labels while parsing; numeric formats map the parsed numbers here.
+    if let (Some(map), Format::Libsvm | Format::Idx | Format::Cifar10) =
+        (&entry.labels, entry.format)
+    {
+        for (i, label) in y.iter_mut().enumerate() {
+            *label = map
+                .apply_number(*label)
+                .map_err(|problem| DataError::Parse {
+                    path: origin.clone(),
+                    line: 0,
+                    problem: format!("row {}: {problem}", i + 1),
+                })?;
+        }
+    }
+    let mut data = Dataset {
         name: entry.name.clone(),
         x,
         y,
         n_train,
-    })
+    };
+    if let Some(s) = entry.subsample {
+        let rows = subsample_indices(data.x.n_rows(), s.n, s.seed)?;
+        let n_train = rows.iter().filter(|&&r| r < data.n_train).count();
+        data = select(&data, &rows, n_train);
+    }
+    if let Split::Random { test_size, seed } = entry.split {
+        let (train, test) = random_split(data.x.n_rows(), test_size, seed)?;
+        let n_train = train.len();
+        let rows: Vec<usize> = train.into_iter().chain(test).collect();
+        data = select(&data, &rows, n_train);
+    }
+    Ok(data)
+}
+
+fn select(data: &Dataset, rows: &[usize], n_train: usize) -> Dataset {
+    Dataset {
+        name: data.name.clone(),
+        x: data.x.select_rows(rows),
+        y: rows.iter().map(|&r| data.y[r]).collect(),
+        n_train,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use sha2::{Digest, Sha256};
-    use std::path::{Path, PathBuf};
+    use std::io::Write;
+    use std::path::Path;
 
     fn file(role: Role, name: &str, body: &[u8]) -> FileEntry {
         FileEntry {
             role,
             file: name.into(),
             url: "http://127.0.0.1:9/unused".into(),
-            sha256: format!("{:x}", Sha256::digest(body)),
+            sha256: Some(format!("{:x}", Sha256::digest(body))),
+            member: None,
+            part: None,
+            local: Vec::new(),
         }
     }
 
@@ -112,32 +350,186 @@ mod tests {
         }
     }
 
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut w = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        w.write_all(data).unwrap();
+        w.finish().unwrap()
+    }
+
     #[test]
-    fn load_puts_train_rows_first_and_checks_n() {
+    fn load_puts_train_rows_first_and_checks_n_and_d() {
         let dir = tempfile::tempdir().unwrap();
         let (test, train) = (&b"-1 4:1\n"[..], &b"+1 1:1\n+1 2:1 3:1\n"[..]);
         std::fs::write(dir.path().join("t.test"), test).unwrap();
         std::fs::write(dir.path().join("t.train"), train).unwrap();
-        let mut entry = DatasetEntry {
-            name: "t".into(),
-            description: String::new(),
-            task: Task::Binary,
-            format: Format::Libsvm,
-            n: 3,
-            d: 5,
-            files: vec![
-                file(Role::Test, "t.test", test),
-                file(Role::Train, "t.train", train),
-            ],
-        };
-        let data = load(&entry, &offline(dir.path())).unwrap();
+        let files = vec![
+            file(Role::Test, "t.test", test),
+            file(Role::Train, "t.train", train),
+        ];
+        let mut entry = DatasetEntry::new("t", Task::Binary, Format::Libsvm, 3, 5, files);
+        let loaded = load_report(&entry, &offline(dir.path())).unwrap();
+        let data = &loaded.dataset;
+        assert!(!loaded.from_cache);
         assert_eq!((data.x.n_rows(), data.x.n_cols(), data.n_train), (3, 5, 2));
         assert_eq!(data.y, [1.0, 1.0, -1.0]);
         assert_eq!(data.x.row_parts(2).0, [3]);
+        let again = load_report(&entry, &offline(dir.path())).unwrap();
+        assert!(again.from_cache && again.cache == loaded.cache);
+        assert_eq!((&again.dataset.x, &again.dataset.y), (&data.x, &data.y));
 
         entry.n = 4;
         let msg = load(&entry, &offline(dir.path())).unwrap_err().to_string();
         assert!(msg.contains("n = 4") && msg.contains("hold 3"), "{msg}");
+    }
+
+    #[test]
+    fn a_damaged_parsed_cache_is_rebuilt() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = &b"+1 1:1\n-1 2:1\n"[..];
+        std::fs::write(dir.path().join("a.svm"), body).unwrap();
+        let files = vec![file(Role::Train, "a.svm", body)];
+        let entry = DatasetEntry::new("a", Task::Binary, Format::Libsvm, 2, 2, files);
+        let first = load_report(&entry, &offline(dir.path())).unwrap();
+        std::fs::write(&first.cache, b"RFBDATA\0 truncated").unwrap();
+        let second = load_report(&entry, &offline(dir.path())).unwrap();
+        assert!(!second.from_cache);
+        assert_eq!(second.dataset.y, [1.0, -1.0]);
+        assert!(
+            load_report(&entry, &offline(dir.path()))
+                .unwrap()
+                .from_cache
+        );
+    }
+
+    /// A user adds their own dataset: a gzipped CSV with a header, a seeded split and a label
+    /// map, described by a registry in a temporary directory, digest locked on first use.
+    #[test]
+    fn a_user_registry_entry_for_their_own_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut csv = String::from("id,colour,size,verdict\n");
+        for i in 0..20 {
+            let colour = ["red", "blue"][i % 2];
+            let verdict = if i % 3 == 0 { "good" } else { "bad" };
+            csv.push_str(&format!("{i},{colour},{}.5,{verdict}\n", i % 7));
+        }
+        std::fs::write(dir.path().join("mine.csv.gz"), gzip(csv.as_bytes())).unwrap();
+        let registry_text = r#"
+[[dataset]]
+name = "mine"
+description = "my own data"
+task = "binary"
+format = "csv"
+n = 20
+d = 3
+split = { test_size = 5, seed = 11 }
+labels = { map = { good = 1.0, bad = -1.0 } }
+preprocess = ["standardize"]
+csv = { header = true, skip_columns = [0], categorical_columns = [1] }
+
+[[dataset.files]]
+role = "train"
+file = "mine.csv.gz"
+url = "https://example.org/mine.csv.gz"
+"#;
+        let reg_path = dir.path().join("datasets.toml");
+        std::fs::write(&reg_path, registry_text).unwrap();
+        let registry = Registry::from_file(&reg_path).unwrap();
+        let entry = registry.get("mine").unwrap();
+        assert_eq!(entry.preprocess, [PreprocessStep::Standardize]);
+        let data = load(entry, &offline(dir.path())).unwrap();
+        assert_eq!(
+            (data.x.n_rows(), data.x.n_cols(), data.n_train),
+            (20, 3, 15)
+        );
+        let positives = data.y.iter().filter(|&&y| y == 1.0).count();
+        assert_eq!(positives, 7, "rows 0, 3, ..., 18 are good");
+        // Every row has its size (maybe 0) and exactly one colour.
+        for i in 0..20 {
+            let (idx, _) = data.x.row_parts(i);
+            assert_eq!(idx.iter().filter(|&&c| c >= 1).count(), 1);
+        }
+        let lock = std::fs::read_to_string(dir.path().join("datasets.lock")).unwrap();
+        let digest = format!("{:x}", Sha256::digest(gzip(csv.as_bytes())));
+        assert!(
+            lock.contains(&format!("{digest} mine/mine.csv.gz")),
+            "{lock}"
+        );
+
+        // The same file changed: the lock now refuses it.
+        std::fs::write(dir.path().join("mine.csv.gz"), gzip(b"id,c,s,v\n")).unwrap();
+        let err = load(entry, &offline(dir.path())).unwrap_err();
+        assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
+    }
+
+    #[test]
+    fn subsample_then_split_is_seeded() {
+        let dir = tempfile::tempdir().unwrap();
+        let body: String = (1..=30).map(|i| format!("{i} 1:{i}\n")).collect();
+        std::fs::write(dir.path().join("r.svm"), &body).unwrap();
+        let files = vec![file(Role::Train, "r.svm", body.as_bytes())];
+        let mut entry = DatasetEntry::new("r", Task::Regression, Format::Libsvm, 30, 1, files);
+        entry.subsample = Some(Subsample { n: 12, seed: 5 });
+        entry.split = Split::Random {
+            test_size: 4,
+            seed: 6,
+        };
+        let data = load(&entry, &offline(dir.path())).unwrap();
+        assert_eq!((data.x.n_rows(), data.n_train), (12, 8));
+        let mut labels = data.y.clone();
+        labels.dedup();
+        assert_eq!(labels.len(), 12, "distinct rows");
+        for (i, &y) in data.y.iter().enumerate() {
+            assert_eq!(data.x.row_parts(i).1, [y], "rows keep their labels");
+        }
+        let again = parse_files(&entry, &[dir.path().join("r.svm")]).unwrap();
+        assert_eq!(again.y, data.y);
+    }
+
+    #[test]
+    fn idx_and_cifar_members_through_the_registry() {
+        let dir = tempfile::tempdir().unwrap();
+        let images = idx::tests::idx_bytes(&[3, 2, 2], &[1, 0, 0, 2, 0, 0, 0, 0, 9, 9, 9, 9]);
+        let labels = idx::tests::idx_bytes(&[3], &[7, 0, 1]);
+        let (gi, gl) = (gzip(&images), gzip(&labels));
+        std::fs::write(dir.path().join("img.gz"), &gi).unwrap();
+        std::fs::write(dir.path().join("lab.gz"), &gl).unwrap();
+        let mut fi = file(Role::Train, "img.gz", &gi);
+        fi.part = Some(Part::Features);
+        let mut fl = file(Role::Train, "lab.gz", &gl);
+        fl.part = Some(Part::Labels);
+        let entry = DatasetEntry::new("i", Task::Multiclass, Format::Idx, 3, 4, vec![fi, fl]);
+        let data = load(&entry, &offline(dir.path())).unwrap();
+        assert_eq!(data.y, [7.0, 0.0, 1.0]);
+        assert_eq!(data.x.nnz(), 6);
+
+        // CIFAR-10: two batches in one tar, one train and one test.
+        let mut tar = tar::Builder::new(Vec::new());
+        for (name, label) in [("b/data_batch_1.bin", 4u8), ("b/test_batch.bin", 8)] {
+            let mut record = vec![0u8; CIFAR10_RECORD];
+            record[0] = label;
+            record[5] = 1;
+            let mut header = tar::Header::new_gnu();
+            header.set_size(record.len() as u64);
+            header.set_mode(0o644);
+            header.set_cksum();
+            tar.append_data(&mut header, name, &record[..]).unwrap();
+        }
+        let archive = gzip(&tar.into_inner().unwrap());
+        std::fs::write(dir.path().join("c.tar.gz"), &archive).unwrap();
+        let mut test = file(Role::Test, "c.tar.gz", &archive);
+        test.member = Some("b/test_batch.bin".into());
+        let mut train = file(Role::Train, "c.tar.gz", &archive);
+        train.member = Some("b/data_batch_1.bin".into());
+        let entry = DatasetEntry::new(
+            "c",
+            Task::Multiclass,
+            Format::Cifar10,
+            2,
+            3072,
+            vec![test, train],
+        );
+        let data = load(&entry, &offline(dir.path())).unwrap();
+        assert_eq!((data.y.clone(), data.n_train), (vec![4.0, 8.0], 1));
     }
 
     #[test]
@@ -157,16 +549,117 @@ mod tests {
             mirrors: vec![mirror],
             progress: false,
         };
-        let mut adult = load(registry.get("adult").unwrap(), &opts).unwrap();
+        let loaded = load_report(registry.get("adult").unwrap(), &opts).unwrap();
+        let mut adult = loaded.dataset;
         assert_eq!((adult.x.n_rows(), adult.x.n_cols()), (48_842, 123));
         assert_eq!(adult.n_train, 32_561);
         assert_eq!(adult.x.nnz(), 677_323);
         // `grep -c '^+1'` over a9a and a9a.t: 7,841 + 3,846 positives.
         assert_eq!(adult.y.iter().filter(|&&y| y == 1.0).count(), 11_687);
         assert_eq!(adult.y.iter().filter(|&&y| y == -1.0).count(), 37_155);
-        assert!(std::fs::read_dir(cache.path()).unwrap().next().is_none());
+        // Only the parsed cache is written: the mirrored files are used in place.
+        let written: Vec<_> = std::fs::read_dir(cache.path().join("adult"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(written, std::slice::from_ref(&loaded.cache));
+        let cached = load_report(registry.get("adult").unwrap(), &opts).unwrap();
+        assert!(cached.from_cache);
+        assert_eq!((&cached.dataset.x, &cached.dataset.y), (&adult.x, &adult.y));
+
+        let raw = load(registry.get("adult-uci").unwrap(), &opts).unwrap();
+        assert_eq!(
+            (raw.x.n_rows(), raw.x.n_cols(), raw.n_train),
+            (48_842, 105, 32_561)
+        );
+        assert_eq!(
+            raw.y, adult.y,
+            "a9a was built from these files, row for row"
+        );
 
         unit_norm(&mut adult.x);
         assert!(adult.x.row_norms().iter().all(|n| (n - 1.0).abs() < 1e-12));
+    }
+
+    /// Fashion-MNIST from the Debian package's files (the registry's local copies), when
+    /// installed: the real IDX files, gzipped.
+    #[test]
+    fn fashion_mnist_from_the_debian_package() {
+        let registry =
+            Registry::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets.toml"))
+                .unwrap();
+        let entry = registry.get("fashion-mnist").unwrap();
+        if !entry
+            .files
+            .iter()
+            .all(|f| f.local.iter().any(|l| l.path.is_file()))
+        {
+            println!("skipped: dataset-fashion-mnist is not installed");
+            return;
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let opts = FetchOptions {
+            cache_dir: cache.path().to_path_buf(),
+            mirrors: vec![],
+            progress: false,
+        };
+        let data = load(entry, &opts).unwrap();
+        assert_eq!(
+            (data.x.n_rows(), data.x.n_cols(), data.n_train),
+            (70_000, 784, 60_000)
+        );
+        let summary = data.summary();
+        let classes = summary.classes.unwrap();
+        assert_eq!(classes.len(), 10);
+        // Fashion-MNIST is balanced: 6,000 train + 1,000 test images per class.
+        assert!(
+            classes.iter().all(|&(_, count)| count == 7_000),
+            "{classes:?}"
+        );
+    }
+
+    /// Parse time vs binary-cache read time for Adult (run with --ignored; prints the ratio).
+    #[test]
+    #[ignore = "timing, run by hand"]
+    fn adult_cache_timing() {
+        let mirror =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/adult");
+        let registry =
+            Registry::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets.toml"))
+                .unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let opts = FetchOptions {
+            cache_dir: cache.path().to_path_buf(),
+            mirrors: vec![mirror],
+            progress: false,
+        };
+        let entry = registry.get("adult").unwrap();
+        let paths = fetch(entry, &opts).unwrap();
+        let best = |f: &mut dyn FnMut()| {
+            (0..5)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
+        let parse = best(&mut || {
+            parse_files(entry, &paths).unwrap();
+        });
+        let first = load_report(entry, &opts).unwrap();
+        assert!(!first.from_cache);
+        let read = best(&mut || {
+            assert!(load_report(entry, &opts).unwrap().from_cache);
+        });
+        let raw = best(&mut || {
+            cache::read(&first.cache, "adult").unwrap();
+        });
+        println!(
+            "adult: parse {parse:.4} s, load from cache (incl. sha256 of sources) {read:.4} s, \
+             cache read alone {raw:.4} s; parse / cache read = {:.1}",
+            parse / raw
+        );
+        assert!(raw < parse);
     }
 }

@@ -2,8 +2,21 @@
 //!
 //! The polynomial-kernel papers (Pham-Pagh, Kar-Karnick) normalise every row to unit L2 norm, so
 //! that `<x, y>` lies in [-1, 1] and the kernel values of different degrees stay comparable.
+//! The regression papers (Fastfood, Random Features) standardise or min-max scale each column;
+//! the statistics come from the training rows only and are applied unchanged to the test rows,
+//! so no information about the test set leaks into training. PRFF sets the Gaussian bandwidth
+//! to the 5th percentile of pairwise distances, estimated here on a seeded sample of pairs.
+//! Every random choice takes an explicit seed (ChaCha8), never OS entropy.
 
+use std::ops::Range;
+
+use ndarray::Array2;
+use rand::seq::index;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rfbench_maps::CsrMatrix;
+
+use super::error::{DataError, Result};
 
 /// Scales every row to unit Euclidean norm; rows that are entirely zero stay zero.
 ///
@@ -33,6 +46,221 @@ fn scaled_norm(values: &[f64]) -> f64 {
     largest * sum.sqrt()
 }
 
+/// Per-column affine scaling `(v - shift) / scale`, fitted on training rows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ColumnScaler {
+    pub shift: Vec<f64>,
+    pub scale: Vec<f64>,
+}
+
+impl ColumnScaler {
+    /// Zero mean and unit (population) standard deviation on `rows`; a constant column is
+    /// only centred (scale 1), since dividing by zero would make it NaN.
+    pub fn standardize(x: &CsrMatrix, rows: Range<usize>) -> Result<ColumnScaler> {
+        let count = check_rows(x, &rows, "standardize")? as f64;
+        let d = x.n_cols();
+        let (mut sum, mut sum_sq) = (vec![0.0; d], vec![0.0; d]);
+        for i in rows.clone() {
+            let (idx, val) = x.row_parts(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                sum[j as usize] += v;
+            }
+        }
+        let mean: Vec<f64> = sum.iter().map(|s| s / count).collect();
+        // Two-pass variance: sum (v - mean)^2 over non-zeros, plus mean^2 for each zero.
+        let mut nonzeros = vec![0usize; d];
+        for i in rows {
+            let (idx, val) = x.row_parts(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                let j = j as usize;
+                sum_sq[j] += (v - mean[j]) * (v - mean[j]);
+                nonzeros[j] += 1;
+            }
+        }
+        let scale = (0..d)
+            .map(|j| {
+                let zeros = count - nonzeros[j] as f64;
+                let var = (sum_sq[j] + zeros * mean[j] * mean[j]) / count;
+                if var > 0.0 {
+                    var.sqrt()
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        Ok(ColumnScaler { shift: mean, scale })
+    }
+
+    /// Maps each column's training range to [0, 1]; a constant column maps to 0.
+    pub fn min_max(x: &CsrMatrix, rows: Range<usize>) -> Result<ColumnScaler> {
+        let count = check_rows(x, &rows, "min-max")?;
+        let d = x.n_cols();
+        let (mut lo, mut hi) = (vec![f64::INFINITY; d], vec![f64::NEG_INFINITY; d]);
+        let mut nonzeros = vec![0usize; d];
+        for i in rows {
+            let (idx, val) = x.row_parts(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                let j = j as usize;
+                lo[j] = lo[j].min(v);
+                hi[j] = hi[j].max(v);
+                nonzeros[j] += 1;
+            }
+        }
+        for j in 0..d {
+            if nonzeros[j] < count {
+                lo[j] = lo[j].min(0.0);
+                hi[j] = hi[j].max(0.0);
+            }
+        }
+        let scale = lo
+            .iter()
+            .zip(&hi)
+            .map(|(l, h)| if h > l { h - l } else { 1.0 })
+            .collect();
+        Ok(ColumnScaler { shift: lo, scale })
+    }
+
+    /// The scaled matrix, dense: centring makes every zero non-zero.
+    pub fn transform(&self, x: &CsrMatrix) -> Result<Array2<f64>> {
+        if x.n_cols() != self.shift.len() {
+            return Err(DataError::Preprocess {
+                step: "scaling",
+                problem: format!(
+                    "fitted on {} columns, applied to {}",
+                    self.shift.len(),
+                    x.n_cols()
+                ),
+            });
+        }
+        let mut out = Array2::zeros((x.n_rows(), x.n_cols()));
+        for (i, mut row) in out.rows_mut().into_iter().enumerate() {
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = -self.shift[j] / self.scale[j];
+            }
+            let (idx, val) = x.row_parts(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                let j = j as usize;
+                row[j] = (v - self.shift[j]) / self.scale[j];
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn check_rows(x: &CsrMatrix, rows: &Range<usize>, step: &'static str) -> Result<usize> {
+    if rows.is_empty() || rows.end > x.n_rows() {
+        return Err(DataError::Preprocess {
+            step,
+            problem: format!(
+                "the fitting rows {rows:?} are empty or beyond the {} rows",
+                x.n_rows()
+            ),
+        });
+    }
+    Ok(rows.len())
+}
+
+/// Standardises with the statistics of the first `n_train` rows (the training set).
+pub fn standardize(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
+    ColumnScaler::standardize(x, 0..n_train)?.transform(x)
+}
+
+/// Min-max scales with the range of the first `n_train` rows (the training set).
+pub fn min_max(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
+    ColumnScaler::min_max(x, 0..n_train)?.transform(x)
+}
+
+/// Euclidean distance between two sparse rows (increasing column order), by merging.
+fn row_distance(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0.0);
+    while i < a.0.len() || j < b.0.len() {
+        let diff = match (a.0.get(i), b.0.get(j)) {
+            (Some(&ca), Some(&cb)) if ca == cb => {
+                i += 1;
+                j += 1;
+                a.1[i - 1] - b.1[j - 1]
+            }
+            (Some(&ca), Some(&cb)) if ca < cb => {
+                i += 1;
+                a.1[i - 1]
+            }
+            (Some(_), None) => {
+                i += 1;
+                a.1[i - 1]
+            }
+            _ => {
+                j += 1;
+                -b.1[j - 1]
+            }
+        };
+        sum += diff * diff;
+    }
+    sum.sqrt()
+}
+
+/// The `percentile`-th percentile (0-100, linear interpolation between order statistics) of
+/// the Euclidean distances of `n_pairs` random pairs of distinct rows, drawn with `seed`.
+/// PRFF's bandwidth rule is `percentile = 5`.
+pub fn distance_percentile(
+    x: &CsrMatrix,
+    percentile: f64,
+    n_pairs: usize,
+    seed: u64,
+) -> Result<f64> {
+    let fail = |problem: String| DataError::Preprocess {
+        step: "distance percentile",
+        problem,
+    };
+    if !(0.0..=100.0).contains(&percentile) {
+        return Err(fail(format!("percentile {percentile} is not in [0, 100]")));
+    }
+    if x.n_rows() < 2 || n_pairs == 0 {
+        return Err(fail(format!(
+            "needs at least 2 rows and 1 pair, got {} rows and {n_pairs} pairs",
+            x.n_rows()
+        )));
+    }
+    let n = x.n_rows();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut distances: Vec<f64> = (0..n_pairs)
+        .map(|_| {
+            let i = rng.random_range(0..n);
+            let mut j = rng.random_range(0..n - 1);
+            if j >= i {
+                j += 1;
+            }
+            row_distance(x.row_parts(i), x.row_parts(j))
+        })
+        .collect();
+    distances.sort_by(f64::total_cmp);
+    let pos = percentile / 100.0 * (distances.len() - 1) as f64;
+    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+    Ok(distances[lo] + (pos - lo as f64) * (distances[hi] - distances[lo]))
+}
+
+/// `k` distinct indices of `0..n`, drawn with `seed`, in increasing order.
+pub fn subsample_indices(n: usize, k: usize, seed: u64) -> Result<Vec<usize>> {
+    if k > n {
+        return Err(DataError::Preprocess {
+            step: "subsample",
+            problem: format!("cannot draw {k} rows out of {n}"),
+        });
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut rows = index::sample(&mut rng, n, k).into_vec();
+    rows.sort_unstable();
+    Ok(rows)
+}
+
+/// A seeded random split of `0..n`: (train rows, test rows), each in increasing order.
+pub fn random_split(n: usize, test_size: usize, seed: u64) -> Result<(Vec<usize>, Vec<usize>)> {
+    let test = subsample_indices(n, test_size, seed)?;
+    let mut is_test = vec![false; n];
+    test.iter().for_each(|&i| is_test[i] = true);
+    let train = (0..n).filter(|&i| !is_test[i]).collect();
+    Ok((train, test))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -58,5 +286,79 @@ mod tests {
             "{row0:?}"
         );
         assert_eq!(x.row_parts(3).1, &[1.0]);
+    }
+
+    fn sample() -> CsrMatrix {
+        let dense = array![
+            [1.0, 0.0, 5.0],
+            [3.0, 0.0, 5.0],
+            [0.0, 4.0, 5.0],
+            [10.0, -8.0, 0.0]
+        ];
+        CsrMatrix::from_dense(dense.view()).unwrap()
+    }
+
+    #[test]
+    fn standardize_uses_train_statistics_only() {
+        let x = sample();
+        let z = standardize(&x, 3).unwrap();
+        // Train column 0: 1, 3, 0 -> mean 4/3, population variance 14/9.
+        let (m, s) = (4.0 / 3.0, (14.0f64 / 9.0).sqrt());
+        for (i, v) in [1.0, 3.0, 0.0, 10.0].into_iter().enumerate() {
+            assert!((z[[i, 0]] - (v - m) / s).abs() < 1e-12, "row {i}");
+        }
+        let train_mean: f64 = (0..3).map(|i| z[[i, 1]]).sum::<f64>() / 3.0;
+        assert!(train_mean.abs() < 1e-12);
+        // Column 2 is constant on the train rows: centred, not divided by zero.
+        assert_eq!([z[[0, 2]], z[[3, 2]]], [0.0, -5.0]);
+    }
+
+    #[test]
+    fn min_max_maps_the_train_range_to_unit_interval() {
+        let z = min_max(&sample(), 3).unwrap();
+        assert_eq!([z[[0, 0]], z[[1, 0]], z[[2, 0]]], [1.0 / 3.0, 1.0, 0.0]);
+        assert_eq!(z[[3, 0]], 10.0 / 3.0, "test rows may leave [0, 1]");
+        assert_eq!([z[[2, 1]], z[[3, 1]]], [1.0, -2.0]);
+        assert!(min_max(&sample(), 0).is_err());
+        assert!(ColumnScaler::min_max(&sample(), 0..9).is_err());
+    }
+
+    #[test]
+    fn sparse_distance_matches_dense() {
+        let x = sample();
+        let d = x.to_dense();
+        for i in 0..4 {
+            for j in 0..4 {
+                let dense = (&d.row(i) - &d.row(j)).mapv(|v| v * v).sum().sqrt();
+                let sparse = row_distance(x.row_parts(i), x.row_parts(j));
+                assert!((dense - sparse).abs() < 1e-12, "{i} {j}");
+            }
+        }
+    }
+
+    #[test]
+    fn distance_percentile_on_known_distances() {
+        // Points 0, 1, 3 on a line: distances 1, 2, 3. Many pairs cover all three.
+        let x = CsrMatrix::from_dense(array![[0.0], [1.0], [3.0]].view()).unwrap();
+        assert_eq!(distance_percentile(&x, 0.0, 500, 7).unwrap(), 1.0);
+        assert_eq!(distance_percentile(&x, 100.0, 500, 7).unwrap(), 3.0);
+        let p5 = distance_percentile(&x, 5.0, 500, 7).unwrap();
+        assert_eq!(p5, 1.0, "a third of 500 pairs have distance 1");
+        assert_eq!(p5, distance_percentile(&x, 5.0, 500, 7).unwrap());
+        assert!(distance_percentile(&x, 101.0, 5, 7).is_err());
+    }
+
+    #[test]
+    fn subsample_and_split_are_seeded_partitions() {
+        let a = subsample_indices(1000, 100, 3).unwrap();
+        assert_eq!(a, subsample_indices(1000, 100, 3).unwrap());
+        assert_ne!(a, subsample_indices(1000, 100, 4).unwrap());
+        assert!(a.windows(2).all(|w| w[0] < w[1]) && a.len() == 100);
+        assert!(subsample_indices(5, 6, 0).is_err());
+        let (train, test) = random_split(50, 10, 1).unwrap();
+        assert_eq!((train.len(), test.len()), (40, 10));
+        let mut all: Vec<_> = train.iter().chain(&test).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, (0..50).collect::<Vec<_>>());
     }
 }

@@ -4,8 +4,16 @@
 //! unknown keys (so a typo is an error naming the key and line, not a silently ignored setting),
 //! then validation into [`DatasetEntry`] values. Validation errors carry the line of the
 //! offending table, recovered from TOML spans.
+//!
+//! An entry says everything needed to turn published bytes into the paper's matrix: the format
+//! and its options, the compression (from the file name: `.gz`, `.bz2`, `.xz`, `.zip`, `.tar`,
+//! `.tar.gz`/`.tgz`, `.tar.bz2`, `.tar.xz`) and the archive member to read, how labels map to
+//! numbers, the train/test split (the files' roles, or a seeded random split declared in the
+//! entry), an optional seeded subsample, and the preprocessing a spec gets by default. A file's
+//! `sha256` may be left out when the publisher gives none: the digest is then recorded in the
+//! lock file (`datasets.lock` next to the registry) on first download and enforced afterwards.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -24,11 +32,24 @@ pub enum Task {
 
 /// The on-disk format of a dataset's files; one parser per variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Format {
-    /// `label idx:val ...` lines with 1-based, increasing indices.
+    /// `label idx:val ...` lines with 1-based, increasing indices (optional `qid:`).
+    #[serde(rename = "libsvm")]
     Libsvm,
+    /// Delimited text; the `[dataset.csv]` table says separator, header and columns.
+    #[serde(rename = "csv")]
+    Csv,
+    /// MNIST's IDX: an unsigned-byte tensor file per role for features, one for labels.
+    #[serde(rename = "idx")]
+    Idx,
+    /// CIFAR-10's binary version: records of 1 label byte and 3,072 pixel bytes.
+    #[serde(rename = "cifar10")]
+    Cifar10,
+    /// The raw UCI Adult records (`adult.data`, `adult.test`), one-hot encoded as
+    /// documented in the `adult` module.
+    #[serde(rename = "uci-adult")]
+    UciAdult,
 }
 
 /// Which part of the published split a file holds.
@@ -39,6 +60,78 @@ pub enum Role {
     Test,
 }
 
+/// For formats that keep features and labels in separate files (IDX): which one a file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Part {
+    Features,
+    Labels,
+}
+
+/// How a file is compressed or archived, from its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    None,
+    Gzip,
+    Bzip2,
+    Xz,
+    /// A zip archive; the entry's `member` names the file inside.
+    Zip,
+    /// A tar archive, possibly compressed; the entry's `member` names the file inside.
+    Tar(TarCompression),
+}
+
+/// The compression around a tar archive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TarCompression {
+    None,
+    Gzip,
+    Bzip2,
+    Xz,
+}
+
+impl Compression {
+    /// The compression a file name announces.
+    pub fn of_file_name(name: &str) -> Compression {
+        let lower = name.to_ascii_lowercase();
+        let ends = |s: &str| lower.ends_with(s);
+        if ends(".tar.gz") || ends(".tgz") {
+            Compression::Tar(TarCompression::Gzip)
+        } else if ends(".tar.bz2") || ends(".tbz2") {
+            Compression::Tar(TarCompression::Bzip2)
+        } else if ends(".tar.xz") || ends(".txz") {
+            Compression::Tar(TarCompression::Xz)
+        } else if ends(".tar") {
+            Compression::Tar(TarCompression::None)
+        } else if ends(".zip") {
+            Compression::Zip
+        } else if ends(".gz") {
+            Compression::Gzip
+        } else if ends(".bz2") {
+            Compression::Bzip2
+        } else if ends(".xz") {
+            Compression::Xz
+        } else {
+            Compression::None
+        }
+    }
+
+    /// Archives hold several files, so reading one needs a member name.
+    pub fn is_archive(self) -> bool {
+        matches!(self, Compression::Zip | Compression::Tar(_))
+    }
+}
+
+/// A copy of a file already on this machine (e.g. installed by a system package), used in
+/// place. It may be a different encoding of the same data (Debian re-gzips Fashion-MNIST), so
+/// it has its own digest, pinned here or locked on first use.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LocalCopy {
+    pub path: PathBuf,
+    pub sha256: Option<String>,
+}
+
 /// One file of a dataset: its name in the cache and mirrors, its source and its digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileEntry {
@@ -46,22 +139,167 @@ pub struct FileEntry {
     /// A plain file name (no directories), used in the cache and looked up in mirrors.
     pub file: String,
     pub url: String,
-    /// Lower-case hex SHA-256 of the file as published.
-    pub sha256: String,
+    /// Lower-case hex SHA-256 of the file as published; `None` when the publisher gives none,
+    /// in which case the lock file pins it on first download.
+    pub sha256: Option<String>,
+    /// The file to read inside an archive (zip, tar).
+    pub member: Option<String>,
+    /// Features or labels, for formats that split them (IDX).
+    pub part: Option<Part>,
+    /// Copies on this machine searched before the mirrors.
+    pub local: Vec<LocalCopy>,
+}
+
+impl FileEntry {
+    /// The compression its file name announces.
+    pub fn compression(&self) -> Compression {
+        Compression::of_file_name(&self.file)
+    }
+}
+
+/// Options of the `csv` format (`[dataset.csv]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CsvOptions {
+    /// A single character, or `"whitespace"` for runs of spaces and tabs. Default `,`.
+    #[serde(default = "default_separator")]
+    pub separator: String,
+    /// The first non-comment line names the columns and is skipped.
+    #[serde(default)]
+    pub header: bool,
+    /// 0-based column of the label; negative counts from the end (-1 = last). Default -1.
+    #[serde(default = "default_label_column")]
+    pub label_column: i64,
+    /// 0-based columns that are neither features nor label (ids, alternative targets).
+    #[serde(default)]
+    pub skip_columns: Vec<usize>,
+    /// 0-based columns holding categories, one-hot encoded after the numeric columns, one
+    /// block per column in column order, categories sorted (byte order) over all files.
+    #[serde(default)]
+    pub categorical_columns: Vec<usize>,
+}
+
+fn default_separator() -> String {
+    ",".into()
+}
+
+fn default_label_column() -> i64 {
+    -1
+}
+
+/// How label text (or a numeric label) becomes the number a learner sees.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LabelMap {
+    /// Label text -> value. For numeric formats the keys are compared as numbers.
+    #[serde(default)]
+    pub map: BTreeMap<String, f64>,
+    /// Value of any label not in `map`; without it, such a label is an error.
+    pub default: Option<f64>,
+}
+
+impl LabelMap {
+    /// The value of a label given as text.
+    pub fn apply_text(&self, text: &str) -> std::result::Result<f64, String> {
+        if let Some(&v) = self.map.get(text) {
+            return Ok(v);
+        }
+        self.default
+            .ok_or_else(|| format!("label '{text}' is not in the registry's label map"))
+    }
+
+    /// The value of a label that a format already parsed as a number.
+    pub fn apply_number(&self, label: f64) -> std::result::Result<f64, String> {
+        for (key, &v) in &self.map {
+            if key.trim().parse::<f64>() == Ok(label) {
+                return Ok(v);
+            }
+        }
+        self.default
+            .ok_or_else(|| format!("label {label} is not in the registry's label map"))
+    }
+}
+
+/// How rows split into train and test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Split {
+    /// The files' roles: the published split.
+    Files,
+    /// A seeded random split of all rows: `test_size` rows go to the test set.
+    Random { test_size: usize, seed: u64 },
+}
+
+/// A seeded random subsample of `n` rows, taken before the split (the Tensor Sketch paper's
+/// 100,000 Covertype points).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Subsample {
+    pub n: usize,
+    pub seed: u64,
+}
+
+/// A preprocessing step a dataset recommends (the papers' defaults for it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PreprocessStep {
+    UnitNorm,
+    Standardize,
+    MinMax,
 }
 
 /// One dataset of the registry, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DatasetEntry {
     pub name: String,
     pub description: String,
     pub task: Task,
     pub format: Format,
-    /// Number of rows as published (train + test).
+    /// Number of rows as published (train + test), before any subsample.
     pub n: usize,
-    /// Number of features as published.
+    /// Number of features as published, or as the format's documented encoding gives.
     pub d: usize,
     pub files: Vec<FileEntry>,
+    pub csv: Option<CsvOptions>,
+    pub labels: Option<LabelMap>,
+    pub split: Split,
+    pub subsample: Option<Subsample>,
+    pub preprocess: Vec<PreprocessStep>,
+    /// Where digests of files without a pinned `sha256` are recorded; `None` means
+    /// `<cache_dir>/datasets.lock`.
+    pub lock_file: Option<PathBuf>,
+}
+
+impl DatasetEntry {
+    /// A minimal entry (files split by role, no options), for datasets built in code.
+    pub fn new(
+        name: &str,
+        task: Task,
+        format: Format,
+        n: usize,
+        d: usize,
+        files: Vec<FileEntry>,
+    ) -> DatasetEntry {
+        DatasetEntry {
+            name: name.into(),
+            description: String::new(),
+            task,
+            format,
+            n,
+            d,
+            files,
+            csv: None,
+            labels: None,
+            split: Split::Files,
+            subsample: None,
+            preprocess: Vec::new(),
+            lock_file: None,
+        }
+    }
+
+    /// The number of rows a load yields: the subsample's size, else `n`.
+    pub fn loaded_rows(&self) -> usize {
+        self.subsample.map_or(self.n, |s| s.n)
+    }
 }
 
 /// All datasets of a registry file, in file order.
@@ -87,7 +325,20 @@ struct RawDataset {
     format: Format,
     n: usize,
     d: usize,
+    csv: Option<CsvOptions>,
+    labels: Option<LabelMap>,
+    split: Option<RawSplit>,
+    subsample: Option<Subsample>,
+    #[serde(default)]
+    preprocess: Vec<PreprocessStep>,
     files: Vec<Spanned<RawFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSplit {
+    test_size: usize,
+    seed: u64,
 }
 
 #[derive(Deserialize)]
@@ -96,7 +347,11 @@ struct RawFile {
     role: Role,
     file: String,
     url: String,
-    sha256: String,
+    sha256: Option<String>,
+    member: Option<String>,
+    part: Option<Part>,
+    #[serde(default)]
+    local: Vec<LocalCopy>,
 }
 
 impl Registry {
@@ -107,20 +362,23 @@ impl Registry {
         Registry::parse(&text, path)
     }
 
-    /// Parses and validates registry text; `origin` is the path that error messages name.
+    /// Parses and validates registry text; `origin` is the path that error messages name, and
+    /// the lock file is `datasets.lock` in its directory.
     pub fn parse(text: &str, origin: &Path) -> Result<Registry> {
         let raw: RawRegistry = toml::from_str(text).map_err(|e| DataError::RegistrySyntax {
             path: origin.to_path_buf(),
             message: e.to_string(),
         })?;
+        let lock_file = origin.with_file_name("datasets.lock");
         let mut entries = Vec::with_capacity(raw.dataset.len());
         let mut seen = HashSet::new();
         for spanned in raw.dataset {
             let line = line_of(text, spanned.span().start);
-            let entry = validate(spanned.into_inner(), text, origin, line)?;
+            let mut entry = validate(spanned.into_inner(), text, origin, line)?;
             if !seen.insert(entry.name.clone()) {
                 return Err(invalid(origin, line, &entry.name, "duplicate dataset name"));
             }
+            entry.lock_file = Some(lock_file.clone());
             entries.push(entry);
         }
         Ok(Registry {
@@ -153,52 +411,67 @@ impl Registry {
 
 fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<DatasetEntry> {
     let name = raw.name;
+    let fail = |problem: String| Err(invalid(origin, line, &name, &problem));
     if name.is_empty() || !is_plain_name(&name) {
-        return Err(invalid(
-            origin,
-            line,
-            &name,
+        return fail(
             "the name must be a non-empty plain name (letters, digits, '-', '_', '.'), \
-             since it names a cache directory",
-        ));
+             since it names a cache directory"
+                .into(),
+        );
     }
     if raw.n == 0 || raw.d == 0 {
-        return Err(invalid(
-            origin,
-            line,
-            &name,
-            &format!(
-                "n and d must be at least 1, got n = {}, d = {}",
-                raw.n, raw.d
-            ),
+        return fail(format!(
+            "n and d must be at least 1, got n = {}, d = {}",
+            raw.n, raw.d
         ));
     }
     if raw.files.is_empty() {
-        return Err(invalid(origin, line, &name, "no files"));
+        return fail("no files".into());
+    }
+    match (raw.format, &raw.csv) {
+        (Format::Csv, None) => return fail("format 'csv' needs a [dataset.csv] table".into()),
+        (Format::Csv, Some(csv)) => {
+            if let Err(problem) = check_csv(csv) {
+                return fail(problem);
+            }
+        }
+        (_, Some(_)) => return fail("a [dataset.csv] table needs format 'csv'".into()),
+        _ => {}
+    }
+    let split = match raw.split {
+        None => Split::Files,
+        Some(s) => {
+            if raw.files.iter().any(|f| f.get_ref().role == Role::Test) {
+                return fail("a declared split needs every file to have role 'train'".into());
+            }
+            let rows = raw.subsample.map_or(raw.n, |s| s.n);
+            if s.test_size == 0 || s.test_size >= rows {
+                return fail(format!(
+                    "split.test_size must be between 1 and {} (the rows split), got {}",
+                    rows - 1,
+                    s.test_size
+                ));
+            }
+            Split::Random {
+                test_size: s.test_size,
+                seed: s.seed,
+            }
+        }
+    };
+    if let Some(s) = raw.subsample {
+        if s.n == 0 || s.n > raw.n {
+            return fail(format!(
+                "subsample.n must be between 1 and n = {}, got {}",
+                raw.n, s.n
+            ));
+        }
     }
     let mut files = Vec::with_capacity(raw.files.len());
-    let mut file_names = HashSet::new();
+    let mut seen = HashSet::new();
     for spanned in raw.files {
         let file_line = line_of(text, spanned.span().start);
         let f = spanned.into_inner();
-        let problem = if !is_plain_name(&f.file) {
-            Some(format!(
-                "file '{}' must be a plain file name without directories",
-                f.file
-            ))
-        } else if !file_names.insert(f.file.clone()) {
-            Some(format!("file '{}' is listed twice", f.file))
-        } else if !(f.url.starts_with("http://") || f.url.starts_with("https://")) {
-            Some(format!("url '{}' is not an http(s) URL", f.url))
-        } else if !is_sha256_hex(&f.sha256) {
-            Some(format!(
-                "sha256 '{}' of file '{}' is not 64 lower-case hex digits",
-                f.sha256, f.file
-            ))
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
+        if let Err(problem) = check_file(&f, raw.format, &mut seen, &files) {
             return Err(invalid(origin, file_line, &name, &problem));
         }
         files.push(FileEntry {
@@ -206,7 +479,29 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
             file: f.file,
             url: f.url,
             sha256: f.sha256,
+            member: f.member,
+            part: f.part,
+            local: f.local,
         });
+    }
+    if raw.format == Format::Idx {
+        for role in [Role::Train, Role::Test] {
+            let parts: Vec<_> = files
+                .iter()
+                .filter(|f| f.role == role)
+                .map(|f| f.part)
+                .collect();
+            let ok = parts.is_empty()
+                || (parts.len() == 2
+                    && parts.contains(&Some(Part::Features))
+                    && parts.contains(&Some(Part::Labels)));
+            if !ok {
+                return fail(format!(
+                    "format 'idx' needs, per role, one file with part = \"features\" and one with \
+                     part = \"labels\"; role {role:?} has {parts:?}"
+                ));
+            }
+        }
     }
     Ok(DatasetEntry {
         name,
@@ -216,7 +511,95 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
         n: raw.n,
         d: raw.d,
         files,
+        csv: raw.csv,
+        labels: raw.labels,
+        split,
+        subsample: raw.subsample,
+        preprocess: raw.preprocess,
+        lock_file: None,
     })
+}
+
+fn check_csv(csv: &CsvOptions) -> std::result::Result<(), String> {
+    if csv.separator != "whitespace" && csv.separator.chars().count() != 1 {
+        return Err(format!(
+            "csv.separator must be one character or \"whitespace\", got '{}'",
+            csv.separator
+        ));
+    }
+    let mut columns: Vec<usize> = csv.skip_columns.clone();
+    columns.extend(&csv.categorical_columns);
+    if csv.label_column >= 0 {
+        columns.push(csv.label_column as usize);
+    }
+    let unique: HashSet<_> = columns.iter().collect();
+    if unique.len() != columns.len() {
+        return Err(
+            "csv: label_column, skip_columns and categorical_columns must not overlap".into(),
+        );
+    }
+    Ok(())
+}
+
+fn check_file(
+    f: &RawFile,
+    format: Format,
+    seen: &mut HashSet<(String, Option<String>, Option<Part>)>,
+    earlier: &[FileEntry],
+) -> std::result::Result<(), String> {
+    if !is_plain_name(&f.file) {
+        return Err(format!(
+            "file '{}' must be a plain file name without directories",
+            f.file
+        ));
+    }
+    if !seen.insert((f.file.clone(), f.member.clone(), f.part)) {
+        return Err(format!("file '{}' is listed twice", f.file));
+    }
+    if let Some(other) = earlier.iter().find(|e| e.file == f.file) {
+        if other.url != f.url || other.sha256 != f.sha256 {
+            return Err(format!(
+                "file '{}' is listed again with another url or sha256",
+                f.file
+            ));
+        }
+    }
+    if !(f.url.starts_with("http://") || f.url.starts_with("https://")) {
+        return Err(format!("url '{}' is not an http(s) URL", f.url));
+    }
+    let digests = f
+        .sha256
+        .iter()
+        .chain(f.local.iter().filter_map(|l| l.sha256.as_ref()));
+    for sha in digests {
+        if !is_sha256_hex(sha) {
+            return Err(format!(
+                "sha256 '{sha}' of file '{}' is not 64 lower-case hex digits",
+                f.file
+            ));
+        }
+    }
+    let archive = Compression::of_file_name(&f.file).is_archive();
+    match (&f.member, archive) {
+        (None, true) => return Err(format!("archive '{}' needs a member to read", f.file)),
+        (Some(m), false) => {
+            return Err(format!(
+                "member '{m}' given, but '{}' is not a zip or tar archive",
+                f.file
+            ))
+        }
+        _ => {}
+    }
+    if f.part.is_some() && format != Format::Idx {
+        return Err("part is only meaningful for format 'idx'".into());
+    }
+    if f.local.iter().any(|l| !l.path.is_absolute()) {
+        return Err(format!(
+            "local paths of '{}' must be absolute (the registry may be read from any directory)",
+            f.file
+        ));
+    }
+    Ok(())
 }
 
 fn invalid(origin: &Path, line: usize, dataset: &str, problem: &str) -> DataError {
@@ -247,10 +630,9 @@ fn is_plain_name(s: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
-fn is_sha256_hex(s: &str) -> bool {
+pub(crate) fn is_sha256_hex(s: &str) -> bool {
     s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
 }
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,5 +721,148 @@ sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
             .map(|f| (f.role, f.file.as_str()))
             .collect();
         assert_eq!(files, [(Role::Train, "a9a"), (Role::Test, "a9a.t")]);
+        assert_eq!(adult.lock_file, Some(path.with_file_name("datasets.lock")));
+    }
+
+    #[test]
+    fn committed_registry_has_every_paper_dataset() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets.toml");
+        let reg = Registry::from_file(&path).unwrap();
+        let expect = [
+            ("adult-uci", Format::UciAdult, 48_842, 105),
+            ("mnist", Format::Libsvm, 70_000, 780),
+            ("mnist-idx", Format::Idx, 70_000, 784),
+            ("fashion-mnist", Format::Idx, 70_000, 784),
+            ("gisette", Format::Libsvm, 7_000, 5_000),
+            ("covtype-binary", Format::Libsvm, 581_012, 54),
+            ("covtype-100k", Format::Libsvm, 581_012, 54),
+            ("covtype", Format::Csv, 581_012, 54),
+            ("forest", Format::Csv, 581_012, 54),
+            ("cpusmall", Format::Libsvm, 8_192, 12),
+            ("cadata", Format::Libsvm, 20_640, 8),
+            ("yearpredictionmsd", Format::Libsvm, 515_345, 90),
+            ("kddcup99", Format::Csv, 5_209_460, 41),
+            ("insurance", Format::Csv, 5_822, 85),
+            ("wine-quality-red", Format::Csv, 1_599, 11),
+            ("wine-quality-white", Format::Csv, 4_898, 11),
+            ("parkinsons-telemonitoring", Format::Csv, 5_875, 19),
+            ("ct-slices", Format::Csv, 53_500, 384),
+            ("kegg-undirected", Format::Csv, 65_554, 27),
+            ("cifar10", Format::Cifar10, 60_000, 3_072),
+        ];
+        for (name, format, n, d) in expect {
+            let e = reg.get(name).unwrap();
+            assert_eq!((e.format, e.n, e.d), (format, n, d), "{name}");
+        }
+        // Forest is Rahimi-Recht's 522,910 / 58,102 split; the TS paper's Covertype is 100k.
+        let forest = reg.get("forest").unwrap();
+        assert_eq!(
+            forest.split,
+            Split::Random {
+                test_size: 58_102,
+                seed: 2007
+            }
+        );
+        assert_eq!(forest.n - 58_102, 522_910);
+        assert_eq!(reg.get("covtype-100k").unwrap().loaded_rows(), 100_000);
+        assert_eq!(
+            reg.get("ct-slices").unwrap().files[0].compression(),
+            Compression::Zip
+        );
+        let cifar = reg.get("cifar10").unwrap();
+        assert_eq!(cifar.files.len(), 6);
+        assert!(cifar.files.iter().all(|f| f.member.is_some()));
+    }
+
+    fn one(extra: &str, file_extra: &str, file: &str) -> String {
+        format!(
+            "[[dataset]]\nname = \"x\"\ndescription = \"\"\ntask = \"regression\"\n\
+             format = \"csv\"\nn = 10\nd = 2\n{extra}\n\n[[dataset.files]]\nrole = \"train\"\n\
+             file = \"{file}\"\nurl = \"https://example.org/f\"\n{file_extra}\n"
+        )
+    }
+
+    #[test]
+    fn new_keys_are_validated_with_lines() {
+        let csv = "csv = { separator = \";\" }";
+        let ok = Registry::parse(&one(csv, "", "f.csv"), Path::new("r.toml")).unwrap();
+        let e = ok.get("x").unwrap();
+        assert_eq!(
+            (e.files[0].sha256.as_deref(), e.split),
+            (None, Split::Files)
+        );
+        let cases = [
+            (one("", "", "f.csv"), "needs a [dataset.csv] table"),
+            (
+                one("csv = { separator = \";;\" }", "", "f.csv"),
+                "one character",
+            ),
+            (
+                one(
+                    "csv = { label_column = 1, skip_columns = [1] }",
+                    "",
+                    "f.csv",
+                ),
+                "must not overlap",
+            ),
+            (one(csv, "", "f.zip"), "needs a member"),
+            (one(csv, "member = \"a\"", "f.gz"), "not a zip or tar"),
+            (
+                one(csv, "part = \"labels\"", "f.csv"),
+                "only meaningful for format 'idx'",
+            ),
+            (
+                one(csv, "local = [{ path = \"rel/f.csv\" }]", "f.csv"),
+                "must be absolute",
+            ),
+            (
+                one(
+                    &format!("{csv}\nsplit = {{ test_size = 10, seed = 1 }}"),
+                    "",
+                    "f.csv",
+                ),
+                "test_size must be between 1 and 9",
+            ),
+            (
+                one(
+                    &format!("{csv}\nsubsample = {{ n = 11, seed = 1 }}"),
+                    "",
+                    "f.csv",
+                ),
+                "subsample.n",
+            ),
+            (
+                one(&format!("{csv}\npreprocess = [\"whiten\"]"), "", "f.csv"),
+                "whiten",
+            ),
+        ];
+        for (text, problem) in cases {
+            let msg = Registry::parse(&text, Path::new("r.toml"))
+                .unwrap_err()
+                .to_string();
+            assert!(msg.starts_with("r.toml") && msg.contains(problem), "{msg}");
+        }
+        let msg = Registry::parse(&one(csv, "member = \"a\"", "f.gz"), Path::new("r.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.starts_with("r.toml:10: dataset 'x'"), "{msg}");
+    }
+
+    #[test]
+    fn compression_from_file_names() {
+        for (name, c) in [
+            ("a.tar.gz", Compression::Tar(TarCompression::Gzip)),
+            ("a.tgz", Compression::Tar(TarCompression::Gzip)),
+            ("a.tar.bz2", Compression::Tar(TarCompression::Bzip2)),
+            ("a.tar.xz", Compression::Tar(TarCompression::Xz)),
+            ("a.tar", Compression::Tar(TarCompression::None)),
+            ("a.ZIP", Compression::Zip),
+            ("mnist.bz2", Compression::Bzip2),
+            ("a.csv.gz", Compression::Gzip),
+            ("a.xz", Compression::Xz),
+            ("a9a.t", Compression::None),
+        ] {
+            assert_eq!(Compression::of_file_name(name), c, "{name}");
+        }
     }
 }

@@ -1,0 +1,155 @@
+//! The lock file: digests of files whose publisher gives no checksum, pinned on first use.
+//!
+//! Most publishers of the papers' data (UCI, the LIBSVM page, CIFAR) publish no SHA-256, and
+//! a digest cannot be written into the registry without the bytes. So the first download (or
+//! mirror or local copy) is trusted and its digest recorded here; every later use must match,
+//! exactly as with a digest pinned in `datasets.toml`. Committing the lock file pins the data
+//! for everyone, as `Cargo.lock` pins crates.
+//!
+//! Format, one file per line: `<sha256> <dataset>/<key> <url>` (the `sha256sum` shape, plus
+//! the source), `#` comments. `key` is the file name, or `local:<path>` for a local copy.
+//! Updates are written to `<lock>.part` and renamed into place.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::error::{DataError, Result};
+use super::registry::is_sha256_hex;
+
+/// The recorded digests, keyed by `<dataset>/<key>`.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct LockFile {
+    path: PathBuf,
+    entries: BTreeMap<String, (String, String)>,
+}
+
+impl LockFile {
+    /// Reads `path`; a missing file is an empty lock.
+    pub fn read(path: &Path) -> Result<LockFile> {
+        let text = match fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(DataError::io("cannot read lock file", path, e)),
+        };
+        let mut entries = BTreeMap::new();
+        for (k, line) in text.lines().enumerate() {
+            let fail = |problem: String| DataError::Parse {
+                path: path.to_path_buf(),
+                line: k + 1,
+                problem,
+            };
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let mut words = line.split_ascii_whitespace();
+            let (Some(sha), Some(key), url) = (words.next(), words.next(), words.next()) else {
+                return Err(fail("expected '<sha256> <dataset>/<file> <url>'".into()));
+            };
+            if !is_sha256_hex(sha) {
+                return Err(fail(format!("'{sha}' is not 64 lower-case hex digits")));
+            }
+            if !key.contains('/') {
+                return Err(fail(format!("'{key}' is not <dataset>/<file>")));
+            }
+            if entries
+                .insert(key.to_string(), (sha.to_string(), url.unwrap_or("").into()))
+                .is_some()
+            {
+                return Err(fail(format!("'{key}' is locked twice")));
+            }
+        }
+        Ok(LockFile {
+            path: path.to_path_buf(),
+            entries,
+        })
+    }
+
+    /// The digest recorded for `key` of `dataset`.
+    pub fn get(&self, dataset: &str, key: &str) -> Option<&str> {
+        self.entries
+            .get(&format!("{dataset}/{key}"))
+            .map(|(sha, _)| sha.as_str())
+    }
+
+    /// Records a digest and rewrites the file atomically. Re-reads the file first so that
+    /// another dataset's entry written meanwhile is kept.
+    pub fn record(&mut self, dataset: &str, key: &str, sha256: &str, url: &str) -> Result<()> {
+        let mut current = LockFile::read(&self.path)?;
+        current.entries.insert(
+            format!("{dataset}/{key}"),
+            (sha256.to_string(), url.to_string()),
+        );
+        let mut text = String::from(
+            "# Digests of dataset files without a published checksum, recorded by rfbench on \
+             first download\n# and enforced afterwards. Delete a line to accept a new version \
+             of that file.\n",
+        );
+        for (key, (sha, url)) in &current.entries {
+            text.push_str(&format!("{sha} {key} {url}\n"));
+        }
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir)
+                .map_err(|e| DataError::io("cannot create directory", dir, e))?;
+        }
+        let part = self.path.with_extension("lock.part");
+        fs::write(&part, text).map_err(|e| DataError::io("cannot write", &part, e))?;
+        fs::rename(&part, &self.path)
+            .map_err(|e| DataError::io("cannot rename into place", &part, e))?;
+        *self = current;
+        Ok(())
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_survive_a_reread_and_keep_other_entries() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sub/datasets.lock");
+        let mut lock = LockFile::read(&path).unwrap();
+        assert_eq!(lock.get("a", "f"), None);
+        lock.record("a", "f", &"1".repeat(64), "https://x/f")
+            .unwrap();
+        let mut other = LockFile::read(&path).unwrap();
+        other
+            .record("b", "g", &"2".repeat(64), "https://x/g")
+            .unwrap();
+        lock.record("a", "h", &"3".repeat(64), "https://x/h")
+            .unwrap();
+        let back = LockFile::read(&path).unwrap();
+        assert_eq!(back.get("a", "f"), Some("1".repeat(64).as_str()));
+        assert_eq!(back.get("b", "g"), Some("2".repeat(64).as_str()));
+        assert_eq!(back.get("a", "h"), Some("3".repeat(64).as_str()));
+        assert!(!path.with_extension("lock.part").exists());
+    }
+
+    #[test]
+    fn malformed_lines_name_the_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("datasets.lock");
+        for (text, problem) in [
+            ("# c\nabc a/f u\n", "not 64"),
+            ("\nonlyone\n", "expected"),
+            (
+                &format!("\n{} nofile u\n", "a".repeat(64)),
+                "not <dataset>/<file>",
+            ),
+            (
+                &format!("{0} a/f u\n{0} a/f v\n", "a".repeat(64)),
+                "locked twice",
+            ),
+        ] {
+            fs::write(&path, text).unwrap();
+            let msg = LockFile::read(&path).unwrap_err().to_string();
+            assert!(msg.contains(":2: ") && msg.contains(problem), "{msg}");
+        }
+    }
+}

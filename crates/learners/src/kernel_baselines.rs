@@ -1,0 +1,732 @@
+//! Exact-kernel baselines: kernel ridge regression and a kernel SVM on the full `n x n` kernel
+//! matrix, for the sizes where that is feasible (the "Exact RBF" column of Fastfood's Table 2,
+//! the exact kernel SVM of Tensor Sketch's Fig. 3).
+//!
+//! Memory is `8 n^2` bytes for the kernel matrix; above [`DEFAULT_MAX_KERNEL_BYTES`] (or the limit
+//! set on the params) `fit` returns [`LearnerError::KernelTooLarge`] before allocating anything.
+//!
+//! - [`KernelRidge`]: `(K + lambda I) A = Y - 1 my'` by Cholesky (one factorisation for every
+//!   output), prediction `f(x) = sum_i A_i k(x_i, x) + my`, with `my` the target means when
+//!   `center_targets` is on (the default; the constant is then not penalised, which for a kernel
+//!   ridge without a constant feature is the usual way to fit an offset), `my = 0` otherwise.
+//!   Time O(n^2 d + n^3).
+//! - [`KernelSvm`]: hinge-loss SVM `min 1/2 |f|_H^2 + C sum_i max(0, 1 - y_i f(x_i))` solved in the
+//!   dual by coordinate descent on the precomputed matrix `Q_ij = y_i y_j (k(x_i, x_j) + b^2)`: the
+//!   same algorithm and stopping rule as [`crate::LinearSvm`], with the gradient kept up to date in
+//!   O(n) per step instead of through `w`. The bias is the constant feature `b` (default 1) folded
+//!   into the kernel, as LIBLINEAR does for linear models; LIBSVM instead imposes
+//!   `sum_i y_i alpha_i = 0` and solves by SMO, so the two optima differ slightly (by how much the
+//!   penalty on the bias matters). Default `eps = 1e-3` (LIBSVM's). One-vs-rest for more than two
+//!   classes. Time O(n^2 d) for the matrix plus O(n^2) per pass.
+//!
+//! The kernel matrix is filled in parallel, each entry computed independently: results do not
+//! depend on the thread count.
+
+use ndarray::{Array1, Array2, ArrayView2, Axis};
+use ndarray_linalg::{FactorizeC, SolveC, UPLO};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use rfbench_maps::{CsrMatrix, PolynomialKernel, Row, Rows};
+
+use crate::dual_cd::ConvergenceReport;
+use crate::error::{LearnerError, Result};
+use crate::linear_svm::{check_finite, derive_seed};
+
+/// 2 GiB: a kernel matrix of 16,384 rows.
+pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
+
+/// A positive-definite kernel on input rows. Implemented for the exact kernels of
+/// `rfbench-maps` and for any `Fn(&Row, &Row) -> f64`.
+pub trait Kernel: Sync {
+    fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64;
+}
+
+impl Kernel for PolynomialKernel {
+    fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
+        PolynomialKernel::eval(self, x, y)
+    }
+}
+
+impl<F: Fn(&Row<'_>, &Row<'_>) -> f64 + Sync> Kernel for F {
+    fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
+        self(x, y)
+    }
+}
+
+/// Training rows kept by a fitted kernel model (prediction needs them).
+#[derive(Debug, Clone, PartialEq)]
+enum OwnedRows {
+    Dense(Array2<f64>),
+    Sparse(CsrMatrix),
+}
+
+impl OwnedRows {
+    fn from_rows(x: &Rows<'_>) -> Self {
+        match x {
+            Rows::Dense(v) => OwnedRows::Dense(v.to_owned()),
+            Rows::Sparse(m) => OwnedRows::Sparse((*m).clone()),
+        }
+    }
+    fn rows(&self) -> Rows<'_> {
+        match self {
+            OwnedRows::Dense(a) => Rows::Dense(a.view()),
+            OwnedRows::Sparse(m) => Rows::Sparse(m),
+        }
+    }
+}
+
+fn check_size(rows: usize, limit: u128) -> Result<()> {
+    let bytes = (rows as u128) * (rows as u128) * 8;
+    if bytes > limit {
+        return Err(LearnerError::KernelTooLarge { rows, bytes, limit });
+    }
+    Ok(())
+}
+
+/// `K[i][j] = k(a_i, b_j)`, rows filled in parallel.
+pub fn kernel_matrix<K: Kernel + ?Sized>(kernel: &K, a: Rows<'_>, b: Rows<'_>) -> Array2<f64> {
+    let mut out = Array2::zeros((a.n_rows(), b.n_rows()));
+    out.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(i, mut row)| {
+            let ai = a.row(i);
+            for (j, v) in row.iter_mut().enumerate() {
+                *v = kernel.eval(&ai, &b.row(j));
+            }
+        });
+    out
+}
+
+/// Symmetric `K[i][j] = k(x_i, x_j)`: the upper triangle computed, the lower one copied.
+fn gram<K: Kernel + ?Sized>(kernel: &K, x: Rows<'_>) -> Array2<f64> {
+    let n = x.n_rows();
+    let mut out = Array2::zeros((n, n));
+    out.axis_iter_mut(Axis(0))
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(i, mut row)| {
+            let xi = x.row(i);
+            for j in i..n {
+                row[j] = kernel.eval(&xi, &x.row(j));
+            }
+        });
+    for i in 0..n {
+        for j in 0..i {
+            out[[i, j]] = out[[j, i]];
+        }
+    }
+    out
+}
+
+fn check_training(x: &Rows<'_>, targets: usize, limit: u128) -> Result<()> {
+    let n = x.n_rows();
+    if n == 0 {
+        return Err(LearnerError::EmptyData);
+    }
+    if x.n_cols() == 0 {
+        return Err(LearnerError::NoFeatures);
+    }
+    if targets != n {
+        return Err(LearnerError::LengthMismatch {
+            rows: n,
+            labels: targets,
+        });
+    }
+    check_size(n, limit)?;
+    check_finite(x)
+}
+
+fn check_prediction(train: &Rows<'_>, x: &Rows<'_>) -> Result<()> {
+    if x.n_cols() != train.n_cols() {
+        return Err(LearnerError::DimensionMismatch {
+            expected: train.n_cols(),
+            got: x.n_cols(),
+        });
+    }
+    check_finite(x)
+}
+
+/// Hyper-parameters of [`KernelRidge`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRidgeParams {
+    lambda: f64,
+    center_targets: bool,
+    max_kernel_bytes: u128,
+}
+
+impl Default for KernelRidgeParams {
+    fn default() -> Self {
+        Self {
+            lambda: 1.0,
+            center_targets: true,
+            max_kernel_bytes: DEFAULT_MAX_KERNEL_BYTES,
+        }
+    }
+}
+
+/// Hyper-parameters that passed [`KernelRidgeParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRidgeValidParams(KernelRidgeParams);
+
+impl KernelRidgeParams {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Regularisation `lambda >= 0` (default 1).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = lambda;
+        self
+    }
+    /// Subtract the target means before solving and add them back when predicting (default true).
+    pub fn center_targets(mut self, center: bool) -> Self {
+        self.center_targets = center;
+        self
+    }
+    /// Largest kernel matrix, in bytes, `fit` may allocate (default 2 GiB).
+    pub fn max_kernel_bytes(mut self, bytes: u128) -> Self {
+        self.max_kernel_bytes = bytes;
+        self
+    }
+    pub fn check(self) -> Result<KernelRidgeValidParams> {
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(LearnerError::InvalidLambda(self.lambda));
+        }
+        Ok(KernelRidgeValidParams(self))
+    }
+    pub fn fit<'a, K: Kernel>(
+        self,
+        kernel: K,
+        x: impl Into<Rows<'a>>,
+        y: ArrayView2<'_, f64>,
+    ) -> Result<KernelRidge<K>> {
+        self.check()?.fit(kernel, x, y)
+    }
+}
+
+impl KernelRidgeValidParams {
+    /// Fits on rows `x` and targets `y` (`n x k`).
+    pub fn fit<'a, K: Kernel>(
+        &self,
+        kernel: K,
+        x: impl Into<Rows<'a>>,
+        y: ArrayView2<'_, f64>,
+    ) -> Result<KernelRidge<K>> {
+        let x = x.into();
+        let p = &self.0;
+        check_training(&x, y.nrows(), p.max_kernel_bytes)?;
+        if let Some(((row, output), &value)) = y.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(LearnerError::NonFiniteTarget { row, output, value });
+        }
+        let n = x.n_rows();
+        let means = if p.center_targets {
+            y.mean_axis(Axis(0)).expect("n > 0")
+        } else {
+            Array1::zeros(y.ncols())
+        };
+        let centred = &y - &means.view().insert_axis(Axis(0));
+        let mut k = gram(&kernel, x);
+        for i in 0..n {
+            k[[i, i]] += p.lambda;
+        }
+        let factor = k
+            .factorizec(UPLO::Lower)
+            .map_err(|_| LearnerError::NotPositiveDefinite { lambda: p.lambda })?;
+        let mut dual = Array2::zeros((n, y.ncols()));
+        for o in 0..y.ncols() {
+            let col = factor
+                .solvec(&centred.column(o))
+                .map_err(|e| LearnerError::LinearAlgebra(e.to_string()))?;
+            dual.column_mut(o).assign(&col);
+        }
+        if dual.iter().any(|v| !v.is_finite()) {
+            return Err(LearnerError::NotPositiveDefinite { lambda: p.lambda });
+        }
+        Ok(KernelRidge {
+            kernel,
+            train: OwnedRows::from_rows(&x),
+            dual,
+            means,
+        })
+    }
+}
+
+/// A fitted kernel ridge regression.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRidge<K> {
+    kernel: K,
+    train: OwnedRows,
+    dual: Array2<f64>,
+    means: Array1<f64>,
+}
+
+impl<K: Kernel> KernelRidge<K> {
+    /// `n_train x k` dual coefficients `A`.
+    pub fn dual_coefficients(&self) -> ArrayView2<'_, f64> {
+        self.dual.view()
+    }
+    /// `n x k` predictions.
+    pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
+        let x = x.into();
+        let train = self.train.rows();
+        check_prediction(&train, &x)?;
+        let k = kernel_matrix(&self.kernel, x, train);
+        Ok(k.dot(&self.dual) + self.means.view().insert_axis(Axis(0)))
+    }
+}
+
+/// Hyper-parameters of [`KernelSvm`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSvmParams {
+    c: f64,
+    eps: f64,
+    max_iter: usize,
+    bias: Option<f64>,
+    seed: u64,
+    max_kernel_bytes: u128,
+}
+
+impl Default for KernelSvmParams {
+    fn default() -> Self {
+        Self {
+            c: 1.0,
+            eps: 1e-3,
+            max_iter: 1000,
+            bias: Some(1.0),
+            seed: 0,
+            max_kernel_bytes: DEFAULT_MAX_KERNEL_BYTES,
+        }
+    }
+}
+
+/// Hyper-parameters that passed [`KernelSvmParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSvmValidParams(KernelSvmParams);
+
+impl KernelSvmParams {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Cost `C > 0` (default 1).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+    /// Tolerance on the projected-gradient gap (default 1e-3).
+    pub fn eps(mut self, eps: f64) -> Self {
+        self.eps = eps;
+        self
+    }
+    /// Maximum number of passes (default 1000).
+    pub fn max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+    /// Constant feature `b > 0` folded into the kernel as `k + b^2`, or `None` (default `Some(1)`).
+    pub fn bias(mut self, bias: Option<f64>) -> Self {
+        self.bias = bias;
+        self
+    }
+    /// Seed of the random visiting order (default 0).
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+    /// Largest kernel matrix, in bytes, `fit` may allocate (default 2 GiB).
+    pub fn max_kernel_bytes(mut self, bytes: u128) -> Self {
+        self.max_kernel_bytes = bytes;
+        self
+    }
+    pub fn check(self) -> Result<KernelSvmValidParams> {
+        if !(self.c.is_finite() && self.c > 0.0) {
+            return Err(LearnerError::InvalidC(self.c));
+        }
+        if !(self.eps.is_finite() && self.eps > 0.0) {
+            return Err(LearnerError::InvalidTolerance(self.eps));
+        }
+        if self.max_iter == 0 {
+            return Err(LearnerError::ZeroMaxIter(0));
+        }
+        if let Some(b) = self.bias {
+            if !(b.is_finite() && b > 0.0) {
+                return Err(LearnerError::InvalidBias(b));
+            }
+        }
+        Ok(KernelSvmValidParams(self))
+    }
+    pub fn fit<'a, K: Kernel>(
+        self,
+        kernel: K,
+        x: impl Into<Rows<'a>>,
+        labels: &[i64],
+    ) -> Result<KernelSvm<K>> {
+        self.check()?.fit(kernel, x, labels)
+    }
+}
+
+impl KernelSvmValidParams {
+    pub fn fit<'a, K: Kernel>(
+        &self,
+        kernel: K,
+        x: impl Into<Rows<'a>>,
+        labels: &[i64],
+    ) -> Result<KernelSvm<K>> {
+        let x = x.into();
+        let p = &self.0;
+        check_training(&x, labels.len(), p.max_kernel_bytes)?;
+        let mut classes = labels.to_vec();
+        classes.sort_unstable();
+        classes.dedup();
+        if classes.len() < 2 {
+            return Err(LearnerError::SingleClass { label: classes[0] });
+        }
+        let mut k = gram(&kernel, x);
+        let b2 = p.bias.map_or(0.0, |b| b * b);
+        k.mapv_inplace(|v| v + b2);
+        let positives: Vec<i64> = if classes.len() == 2 {
+            vec![classes[1]]
+        } else {
+            classes.clone()
+        };
+        let solved: Vec<(Vec<f64>, ConvergenceReport)> = positives
+            .par_iter()
+            .enumerate()
+            .map(|(m, &positive)| {
+                let y: Vec<f64> = labels
+                    .iter()
+                    .map(|&l| if l == positive { 1.0 } else { -1.0 })
+                    .collect();
+                let (alpha, report) = solve_kernel_dual(&k, &y, p, derive_seed(p.seed, m as u64));
+                // Signed coefficients y_i alpha_i.
+                (alpha.iter().zip(&y).map(|(a, y)| a * y).collect(), report)
+            })
+            .collect();
+        let mut coef = Array2::zeros((x.n_rows(), solved.len()));
+        let mut reports = Vec::new();
+        for (m, (c, r)) in solved.into_iter().enumerate() {
+            coef.column_mut(m).assign(&Array1::from(c));
+            reports.push(r);
+        }
+        Ok(KernelSvm {
+            kernel,
+            train: OwnedRows::from_rows(&x),
+            classes,
+            coef,
+            bias_squared: b2,
+            reports,
+        })
+    }
+}
+
+/// Dual coordinate descent for the hinge loss on the precomputed matrix `k` (bias included):
+/// the gradient `G = Q alpha - e` is kept up to date, O(n) per step.
+fn solve_kernel_dual(
+    k: &Array2<f64>,
+    y: &[f64],
+    p: &KernelSvmParams,
+    seed: u64,
+) -> (Vec<f64>, ConvergenceReport) {
+    let n = y.len();
+    let mut alpha = vec![0.0; n];
+    let mut grad = vec![-1.0f64; n];
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let (mut iterations, mut gap, mut converged) = (0, f64::INFINITY, false);
+    while iterations < p.max_iter {
+        order.shuffle(&mut rng);
+        let (mut pg_max, mut pg_min) = (f64::NEG_INFINITY, f64::INFINITY);
+        for &i in &order {
+            let g = grad[i];
+            let pg = if alpha[i] == 0.0 {
+                g.min(0.0)
+            } else if alpha[i] == p.c {
+                g.max(0.0)
+            } else {
+                g
+            };
+            pg_max = pg_max.max(pg);
+            pg_min = pg_min.min(pg);
+            let qii = k[[i, i]];
+            if pg.abs() > 1e-12 && qii > 0.0 {
+                let old = alpha[i];
+                alpha[i] = (old - g / qii).clamp(0.0, p.c);
+                let step = (alpha[i] - old) * y[i];
+                update_gradient(
+                    &mut grad,
+                    k.row(i).as_slice().expect("standard layout"),
+                    y,
+                    step,
+                );
+            }
+        }
+        iterations += 1;
+        gap = pg_max - pg_min;
+        if gap <= p.eps {
+            converged = true;
+            break;
+        }
+    }
+    // f(alpha) = 1/2 alpha'Q alpha - e'alpha = 1/2 alpha'(G + e) - e'alpha = 1/2 alpha'(G - e).
+    let objective = 0.5
+        * alpha
+            .iter()
+            .zip(&grad)
+            .map(|(a, g)| a * (g - 1.0))
+            .sum::<f64>();
+    let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
+    (
+        alpha,
+        ConvergenceReport {
+            iterations,
+            gap,
+            objective,
+            support_vectors,
+            converged,
+        },
+    )
+}
+
+/// `G_j += step * y_j * K_ij` for every j (`Q_ij = y_i y_j K_ij`, `step = y_i delta_i`).
+#[inline]
+fn update_gradient(grad: &mut [f64], k_row: &[f64], y: &[f64], step: f64) {
+    for ((g, &kij), &yj) in grad.iter_mut().zip(k_row).zip(y) {
+        *g += step * yj * kij;
+    }
+}
+
+/// A fitted kernel SVM.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSvm<K> {
+    kernel: K,
+    train: OwnedRows,
+    classes: Vec<i64>,
+    /// `n_train x n_models` coefficients `y_i alpha_i`.
+    coef: Array2<f64>,
+    bias_squared: f64,
+    reports: Vec<ConvergenceReport>,
+}
+
+impl<K: Kernel> KernelSvm<K> {
+    pub fn classes(&self) -> &[i64] {
+        &self.classes
+    }
+    pub fn reports(&self) -> &[ConvergenceReport] {
+        &self.reports
+    }
+    pub fn converged(&self) -> bool {
+        self.reports.iter().all(|r| r.converged)
+    }
+    /// `n x n_models` decision values `sum_i y_i alpha_i (k(x_i, x) + b^2)`.
+    pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
+        let x = x.into();
+        let train = self.train.rows();
+        check_prediction(&train, &x)?;
+        let mut k = kernel_matrix(&self.kernel, x, train);
+        k.mapv_inplace(|v| v + self.bias_squared);
+        Ok(k.dot(&self.coef))
+    }
+    pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Vec<i64>> {
+        let dec = self.decision_function(x)?;
+        Ok(dec
+            .rows()
+            .into_iter()
+            .map(|r| {
+                if self.classes.len() == 2 {
+                    self.classes[usize::from(r[0] > 0.0)]
+                } else {
+                    let mut best = 0;
+                    for k in 1..r.len() {
+                        if r[k] > r[best] {
+                            best = k;
+                        }
+                    }
+                    self.classes[best]
+                }
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{LinearSvmParams, RidgeParams, SvmLoss};
+    use rand::Rng;
+
+    fn linear(x: &Row<'_>, y: &Row<'_>) -> f64 {
+        x.dot(y)
+    }
+
+    fn data(n: usize, d: usize, seed: u64) -> (Array2<f64>, Vec<i64>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let labels: Vec<i64> = (0..n).map(|i| (i % 2) as i64).collect();
+        let x = Array2::from_shape_fn((n, d), |(i, j)| {
+            let centre = if j == 0 { labels[i] as f64 } else { 0.0 };
+            if rng.random::<f64>() < 0.2 {
+                0.0
+            } else {
+                centre + rng.random_range(-1.0..1.0)
+            }
+        });
+        (x, labels)
+    }
+
+    #[test]
+    fn gram_and_kernel_matrix_match_naive_loops() {
+        let (x, _) = data(23, 4, 1);
+        let csr = CsrMatrix::from_dense(x.view()).unwrap();
+        let poly = PolynomialKernel::new(3, 0.5).unwrap();
+        let g = gram(&poly, Rows::Sparse(&csr));
+        let k = kernel_matrix(&poly, Rows::Dense(x.view()), Rows::Sparse(&csr));
+        for i in 0..23 {
+            for j in 0..23 {
+                let naive = (x.row(i).dot(&x.row(j)) + 0.5).powi(3);
+                // Different summation orders of the same products: a few ulps of the value.
+                assert!((g[[i, j]] - naive).abs() <= 1e-12 * naive.abs().max(1.0));
+                assert!((k[[i, j]] - naive).abs() <= 1e-12 * naive.abs().max(1.0));
+            }
+        }
+    }
+
+    #[test]
+    fn kernel_ridge_with_linear_kernel_equals_ridge() {
+        // Z (Z'Z + l I)^-1 Z'y = Z Z'(Z Z' + l I)^-1 y: primal and dual ridge agree.
+        let (x, _) = data(40, 5, 2);
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let y = Array2::from_shape_fn((40, 2), |_| rng.random_range(-1.0..1.0));
+        for center in [false, true] {
+            let krr = KernelRidgeParams::new()
+                .lambda(0.7)
+                .center_targets(center)
+                .fit(linear, &x, y.view())
+                .unwrap();
+            let ridge = RidgeParams::new()
+                .lambda(0.7)
+                .fit_intercept(false)
+                .fit(
+                    x.view(),
+                    (&y - &y.mean_axis(Axis(0)).unwrap() * f64::from(center)).view(),
+                )
+                .unwrap();
+            let expect = ridge.predict(x.view()).unwrap()
+                + &y.mean_axis(Axis(0)).unwrap() * f64::from(center);
+            let got = krr.predict(&x).unwrap();
+            // Two Cholesky solves of well-conditioned systems (lambda = 0.7): rounding only.
+            assert!((&got - &expect).iter().all(|e| e.abs() < 1e-10), "{center}");
+        }
+    }
+
+    #[test]
+    fn kernel_svm_with_linear_kernel_equals_linear_svm() {
+        let (x, labels) = data(60, 4, 4);
+        let csr = CsrMatrix::from_dense(x.view()).unwrap();
+        for c in [0.5, 5.0] {
+            let ksvm = KernelSvmParams::new()
+                .c(c)
+                .eps(1e-11)
+                .max_iter(100_000)
+                .fit(linear, &csr, &labels)
+                .unwrap();
+            let lsvm = LinearSvmParams::new()
+                .c(c)
+                .loss(SvmLoss::L1)
+                .eps(1e-11)
+                .max_iter(100_000)
+                .fit(&x, &labels)
+                .unwrap();
+            assert!(ksvm.converged());
+            // Same problem (bias 1 appended vs k + 1), two independent solvers at a tight
+            // tolerance: the unique primal optimum, hence decision values, agree.
+            let a = ksvm.decision_function(&x).unwrap();
+            let b = lsvm.decision_function(&x).unwrap();
+            assert!((&a - &b).iter().all(|e| e.abs() < 1e-7), "C = {c}");
+            let (ko, lo) = (ksvm.reports()[0].objective, lsvm.reports()[0].objective);
+            assert!((ko - lo).abs() < 1e-9 * lo.abs(), "{ko} vs {lo}");
+            assert_eq!(ksvm.predict(&x).unwrap(), lsvm.predict(&x).unwrap());
+        }
+    }
+
+    #[test]
+    fn kernel_svm_is_deterministic_across_threads_and_handles_three_classes() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let centres = [[2.0, 0.0], [-2.0, 0.0], [0.0, 2.0]];
+        let x = Array2::from_shape_fn((60, 2), |(i, j)| {
+            centres[i % 3][j] + rng.random_range(-0.7..0.7)
+        });
+        let labels: Vec<i64> = (0..60).map(|i| (i % 3) as i64).collect();
+        let gaussian = |a: &Row<'_>, b: &Row<'_>| (-(a.dot(a) + b.dot(b) - 2.0 * a.dot(b))).exp();
+        let fit = |threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| KernelSvmParams::new().fit(gaussian, &x, &labels).unwrap())
+        };
+        let one = fit(1);
+        assert_eq!(one.coef, fit(3).coef);
+        assert!(one.converged());
+        assert_eq!(one.predict(&x).unwrap(), labels);
+    }
+
+    #[test]
+    fn size_limit_and_bad_input_are_typed_errors() {
+        let (x, labels) = data(10, 3, 6);
+        assert_eq!(
+            KernelSvmParams::new()
+                .max_kernel_bytes(799)
+                .fit(linear, &x, &labels)
+                .map(|_| ()),
+            Err(LearnerError::KernelTooLarge {
+                rows: 10,
+                bytes: 800,
+                limit: 799
+            })
+        );
+        assert!(KernelSvmParams::new()
+            .max_kernel_bytes(800)
+            .fit(linear, &x, &labels)
+            .is_ok());
+        let y = Array2::zeros((10, 1));
+        assert!(matches!(
+            KernelRidgeParams::new()
+                .max_kernel_bytes(10)
+                .fit(linear, &x, y.view()),
+            Err(LearnerError::KernelTooLarge { rows: 10, .. })
+        ));
+        assert!(matches!(
+            KernelRidgeParams::new().lambda(-0.5).check(),
+            Err(LearnerError::InvalidLambda(_))
+        ));
+        assert!(matches!(
+            KernelSvmParams::new().c(0.0).check(),
+            Err(LearnerError::InvalidC(_))
+        ));
+        assert!(matches!(
+            KernelSvmParams::new().fit(linear, &x, &[1; 10]),
+            Err(LearnerError::SingleClass { label: 1 })
+        ));
+        assert!(matches!(
+            KernelSvmParams::new().fit(linear, &x, &labels[..3]),
+            Err(LearnerError::LengthMismatch {
+                rows: 10,
+                labels: 3
+            })
+        ));
+        let mut nan = x.clone();
+        nan[[0, 0]] = f64::NAN;
+        assert!(matches!(
+            KernelRidgeParams::new().fit(linear, &nan, y.view()),
+            Err(LearnerError::NonFinite { row: 0, col: 0, .. })
+        ));
+        let model = KernelRidgeParams::new().fit(linear, &x, y.view()).unwrap();
+        assert!(matches!(
+            model.predict(&Array2::zeros((1, 2))),
+            Err(LearnerError::DimensionMismatch {
+                expected: 3,
+                got: 2
+            })
+        ));
+    }
+}

@@ -1,0 +1,902 @@
+//! Ridge regression and the ridge classifier, solved from the normal equations.
+//!
+//! For features `Z` (`n x D`), targets `Y` (`n x k`, one column per output) and `lambda >= 0`,
+//!
+//! ```text
+//! W = argmin |Y - Z W - 1 b'|^2 + lambda |W|^2   =>   (Z'Z + lambda I) W = Z'Y
+//! ```
+//!
+//! with, when an intercept is fitted (the default, unpenalised), `Z'Z` and `Z'Y` replaced by their
+//! centred forms `Z'Z - n mz mz'` and `Z'Y - n mz my'` and `b = my - W' mz` (`mz`, `my` the column
+//! means). All `k` outputs share one Cholesky factorisation. Only the sufficient statistics are
+//! kept — `Z'Z` (D x D), `Z'Y`, the column sums, `Y'Y` per output and `n` — and they are
+//! accumulated block by block ([`RidgeAccumulator::add_block`]), so a feature map can produce the
+//! `n x D` features a block of rows at a time: memory O(D^2 + block x D), time O(n D^2 + D^3).
+//!
+//! Cross-validation of lambda (when asked) keeps these statistics per fold; row `i` goes to fold
+//! `h(seed, i) mod folds` for a hash `h`, so folds are random, need no knowledge of `n`, and are
+//! balanced in expectation. The model for fold `f` is solved from "total minus fold f", and its
+//! validation mean squared error is computed from fold `f`'s statistics without revisiting the
+//! data: `|y - Z w - b|^2 = y'y - 2 w'Z'y - 2 b 1'y + w'Z'Z w + 2 b w'Z'1 + n_f b^2` per output.
+//! The chosen lambda minimises the validation MSE summed over folds and outputs (ties: the larger
+//! lambda); the final model is then solved on all rows. Default grid: `2^C`, `C = -15..=1`.
+//! Cost of cross-validation: memory `2 folds` extra `D x D` matrices, time `folds x grid`
+//! Cholesky factorisations of size `D`.
+//!
+//! The ridge classifier is one-vs-rest on `+1/-1` targets (one output per class, prediction by the
+//! largest output); its cross-validation criterion is the same MSE on those targets.
+
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+use ndarray_linalg::{FactorizeC, SolveC, UPLO};
+
+use crate::error::{LearnerError, Result};
+use crate::linear_svm::derive_seed;
+
+/// The lambda grid of the random-features papers: `2^C` for `C = -15..=1`.
+pub fn default_lambda_grid() -> Vec<f64> {
+    (-15..=1).map(|c| 2f64.powi(c)).collect()
+}
+
+/// k-fold cross-validation of lambda over a grid.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrossValidation {
+    pub grid: Vec<f64>,
+    pub folds: usize,
+    pub seed: u64,
+}
+
+impl Default for CrossValidation {
+    fn default() -> Self {
+        Self {
+            grid: default_lambda_grid(),
+            folds: 5,
+            seed: 0,
+        }
+    }
+}
+
+/// Unchecked hyper-parameters of [`Ridge`] (and, through [`RidgeClassifierParams`], of the
+/// classifier).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RidgeParams {
+    lambda: f64,
+    fit_intercept: bool,
+    cross_validation: Option<CrossValidation>,
+}
+
+/// Hyper-parameters that passed [`RidgeParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RidgeValidParams(RidgeParams);
+
+impl Default for RidgeParams {
+    fn default() -> Self {
+        Self {
+            lambda: 1.0,
+            fit_intercept: true,
+            cross_validation: None,
+        }
+    }
+}
+
+impl RidgeParams {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Regularisation `lambda >= 0` (default 1; ignored under cross-validation).
+    pub fn lambda(mut self, lambda: f64) -> Self {
+        self.lambda = lambda;
+        self
+    }
+    /// Whether to fit an unpenalised intercept (default true).
+    pub fn fit_intercept(mut self, fit_intercept: bool) -> Self {
+        self.fit_intercept = fit_intercept;
+        self
+    }
+    /// Choose lambda by k-fold cross-validation over a grid.
+    pub fn cross_validation(mut self, cv: CrossValidation) -> Self {
+        self.cross_validation = Some(cv);
+        self
+    }
+
+    pub fn check(self) -> Result<RidgeValidParams> {
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(LearnerError::InvalidLambda(self.lambda));
+        }
+        if let Some(cv) = &self.cross_validation {
+            if cv.grid.is_empty() {
+                return Err(LearnerError::EmptyLambdaGrid);
+            }
+            if let Some(&bad) = cv.grid.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
+                return Err(LearnerError::InvalidLambda(bad));
+            }
+            if cv.folds < 2 {
+                return Err(LearnerError::TooFewFolds(cv.folds));
+            }
+        }
+        Ok(RidgeValidParams(self))
+    }
+
+    /// `check()` then [`RidgeValidParams::fit`].
+    pub fn fit(self, z: ArrayView2<'_, f64>, y: ArrayView2<'_, f64>) -> Result<Ridge> {
+        self.check()?.fit(z, y)
+    }
+}
+
+impl RidgeValidParams {
+    pub fn params(&self) -> &RidgeParams {
+        &self.0
+    }
+
+    /// Starts a streamed fit over `n_features` columns and `n_outputs` targets.
+    pub fn accumulator(&self, n_features: usize, n_outputs: usize) -> Result<RidgeAccumulator> {
+        RidgeAccumulator::new(self.clone(), n_features, n_outputs)
+    }
+
+    /// Fits on features and targets held in memory (one block).
+    pub fn fit(&self, z: ArrayView2<'_, f64>, y: ArrayView2<'_, f64>) -> Result<Ridge> {
+        let mut acc = self.accumulator(z.ncols(), y.ncols())?;
+        acc.add_block(z, y)?;
+        acc.finish()
+    }
+
+    /// Fits on row blocks `(features, targets)` produced on the fly, e.g. by a feature map
+    /// applied to consecutive slices of the input; an `Err` item stops the fit and is returned.
+    pub fn fit_blocks<I, E>(&self, n_features: usize, n_outputs: usize, blocks: I) -> Result<Ridge>
+    where
+        I: IntoIterator<Item = std::result::Result<(Array2<f64>, Array2<f64>), E>>,
+        LearnerError: From<E>,
+    {
+        let mut acc = self.accumulator(n_features, n_outputs)?;
+        for block in blocks {
+            let (z, y) = block?;
+            acc.add_block(z.view(), y.view())?;
+        }
+        acc.finish()
+    }
+}
+
+/// Sufficient statistics of a least-squares problem over some rows.
+#[derive(Debug, Clone, PartialEq)]
+struct Moments {
+    gram: Array2<f64>,
+    cross: Array2<f64>,
+    feature_sum: Array1<f64>,
+    target_sum: Array1<f64>,
+    target_squares: Array1<f64>,
+    n: usize,
+}
+
+impl Moments {
+    fn new(d: usize, k: usize) -> Self {
+        Self {
+            gram: Array2::zeros((d, d)),
+            cross: Array2::zeros((d, k)),
+            feature_sum: Array1::zeros(d),
+            target_sum: Array1::zeros(k),
+            target_squares: Array1::zeros(k),
+            n: 0,
+        }
+    }
+
+    fn add(&mut self, z: ArrayView2<'_, f64>, y: ArrayView2<'_, f64>) {
+        ndarray::linalg::general_mat_mul(1.0, &z.t(), &z, 1.0, &mut self.gram);
+        ndarray::linalg::general_mat_mul(1.0, &z.t(), &y, 1.0, &mut self.cross);
+        self.feature_sum += &z.sum_axis(Axis(0));
+        self.target_sum += &y.sum_axis(Axis(0));
+        self.target_squares += &y.mapv(|v| v * v).sum_axis(Axis(0));
+        self.n += z.nrows();
+    }
+
+    fn minus(&self, other: &Moments) -> Moments {
+        Moments {
+            gram: &self.gram - &other.gram,
+            cross: &self.cross - &other.cross,
+            feature_sum: &self.feature_sum - &other.feature_sum,
+            target_sum: &self.target_sum - &other.target_sum,
+            target_squares: &self.target_squares - &other.target_squares,
+            n: self.n - other.n,
+        }
+    }
+
+    /// Solves for (weights D x k, intercepts k).
+    fn solve(&self, lambda: f64, fit_intercept: bool) -> Result<(Array2<f64>, Array1<f64>)> {
+        let d = self.gram.nrows();
+        let k = self.cross.ncols();
+        let mut a = self.gram.clone();
+        let mut b = self.cross.clone();
+        let (mz, my) = if fit_intercept && self.n > 0 {
+            let n = self.n as f64;
+            let mz = &self.feature_sum / n;
+            let my = &self.target_sum / n;
+            let col_z = mz.view().insert_axis(Axis(1));
+            a -= &(n * &col_z.dot(&col_z.t()));
+            b -= &(n * &col_z.dot(&my.view().insert_axis(Axis(0))));
+            (mz, my)
+        } else {
+            (Array1::zeros(d), Array1::zeros(k))
+        };
+        for j in 0..d {
+            a[[j, j]] += lambda;
+        }
+        let factor = a
+            .factorizec(UPLO::Lower)
+            .map_err(|_| LearnerError::NotPositiveDefinite { lambda })?;
+        let mut w = Array2::zeros((d, k));
+        for o in 0..k {
+            let col = factor
+                .solvec(&b.column(o))
+                .map_err(|e| LearnerError::LinearAlgebra(e.to_string()))?;
+            w.column_mut(o).assign(&col);
+        }
+        if w.iter().any(|v| !v.is_finite()) {
+            return Err(LearnerError::NotPositiveDefinite { lambda });
+        }
+        let intercepts = &my - &w.t().dot(&mz);
+        Ok((w, intercepts))
+    }
+
+    /// Sum over outputs of `|y - Z w - b|^2` over these rows, from the statistics alone.
+    fn squared_error(&self, w: &Array2<f64>, b: &Array1<f64>) -> f64 {
+        let n = self.n as f64;
+        let gw = self.gram.dot(w);
+        let mut total = 0.0;
+        for o in 0..w.ncols() {
+            let wo = w.column(o);
+            let bo = b[o];
+            let e = self.target_squares[o]
+                - 2.0 * wo.dot(&self.cross.column(o))
+                - 2.0 * bo * self.target_sum[o]
+                + wo.dot(&gw.column(o))
+                + 2.0 * bo * wo.dot(&self.feature_sum)
+                + n * bo * bo;
+            total += e.max(0.0);
+        }
+        total
+    }
+}
+
+/// A streamed ridge fit in progress: add row blocks, then [`finish`](Self::finish).
+#[derive(Debug, Clone)]
+pub struct RidgeAccumulator {
+    params: RidgeValidParams,
+    total: Moments,
+    /// Per-fold statistics when cross-validating.
+    folds: Vec<Moments>,
+    rows_seen: usize,
+}
+
+impl RidgeAccumulator {
+    fn new(params: RidgeValidParams, d: usize, k: usize) -> Result<Self> {
+        if d == 0 {
+            return Err(LearnerError::NoFeatures);
+        }
+        if k == 0 {
+            return Err(LearnerError::OutputMismatch {
+                expected: 1,
+                got: 0,
+            });
+        }
+        let n_folds = params.0.cross_validation.as_ref().map_or(0, |cv| cv.folds);
+        Ok(Self {
+            params,
+            total: Moments::new(d, k),
+            folds: (0..n_folds).map(|_| Moments::new(d, k)).collect(),
+            rows_seen: 0,
+        })
+    }
+
+    /// Adds the rows of one block: features `z` (rows x D) and targets `y` (rows x k).
+    pub fn add_block(&mut self, z: ArrayView2<'_, f64>, y: ArrayView2<'_, f64>) -> Result<()> {
+        let (d, k) = (self.total.gram.nrows(), self.total.cross.ncols());
+        if z.ncols() != d {
+            return Err(LearnerError::DimensionMismatch {
+                expected: d,
+                got: z.ncols(),
+            });
+        }
+        if y.ncols() != k {
+            return Err(LearnerError::OutputMismatch {
+                expected: k,
+                got: y.ncols(),
+            });
+        }
+        if z.nrows() != y.nrows() {
+            return Err(LearnerError::LengthMismatch {
+                rows: z.nrows(),
+                labels: y.nrows(),
+            });
+        }
+        for ((r, c), &value) in z.indexed_iter() {
+            if !value.is_finite() {
+                return Err(LearnerError::NonFinite {
+                    row: self.rows_seen + r,
+                    col: c,
+                    value,
+                });
+            }
+        }
+        for ((r, c), &value) in y.indexed_iter() {
+            if !value.is_finite() {
+                return Err(LearnerError::NonFiniteTarget {
+                    row: self.rows_seen + r,
+                    output: c,
+                    value,
+                });
+            }
+        }
+        if let Some(cv) = &self.params.0.cross_validation {
+            let mut members: Vec<Vec<usize>> = vec![Vec::new(); cv.folds];
+            for r in 0..z.nrows() {
+                members[fold_of(cv.seed, self.rows_seen + r, cv.folds)].push(r);
+            }
+            for (f, rows) in members.iter().enumerate() {
+                if !rows.is_empty() {
+                    let zf = z.select(Axis(0), rows);
+                    let yf = y.select(Axis(0), rows);
+                    self.folds[f].add(zf.view(), yf.view());
+                }
+            }
+        }
+        self.total.add(z, y);
+        self.rows_seen += z.nrows();
+        Ok(())
+    }
+
+    /// Rows added so far.
+    pub fn n_rows(&self) -> usize {
+        self.rows_seen
+    }
+
+    /// Chooses lambda (if cross-validating) and solves on all rows.
+    pub fn finish(self) -> Result<Ridge> {
+        let n = self.rows_seen;
+        if n == 0 {
+            return Err(LearnerError::EmptyData);
+        }
+        let fit_intercept = self.params.0.fit_intercept;
+        let mut cv_scores = Vec::new();
+        let lambda = match &self.params.0.cross_validation {
+            None => self.params.0.lambda,
+            Some(cv) => {
+                if cv.folds > n {
+                    return Err(LearnerError::InvalidFolds {
+                        folds: cv.folds,
+                        rows: n,
+                    });
+                }
+                let trains: Vec<Moments> = self.folds.iter().map(|f| self.total.minus(f)).collect();
+                for &lambda in &cv.grid {
+                    let mut error = 0.0;
+                    let mut count = 0usize;
+                    for (fold, train) in self.folds.iter().zip(&trains) {
+                        if fold.n == 0 || train.n == 0 {
+                            continue;
+                        }
+                        let (w, b) = train.solve(lambda, fit_intercept)?;
+                        error += fold.squared_error(&w, &b);
+                        count += fold.n * w.ncols();
+                    }
+                    if count == 0 {
+                        // Every row fell into one fold: nothing to validate on.
+                        return Err(LearnerError::InvalidFolds {
+                            folds: cv.folds,
+                            rows: n,
+                        });
+                    }
+                    cv_scores.push((lambda, error / count as f64));
+                }
+                best_lambda(&cv_scores)
+            }
+        };
+        let (weights, intercepts) = self.total.solve(lambda, fit_intercept)?;
+        Ok(Ridge {
+            weights,
+            intercepts,
+            lambda,
+            cv_scores,
+        })
+    }
+}
+
+/// The lambda of smallest validation MSE; ties go to the larger lambda (the simpler model).
+fn best_lambda(scores: &[(f64, f64)]) -> f64 {
+    let mut best = scores[0];
+    for &(l, e) in &scores[1..] {
+        if e < best.1 || (e == best.1 && l > best.0) {
+            best = (l, e);
+        }
+    }
+    best.0
+}
+
+/// The cross-validation fold of row `row`.
+pub(crate) fn fold_of(seed: u64, row: usize, folds: usize) -> usize {
+    (derive_seed(seed, row as u64) % folds as u64) as usize
+}
+
+/// A fitted ridge regression: `y = W' z + b` for every output.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ridge {
+    weights: Array2<f64>,
+    intercepts: Array1<f64>,
+    lambda: f64,
+    cv_scores: Vec<(f64, f64)>,
+}
+
+impl Ridge {
+    /// `D x k` weights.
+    pub fn weights(&self) -> ArrayView2<'_, f64> {
+        self.weights.view()
+    }
+    pub fn intercepts(&self) -> ArrayView1<'_, f64> {
+        self.intercepts.view()
+    }
+    /// The lambda used (the chosen one under cross-validation).
+    pub fn lambda(&self) -> f64 {
+        self.lambda
+    }
+    /// `(lambda, validation MSE)` for every grid point, empty without cross-validation.
+    pub fn cv_scores(&self) -> &[(f64, f64)] {
+        &self.cv_scores
+    }
+
+    /// `n x k` predictions.
+    pub fn predict(&self, z: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
+        if z.ncols() != self.weights.nrows() {
+            return Err(LearnerError::DimensionMismatch {
+                expected: self.weights.nrows(),
+                got: z.ncols(),
+            });
+        }
+        Ok(z.dot(&self.weights) + self.intercepts.view().insert_axis(Axis(0)))
+    }
+}
+
+/// Unchecked hyper-parameters of [`RidgeClassifier`]: those of ridge regression.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RidgeClassifierParams(pub RidgeParams);
+
+impl RidgeClassifierParams {
+    pub fn new(ridge: RidgeParams) -> Self {
+        Self(ridge)
+    }
+
+    /// Fits on features in memory; the classes are the distinct labels.
+    pub fn fit(&self, z: ArrayView2<'_, f64>, labels: &[i64]) -> Result<RidgeClassifier> {
+        if z.nrows() == 0 {
+            return Err(LearnerError::EmptyData);
+        }
+        if labels.len() != z.nrows() {
+            return Err(LearnerError::LengthMismatch {
+                rows: z.nrows(),
+                labels: labels.len(),
+            });
+        }
+        let mut classes = labels.to_vec();
+        classes.sort_unstable();
+        classes.dedup();
+        self.fit_blocks(
+            &classes,
+            z.ncols(),
+            std::iter::once(Ok::<_, LearnerError>((z.to_owned(), labels.to_vec()))),
+        )
+    }
+
+    /// Fits on row blocks `(features, labels)` produced on the fly; `classes` must list every
+    /// label that occurs (a label outside it is an error).
+    pub fn fit_blocks<I, E>(
+        &self,
+        classes: &[i64],
+        n_features: usize,
+        blocks: I,
+    ) -> Result<RidgeClassifier>
+    where
+        I: IntoIterator<Item = std::result::Result<(Array2<f64>, Vec<i64>), E>>,
+        LearnerError: From<E>,
+    {
+        let mut classes = classes.to_vec();
+        classes.sort_unstable();
+        classes.dedup();
+        match classes.len() {
+            0 => return Err(LearnerError::EmptyData),
+            1 => return Err(LearnerError::SingleClass { label: classes[0] }),
+            _ => {}
+        }
+        let mut acc = self
+            .0
+            .clone()
+            .check()?
+            .accumulator(n_features, classes.len())?;
+        for block in blocks {
+            let (z, labels) = block?;
+            if labels.len() != z.nrows() {
+                return Err(LearnerError::LengthMismatch {
+                    rows: z.nrows(),
+                    labels: labels.len(),
+                });
+            }
+            let mut y = Array2::from_elem((labels.len(), classes.len()), -1.0);
+            for (r, &l) in labels.iter().enumerate() {
+                let c = classes
+                    .binary_search(&l)
+                    .map_err(|_| LearnerError::UnknownLabel { label: l })?;
+                y[[r, c]] = 1.0;
+            }
+            acc.add_block(z.view(), y.view())?;
+        }
+        Ok(RidgeClassifier {
+            classes,
+            ridge: acc.finish()?,
+        })
+    }
+}
+
+/// A fitted one-vs-rest ridge classifier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RidgeClassifier {
+    classes: Vec<i64>,
+    ridge: Ridge,
+}
+
+impl RidgeClassifier {
+    pub fn classes(&self) -> &[i64] {
+        &self.classes
+    }
+    /// The underlying multi-output regression (one output per class).
+    pub fn ridge(&self) -> &Ridge {
+        &self.ridge
+    }
+    /// `n x classes` outputs.
+    pub fn decision_function(&self, z: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
+        self.ridge.predict(z)
+    }
+    pub fn predict(&self, z: ArrayView2<'_, f64>) -> Result<Vec<i64>> {
+        let out = self.decision_function(z)?;
+        Ok(out
+            .rows()
+            .into_iter()
+            .map(|r| {
+                let mut best = 0;
+                for k in 1..r.len() {
+                    if r[k] > r[best] {
+                        best = k;
+                    }
+                }
+                self.classes[best]
+            })
+            .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ndarray::s;
+    use rand::{Rng, SeedableRng};
+    use rand_chacha::ChaCha8Rng;
+
+    fn data(n: usize, d: usize, k: usize, seed: u64) -> (Array2<f64>, Array2<f64>) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let z = Array2::from_shape_fn((n, d), |_| rng.random_range(-1.0..1.0) + 0.5);
+        let w = Array2::from_shape_fn((d, k), |_| rng.random_range(-2.0..2.0));
+        let noise = Array2::from_shape_fn((n, k), |_| rng.random_range(-0.5..0.5));
+        let y = z.dot(&w) + noise + 3.0;
+        (z, y)
+    }
+
+    /// Plain Gaussian elimination with partial pivoting, one right-hand side per column.
+    fn gauss_solve(mut a: Vec<Vec<f64>>, mut b: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
+        let n = a.len();
+        for c in 0..n {
+            let p = (c..n)
+                .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
+                .unwrap();
+            a.swap(c, p);
+            b.swap(c, p);
+            let (pivot_a, pivot_b) = (a[c].clone(), b[c].clone());
+            for (ar, br) in a[c + 1..].iter_mut().zip(&mut b[c + 1..]) {
+                let f = ar[c] / pivot_a[c];
+                for (x, p) in ar[c..].iter_mut().zip(&pivot_a[c..]) {
+                    *x -= f * p;
+                }
+                for (x, p) in br.iter_mut().zip(&pivot_b) {
+                    *x -= f * p;
+                }
+            }
+        }
+        let k = b[0].len();
+        let mut x = vec![vec![0.0; k]; n];
+        for r in (0..n).rev() {
+            for o in 0..k {
+                let s: f64 = (r + 1..n).map(|j| a[r][j] * x[j][o]).sum();
+                x[r][o] = (b[r][o] - s) / a[r][r];
+            }
+        }
+        x
+    }
+
+    /// Naive ridge: centre explicitly (if asked), form the normal equations with loops, eliminate.
+    fn naive_ridge(
+        z: &Array2<f64>,
+        y: &Array2<f64>,
+        lambda: f64,
+        intercept: bool,
+    ) -> (Array2<f64>, Array1<f64>) {
+        let (n, d, k) = (z.nrows(), z.ncols(), y.ncols());
+        let mz: Vec<f64> = (0..d)
+            .map(|j| {
+                if intercept {
+                    z.column(j).sum() / n as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let my: Vec<f64> = (0..k)
+            .map(|o| {
+                if intercept {
+                    y.column(o).sum() / n as f64
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let mut a = vec![vec![0.0; d]; d];
+        let mut b = vec![vec![0.0; k]; d];
+        for i in 0..n {
+            for p in 0..d {
+                for q in 0..d {
+                    a[p][q] += (z[[i, p]] - mz[p]) * (z[[i, q]] - mz[q]);
+                }
+                for o in 0..k {
+                    b[p][o] += (z[[i, p]] - mz[p]) * (y[[i, o]] - my[o]);
+                }
+            }
+        }
+        for (p, row) in a.iter_mut().enumerate() {
+            row[p] += lambda;
+        }
+        let x = gauss_solve(a, b);
+        let w = Array2::from_shape_fn((d, k), |(p, o)| x[p][o]);
+        let b = Array1::from_shape_fn(k, |o| {
+            my[o] - (0..d).map(|p| w[[p, o]] * mz[p]).sum::<f64>()
+        });
+        (w, b)
+    }
+
+    fn max_rel(a: ArrayView2<'_, f64>, b: ArrayView2<'_, f64>) -> f64 {
+        let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        (&a - &b).iter().fold(0.0f64, |m, v| m.max(v.abs())) / scale
+    }
+
+    #[test]
+    fn matches_naive_normal_equations() {
+        let (z, y) = data(120, 8, 3, 1);
+        for intercept in [true, false] {
+            for lambda in [0.0, 1e-3, 2.0] {
+                let model = RidgeParams::new()
+                    .lambda(lambda)
+                    .fit_intercept(intercept)
+                    .fit(z.view(), y.view())
+                    .unwrap();
+                let (w, b) = naive_ridge(&z, &y, lambda, intercept);
+                // Both solve the same well-conditioned 8 x 8 system (condition number ~1e2 on
+                // this data); rounding differences stay far below 1e-8.
+                assert!(
+                    max_rel(model.weights(), w.view()) < 1e-8,
+                    "{intercept} {lambda}"
+                );
+                let b2 = b.clone().insert_axis(Axis(0));
+                let bm = model.intercepts().insert_axis(Axis(0));
+                if intercept {
+                    assert!(max_rel(bm, b2.view()) < 1e-8);
+                } else {
+                    assert!(model.intercepts().iter().all(|&v| v == 0.0));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streamed_equals_in_memory() {
+        let (z, y) = data(203, 10, 2, 2);
+        let cv = CrossValidation {
+            grid: vec![1e-3, 1e-1, 10.0],
+            folds: 4,
+            seed: 9,
+        };
+        let params = RidgeParams::new().cross_validation(cv).check().unwrap();
+        let whole = params.fit(z.view(), y.view()).unwrap();
+        let sizes = [1, 7, 50, 13, 100, 32];
+        let mut start = 0;
+        let blocks = sizes.iter().map(|&len| {
+            let r = start..start + len;
+            start += len;
+            Ok::<_, LearnerError>((
+                z.slice(s![r.clone(), ..]).to_owned(),
+                y.slice(s![r, ..]).to_owned(),
+            ))
+        });
+        let streamed = params.fit_blocks(10, 2, blocks).unwrap();
+        assert_eq!(whole.lambda(), streamed.lambda());
+        // Only the summation order of Z'Z differs: relative rounding ~ n eps times the
+        // condition number (~1e2).
+        assert!(max_rel(streamed.weights(), whole.weights()) < 1e-11);
+        for (a, b) in whole.cv_scores().iter().zip(streamed.cv_scores()) {
+            assert!((a.1 - b.1).abs() <= 1e-10 * a.1);
+        }
+    }
+
+    #[test]
+    fn cross_validation_scores_match_explicit_refits() {
+        let (z, y) = data(150, 6, 2, 3);
+        let grid = vec![1e-4, 0.5, 50.0];
+        let (folds, seed) = (5, 17);
+        let model = RidgeParams::new()
+            .cross_validation(CrossValidation {
+                grid: grid.clone(),
+                folds,
+                seed,
+            })
+            .fit(z.view(), y.view())
+            .unwrap();
+        let fold: Vec<usize> = (0..150).map(|i| fold_of(seed, i, folds)).collect();
+        for (g, &lambda) in grid.iter().enumerate() {
+            let (mut sse, mut count) = (0.0, 0);
+            for f in 0..folds {
+                let train: Vec<usize> = (0..150).filter(|&i| fold[i] != f).collect();
+                let test: Vec<usize> = (0..150).filter(|&i| fold[i] == f).collect();
+                let (w, b) = naive_ridge(
+                    &z.select(Axis(0), &train),
+                    &y.select(Axis(0), &train),
+                    lambda,
+                    true,
+                );
+                let pred = z.select(Axis(0), &test).dot(&w) + &b.insert_axis(Axis(0));
+                sse += (&pred - &y.select(Axis(0), &test)).mapv(|e| e * e).sum();
+                count += test.len() * 2;
+            }
+            let expect = sse / count as f64;
+            let (l, got) = model.cv_scores()[g];
+            assert_eq!(l, lambda);
+            // The statistics formula cancels terms of size y'y (~1e3 per row here) to get an
+            // SSE of ~0.1 per row: ~1e4 x 1e-16 relative, checked with margin.
+            assert!(
+                (got - expect).abs() < 1e-8 * expect,
+                "{lambda}: {got} vs {expect}"
+            );
+        }
+        let best = model
+            .cv_scores()
+            .iter()
+            .min_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap()
+            .0;
+        assert_eq!(model.lambda(), best);
+        assert_eq!(default_lambda_grid().len(), 17);
+        assert_eq!(default_lambda_grid()[0], 2f64.powi(-15));
+    }
+
+    #[test]
+    fn classifier_one_vs_rest_and_streaming() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let centres = [[3.0, 0.0], [-3.0, 0.0], [0.0, 3.0]];
+        let z = Array2::from_shape_fn((90, 2), |(i, j)| {
+            centres[i % 3][j] + rng.random_range(-1.0..1.0)
+        });
+        let labels: Vec<i64> = (0..90).map(|i| (i % 3) as i64 * 5).collect();
+        let params = RidgeClassifierParams::new(RidgeParams::new().lambda(0.1));
+        let model = params.fit(z.view(), &labels).unwrap();
+        assert_eq!(model.classes(), &[0, 5, 10]);
+        assert_eq!(model.predict(z.view()).unwrap(), labels);
+        let blocks = (0..3).map(|b| {
+            let r = b * 30..(b + 1) * 30;
+            Ok::<_, LearnerError>((z.slice(s![r.clone(), ..]).to_owned(), labels[r].to_vec()))
+        });
+        let streamed = params.fit_blocks(&[10, 0, 5], 2, blocks).unwrap();
+        assert!(max_rel(streamed.ridge().weights(), model.ridge().weights()) < 1e-12);
+    }
+
+    #[test]
+    fn bad_input_is_a_typed_error() {
+        let (z, y) = data(10, 3, 1, 5);
+        assert_eq!(
+            RidgeParams::new().lambda(-1.0).check(),
+            Err(LearnerError::InvalidLambda(-1.0))
+        );
+        assert_eq!(
+            RidgeParams::new()
+                .cross_validation(CrossValidation {
+                    grid: vec![],
+                    ..Default::default()
+                })
+                .check(),
+            Err(LearnerError::EmptyLambdaGrid)
+        );
+        assert_eq!(
+            RidgeParams::new()
+                .cross_validation(CrossValidation {
+                    folds: 1,
+                    ..Default::default()
+                })
+                .check(),
+            Err(LearnerError::TooFewFolds(1))
+        );
+        assert_eq!(
+            RidgeParams::new()
+                .cross_validation(CrossValidation {
+                    folds: 11,
+                    ..Default::default()
+                })
+                .fit(z.view(), y.view()),
+            Err(LearnerError::InvalidFolds {
+                folds: 11,
+                rows: 10
+            })
+        );
+        assert_eq!(
+            RidgeParams::new().fit(Array2::zeros((0, 3)).view(), Array2::zeros((0, 1)).view()),
+            Err(LearnerError::EmptyData)
+        );
+        assert_eq!(
+            RidgeParams::new().fit(z.view(), y.slice(s![..9, ..])),
+            Err(LearnerError::LengthMismatch {
+                rows: 10,
+                labels: 9
+            })
+        );
+        let mut bad = z.clone();
+        bad[[3, 1]] = f64::INFINITY;
+        assert!(matches!(
+            RidgeParams::new().fit(bad.view(), y.view()),
+            Err(LearnerError::NonFinite { row: 3, col: 1, .. })
+        ));
+        let mut bad_y = y.clone();
+        bad_y[[2, 0]] = f64::NAN;
+        assert!(matches!(
+            RidgeParams::new().fit(z.view(), bad_y.view()),
+            Err(LearnerError::NonFiniteTarget {
+                row: 2,
+                output: 0,
+                ..
+            })
+        ));
+        // A feature that is zero on every row and no regularisation: exactly singular.
+        let (mut wide, wy) = data(3, 6, 1, 6);
+        wide.column_mut(2).fill(0.0);
+        assert_eq!(
+            RidgeParams::new()
+                .lambda(0.0)
+                .fit_intercept(false)
+                .fit(wide.view(), wy.view()),
+            Err(LearnerError::NotPositiveDefinite { lambda: 0.0 })
+        );
+        // Two rows that hash into the same fold leave nothing to validate on.
+        let seed = (0..)
+            .find(|&s| fold_of(s, 0, 2) == fold_of(s, 1, 2))
+            .unwrap();
+        let cv = CrossValidation {
+            folds: 2,
+            seed,
+            ..Default::default()
+        };
+        assert_eq!(
+            RidgeParams::new()
+                .cross_validation(cv)
+                .fit(z.slice(s![..2, ..]), y.slice(s![..2, ..])),
+            Err(LearnerError::InvalidFolds { folds: 2, rows: 2 })
+        );
+        let cls = RidgeClassifierParams::default();
+        assert_eq!(
+            cls.fit(z.view(), &[1; 10]),
+            Err(LearnerError::SingleClass { label: 1 })
+        );
+        assert_eq!(
+            cls.fit(z.view(), &[1; 4]),
+            Err(LearnerError::LengthMismatch {
+                rows: 10,
+                labels: 4
+            })
+        );
+    }
+}

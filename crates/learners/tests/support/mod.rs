@@ -1,0 +1,123 @@
+//! Shared by the LIBLINEAR comparison test and timing example: a tiny LIBSVM-format reader (the
+//! full parser lives in `rfbench`, which this crate must not depend on), the Adult file locations,
+//! and the LIBLINEAR command-line tools.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rfbench_maps::CsrMatrix;
+
+/// Adult as LIBSVM distributes it (a9a): 123 binary features, 1-based indices.
+pub const ADULT_DIM: usize = 123;
+
+/// Rows and integer labels of a LIBSVM-format file with at most `n_cols` columns.
+pub fn read_libsvm(path: &Path, n_cols: usize) -> (CsrMatrix, Vec<i64>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (mut indptr, mut indices, mut values, mut labels) = (vec![0], vec![], vec![], vec![]);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut parts = line.split_whitespace();
+        let label: f64 = parts.next().unwrap().parse().unwrap();
+        labels.push(label as i64);
+        for item in parts {
+            let (j, v) = item.split_once(':').unwrap();
+            let j: u32 = j.parse().unwrap();
+            indices.push(j - 1);
+            values.push(v.parse().unwrap());
+        }
+        indptr.push(indices.len());
+    }
+    (
+        CsrMatrix::new(n_cols, indptr, indices, values).unwrap(),
+        labels,
+    )
+}
+
+/// The directory holding `a9a` and `a9a.t`: `RFBENCH_MIRROR` if it has them, else
+/// `shared/datasets/adult` beside the repository (where CI mirrors it).
+pub fn adult_dir() -> Option<PathBuf> {
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/adult");
+    std::env::var_os("RFBENCH_MIRROR")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain([beside])
+        .find(|d| d.join("a9a").is_file() && d.join("a9a.t").is_file())
+}
+
+/// LIBLINEAR's training and prediction programs: `LIBLINEAR_TRAIN` / `LIBLINEAR_PREDICT`, else
+/// the Debian names `liblinear-train` / `liblinear-predict`, if they run.
+pub fn liblinear_tools() -> Option<(String, String)> {
+    let train = std::env::var("LIBLINEAR_TRAIN").unwrap_or_else(|_| "liblinear-train".into());
+    let predict = std::env::var("LIBLINEAR_PREDICT").unwrap_or_else(|_| "liblinear-predict".into());
+    // Without arguments both print their usage; failing to start means not installed.
+    let runs = |p: &str| Command::new(p).output().is_ok();
+    (runs(&train) && runs(&predict)).then_some((train, predict))
+}
+
+/// The number after `key` on the first line of `text` that contains it.
+pub fn number_after(text: &str, key: &str) -> Option<f64> {
+    let rest = &text[text.find(key)? + key.len()..];
+    let token: String = rest
+        .trim_start()
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || "+-.eE".contains(*c))
+        .collect();
+    token.parse().ok()
+}
+
+/// Runs `liblinear-train -s solver -c 1 -e eps -B 1` on `train`, then predicts `test`:
+/// (objective value, iterations, test accuracy in percent).
+pub fn run_liblinear(
+    tools: &(String, String),
+    solver: u32,
+    eps: f64,
+    train: &Path,
+    test: &Path,
+    work: &Path,
+) -> (f64, f64, f64) {
+    let model = work.join(format!("model-s{solver}"));
+    let out = Command::new(&tools.0)
+        .args([
+            "-s",
+            &solver.to_string(),
+            "-c",
+            "1",
+            "-e",
+            &eps.to_string(),
+            "-B",
+            "1",
+        ])
+        .arg(train)
+        .arg(&model)
+        .output()
+        .expect("liblinear-train runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "liblinear-train failed: {stdout}");
+    let objective = number_after(&stdout, "Objective value =").expect("objective printed");
+    let iterations = number_after(&stdout, "#iter =").expect("iterations printed");
+    let pred = Command::new(&tools.1)
+        .arg(test)
+        .arg(&model)
+        .arg(work.join(format!("pred-s{solver}")))
+        .output()
+        .expect("liblinear-predict runs");
+    let stdout = String::from_utf8_lossy(&pred.stdout);
+    let accuracy = number_after(&stdout, "Accuracy =").expect("accuracy printed");
+    (objective, iterations, accuracy)
+}
+
+/// LIBSVM's `svm-train` / `svm-predict` (`LIBSVM_TRAIN` / `LIBSVM_PREDICT` override), if they run.
+pub fn libsvm_tools() -> Option<(String, String)> {
+    let train = std::env::var("LIBSVM_TRAIN").unwrap_or_else(|_| "svm-train".into());
+    let predict = std::env::var("LIBSVM_PREDICT").unwrap_or_else(|_| "svm-predict".into());
+    let runs = |p: &str| Command::new(p).output().is_ok();
+    (runs(&train) && runs(&predict)).then_some((train, predict))
+}
+
+/// The first `n` lines of a text file, written to `out`.
+pub fn head(path: &Path, n: usize, out: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().take(n).collect();
+    std::fs::write(out, lines.join("\n") + "\n").unwrap();
+}

@@ -1,0 +1,444 @@
+//! The Nystroem method (Williams & Seeger, NIPS 2001) for any exact kernel [`Kernel`].
+//!
+//! **Features.** Pick `m` landmarks `l_1..l_m` (sampled uniformly without replacement from the
+//! fitting data, or given), form `K_mm = [k(l_i, l_j)]` and map
+//! `z(x) = K_mm^{-1/2} k_m(x)` with `k_m(x) = [k(x, l_1), .., k(x, l_m)]`. Then
+//! `<z(x), z(y)> = k_m(x)' K_mm^{-1} k_m(y)`: the kernel of the projection onto the span of the
+//! landmarks in feature space. It is exact on the landmarks themselves, so with every training
+//! point as a landmark the approximate Gram matrix *is* the exact one; it is biased (never
+//! above the exact `k(x, x)`) otherwise, its error governed by the spectrum of the Gram matrix
+//! rather than by a Monte Carlo rate.
+//!
+//! **Inverse square root.** `K_mm = V diag(lambda) V'` by a symmetric eigendecomposition (LAPACK
+//! `syevd` through ndarray-linalg); `K_mm^{-1/2} = V diag(lambda^{-1/2}) V'` where eigenvalues
+//! `lambda <= cutoff * lambda_max` (default `cutoff = 1e-10`) are treated as zero: their
+//! directions get weight 0 (a pseudo-inverse), not a huge `lambda^{-1/2}` that would blow up
+//! rounding errors. Duplicate landmarks or a low-rank kernel (polynomial with few dimensions) are
+//! therefore harmless; [`Nystroem::rank`] says how many directions were kept.
+//!
+//! **Cost.** Fit: `m^2` kernel evaluations and an `O(m^3)` eigendecomposition; memory `O(m (m +
+//! d))`. Transform: `m` kernel evaluations (`O(m d)`) and an `m x m` matrix-vector product per row.
+
+use ndarray::{Array1, Array2, ArrayView1};
+use ndarray_linalg::{Eigh, UPLO};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use crate::csr::{Row, Rows};
+use crate::error::{MapError, Result};
+use crate::feature_map::FeatureMap;
+use crate::kernel::PolynomialKernel;
+
+/// The default seed: maps are deterministic unless the caller asks for another draw.
+pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0a57;
+
+/// The default relative eigenvalue cutoff of `K_mm^{-1/2}`.
+pub const DEFAULT_EIGENVALUE_CUTOFF: f64 = 1e-10;
+
+/// The exact kernels Nystroem can approximate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kernel {
+    /// `exp(-|x - y|_2^2 / (2 sigma^2))`.
+    Gaussian { sigma: f64 },
+    /// `exp(-|x - y|_1 / sigma)`, the kernel of random binning.
+    Laplacian { sigma: f64 },
+    /// `(<x, y> + c)^p`.
+    Polynomial(PolynomialKernel),
+}
+
+impl Kernel {
+    fn check(&self) -> Result<()> {
+        match *self {
+            Kernel::Gaussian { sigma } | Kernel::Laplacian { sigma } => {
+                if sigma.is_finite() && sigma > 0.0 {
+                    Ok(())
+                } else {
+                    Err(MapError::InvalidSigma(sigma))
+                }
+            }
+            Kernel::Polynomial(_) => Ok(()),
+        }
+    }
+
+    /// `k(x, y)` for two dense rows of the same length.
+    pub fn eval_slices(&self, x: &[f64], y: &[f64]) -> f64 {
+        let pairs = x.iter().zip(y);
+        match *self {
+            Kernel::Gaussian { sigma } => {
+                let sq: f64 = pairs.map(|(a, b)| (a - b) * (a - b)).sum();
+                (-sq / (2.0 * sigma * sigma)).exp()
+            }
+            Kernel::Laplacian { sigma } => {
+                let l1: f64 = pairs.map(|(a, b)| (a - b).abs()).sum();
+                (-l1 / sigma).exp()
+            }
+            Kernel::Polynomial(k) => k.from_dot(pairs.map(|(a, b)| a * b).sum()),
+        }
+    }
+
+    /// The exact kernel matrix `[k(x_i, y_j)]` (rows of both inputs of the same dimension).
+    pub fn matrix<'a, 'b>(&self, x: impl Into<Rows<'a>>, y: impl Into<Rows<'b>>) -> Array2<f64> {
+        let (x, y) = (to_dense(x.into()), to_dense(y.into()));
+        Array2::from_shape_fn((x.nrows(), y.nrows()), |(i, j)| {
+            self.eval_slices(x.row(i).as_slice().unwrap(), y.row(j).as_slice().unwrap())
+        })
+    }
+}
+
+/// Writes `row` into the dense buffer `out` (zeros where the row has none).
+fn densify(row: &Row<'_>, out: &mut [f64]) {
+    out.iter_mut().for_each(|o| *o = 0.0);
+    row.for_each_nonzero(|j, v| out[j] = v);
+}
+
+/// A standard-layout dense copy of `rows`.
+fn to_dense(rows: Rows<'_>) -> Array2<f64> {
+    let mut out = Array2::zeros((rows.n_rows(), rows.n_cols()));
+    for (i, mut o) in out.rows_mut().into_iter().enumerate() {
+        densify(&rows.row(i), o.as_slice_mut().unwrap());
+    }
+    out
+}
+
+/// Unchecked hyper-parameters of [`Nystroem`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct NystroemParams {
+    kernel: Kernel,
+    n_components: usize,
+    eigenvalue_cutoff: f64,
+    seed: u64,
+}
+
+/// Checked hyper-parameters: a valid kernel (`sigma` finite, `> 0`), `n_components >= 1`,
+/// `0 <= eigenvalue_cutoff < 1`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NystroemValidParams(NystroemParams);
+
+impl NystroemParams {
+    /// `n_components` landmarks for `kernel`; cutoff `1e-10`, default seed.
+    pub fn new(kernel: Kernel, n_components: usize) -> Self {
+        Self {
+            kernel,
+            n_components,
+            eigenvalue_cutoff: DEFAULT_EIGENVALUE_CUTOFF,
+            seed: DEFAULT_SEED,
+        }
+    }
+
+    /// Eigenvalues of `K_mm` at or below `cutoff * lambda_max` are dropped from `K_mm^{-1/2}`.
+    pub fn eigenvalue_cutoff(mut self, cutoff: f64) -> Self {
+        self.eigenvalue_cutoff = cutoff;
+        self
+    }
+
+    /// Seed of the landmark sample.
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    pub fn check(self) -> Result<NystroemValidParams> {
+        self.kernel.check()?;
+        if self.n_components == 0 {
+            return Err(MapError::ZeroComponents(self.n_components));
+        }
+        if !(0.0..1.0).contains(&self.eigenvalue_cutoff) {
+            return Err(MapError::InvalidEigenvalueCutoff(self.eigenvalue_cutoff));
+        }
+        Ok(NystroemValidParams(self))
+    }
+
+    /// `check()` then `fit(data)`.
+    pub fn fit<'a>(self, data: impl Into<Rows<'a>>) -> Result<Nystroem> {
+        self.check()?.fit(data)
+    }
+}
+
+impl NystroemValidParams {
+    /// Samples `n_components` distinct rows of `data` as landmarks and fits on them.
+    pub fn fit<'a>(&self, data: impl Into<Rows<'a>>) -> Result<Nystroem> {
+        let data = data.into();
+        let (m, n) = (self.0.n_components, data.n_rows());
+        if m > n {
+            return Err(MapError::TooManyLandmarks {
+                landmarks: m,
+                n_samples: n,
+            });
+        }
+        let mut rng = ChaCha8Rng::seed_from_u64(self.0.seed);
+        let chosen = rand::seq::index::sample(&mut rng, n, m);
+        let mut landmarks = Array2::zeros((m, data.n_cols()));
+        for (k, i) in chosen.iter().enumerate() {
+            densify(&data.row(i), landmarks.row_mut(k).as_slice_mut().unwrap());
+        }
+        self.fit_landmarks(&landmarks)
+    }
+
+    /// Uses every row of `landmarks` as a landmark (their number, not `n_components`, is `m`).
+    pub fn fit_landmarks<'a>(&self, landmarks: impl Into<Rows<'a>>) -> Result<Nystroem> {
+        let landmarks = landmarks.into();
+        if landmarks.n_cols() == 0 {
+            return Err(MapError::ZeroInputDim(0));
+        }
+        if landmarks.n_rows() == 0 {
+            return Err(MapError::ZeroComponents(0));
+        }
+        landmarks.check_finite()?;
+        let landmarks = to_dense(landmarks);
+        let kernel = self.0.kernel;
+        let gram = kernel.matrix(&landmarks, &landmarks);
+        let (eigenvalues, eigenvectors) = gram
+            .eigh(UPLO::Lower)
+            .map_err(|e| MapError::EigenDecomposition(e.to_string()))?;
+        let largest = eigenvalues.iter().fold(0.0f64, |a, &b| a.max(b));
+        let threshold = self.0.eigenvalue_cutoff * largest;
+        let scales: Array1<f64> =
+            eigenvalues.mapv(|l| if l > threshold { l.powf(-0.5) } else { 0.0 });
+        let rank = scales.iter().filter(|&&s| s > 0.0).count();
+        // V diag(s) V'.
+        let scaled = &eigenvectors * &scales.view().insert_axis(ndarray::Axis(0));
+        let normalization = scaled.dot(&eigenvectors.t());
+        Ok(Nystroem {
+            kernel,
+            landmarks,
+            normalization,
+            rank,
+        })
+    }
+}
+
+/// A fitted Nystroem map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Nystroem {
+    kernel: Kernel,
+    /// `m x d`, one landmark per row.
+    landmarks: Array2<f64>,
+    /// `K_mm^{-1/2}` (pseudo-inverse square root), symmetric `m x m`.
+    normalization: Array2<f64>,
+    rank: usize,
+}
+
+impl Nystroem {
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// The landmarks, one per row.
+    pub fn landmarks(&self) -> &Array2<f64> {
+        &self.landmarks
+    }
+
+    /// `K_mm^{-1/2}`.
+    pub fn normalization(&self) -> &Array2<f64> {
+        &self.normalization
+    }
+
+    /// Number of eigenvalues of `K_mm` above the cutoff: the rank of the approximation.
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+}
+
+/// Per-thread buffers: the row made dense, and its kernel values against the landmarks.
+#[derive(Debug, Clone)]
+pub struct NystroemScratch {
+    dense: Vec<f64>,
+    kernel_values: Vec<f64>,
+}
+
+impl FeatureMap for Nystroem {
+    type Scratch = NystroemScratch;
+
+    fn input_dim(&self) -> usize {
+        self.landmarks.ncols()
+    }
+
+    fn output_dim(&self) -> usize {
+        self.landmarks.nrows()
+    }
+
+    fn new_scratch(&self) -> NystroemScratch {
+        NystroemScratch {
+            dense: vec![0.0; self.input_dim()],
+            kernel_values: vec![0.0; self.output_dim()],
+        }
+    }
+
+    fn map_row(&self, row: &Row<'_>, out: &mut [f64], scratch: &mut NystroemScratch) {
+        // Sparse rows are made dense: the landmarks are dense, so the O(d) copy costs less than
+        // the m kernel evaluations it feeds, and dense and sparse input give identical bits.
+        densify(row, &mut scratch.dense);
+        for (k, l) in scratch.kernel_values.iter_mut().zip(self.landmarks.rows()) {
+            *k = self
+                .kernel
+                .eval_slices(&scratch.dense, l.as_slice().unwrap());
+        }
+        let k = ArrayView1::from(&scratch.kernel_values[..]);
+        for (o, w) in out.iter_mut().zip(self.normalization.rows()) {
+            *o = w.dot(&k);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::CsrMatrix;
+    use ndarray::Axis;
+    use ndarray_linalg::Inverse;
+    use rand::Rng;
+    use rand_distr::StandardNormal;
+
+    fn gaussian_data(n: usize, d: usize, seed: u64) -> Array2<f64> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Array2::from_shape_fn((n, d), |_| rng.sample(StandardNormal))
+    }
+
+    fn max_abs(a: &Array2<f64>) -> f64 {
+        a.iter().fold(0.0f64, |m, v| m.max(v.abs()))
+    }
+
+    fn kernels() -> [Kernel; 3] {
+        [
+            Kernel::Gaussian { sigma: 1.0 },
+            Kernel::Laplacian { sigma: 2.0 },
+            Kernel::Polynomial(PolynomialKernel::new(2, 1.0).unwrap()),
+        ]
+    }
+
+    /// With every point a landmark, `Z Z' = K K^+ K = K`. 40 standard normal points in d = 5:
+    /// the Gaussian and Laplacian Gram matrices are well conditioned (off-diagonal entries are
+    /// small), the polynomial one has rank 21 < 40, which the pseudo-inverse handles.
+    #[test]
+    fn all_points_as_landmarks_reproduce_the_gram_matrix() {
+        let x = gaussian_data(40, 5, 1);
+        for kernel in kernels() {
+            let map = NystroemParams::new(kernel, 40).seed(2).fit(&x).unwrap();
+            let z = map.transform(&x).unwrap();
+            let error = max_abs(&(z.dot(&z.t()) - kernel.matrix(&x, &x)));
+            assert!(error < 1e-8, "{kernel:?}: max error {error}");
+        }
+        let polynomial = NystroemParams::new(kernels()[2], 40).fit(&x).unwrap();
+        assert_eq!(polynomial.rank(), 21);
+    }
+
+    /// `<z(x), z(y)> = k_m(x)' K_mm^{-1} k_m(y)`, with the inverse from an LU factorisation
+    /// instead of the eigendecomposition.
+    #[test]
+    fn approximate_kernel_matches_naive_formula() {
+        let (x, y) = (gaussian_data(60, 4, 3), gaussian_data(15, 4, 4));
+        for kernel in kernels() {
+            let map = NystroemParams::new(kernel, 12).seed(5).fit(&x).unwrap();
+            let l = map.landmarks().clone();
+            let naive = kernel
+                .matrix(&y, &l)
+                .dot(&kernel.matrix(&l, &l).inv().unwrap())
+                .dot(&kernel.matrix(&l, &y));
+            let z = map.transform(&y).unwrap();
+            let error = max_abs(&(z.dot(&z.t()) - naive));
+            assert!(error < 1e-8, "{kernel:?}: {error}");
+            // Landmarks are distinct rows of the data.
+            for lm in l.rows() {
+                assert!(x.rows().into_iter().any(|r| r == lm));
+            }
+        }
+    }
+
+    /// Gram-matrix error (Frobenius) on 300 points decreases as the number of landmarks grows.
+    #[test]
+    fn gram_error_decreases_with_landmarks() {
+        let x = gaussian_data(300, 3, 6);
+        let kernel = Kernel::Gaussian { sigma: 1.5 };
+        let exact = kernel.matrix(&x, &x);
+        let errors: Vec<f64> = [5, 20, 80, 300]
+            .iter()
+            .map(|&m| {
+                let z = NystroemParams::new(kernel, m)
+                    .seed(7)
+                    .fit(&x)
+                    .unwrap()
+                    .transform(&x)
+                    .unwrap();
+                (z.dot(&z.t()) - &exact).mapv(|e| e * e).sum().sqrt()
+            })
+            .collect();
+        assert!(errors.windows(2).all(|w| w[1] < w[0]), "{errors:?}");
+        assert!(errors[3] < 1e-6, "{errors:?}");
+    }
+
+    #[test]
+    fn dense_and_sparse_input_give_identical_features() {
+        let mut x = gaussian_data(50, 8, 8);
+        x.indexed_iter_mut()
+            .for_each(|((i, j), v)| *v *= ((i + j) % 3 == 0) as u8 as f64);
+        let csr = CsrMatrix::from_dense(x.view()).unwrap();
+        for kernel in kernels() {
+            let map = NystroemParams::new(kernel, 10).seed(9).fit(&csr).unwrap();
+            assert_eq!(
+                map,
+                NystroemParams::new(kernel, 10).seed(9).fit(&x).unwrap()
+            );
+            assert_eq!(map.transform(&x).unwrap(), map.transform(&csr).unwrap());
+        }
+    }
+
+    /// Duplicate landmarks make `K_mm` singular; the cutoff drops the null direction.
+    #[test]
+    fn duplicate_landmarks_are_handled_by_the_cutoff() {
+        let x = gaussian_data(6, 3, 10);
+        let landmarks =
+            ndarray::concatenate(Axis(0), &[x.view(), x.slice(ndarray::s![..2, ..])]).unwrap();
+        let kernel = Kernel::Gaussian { sigma: 1.0 };
+        let map = NystroemParams::new(kernel, 1)
+            .check()
+            .unwrap()
+            .fit_landmarks(&landmarks)
+            .unwrap();
+        assert_eq!((map.output_dim(), map.rank()), (8, 6));
+        let z = map.transform(&x).unwrap();
+        assert!(max_abs(&(z.dot(&z.t()) - kernel.matrix(&x, &x))) < 1e-8);
+    }
+
+    #[test]
+    fn invalid_parameters_are_errors() {
+        let x = gaussian_data(5, 2, 11);
+        let gaussian = Kernel::Gaussian { sigma: 1.0 };
+        assert_eq!(
+            NystroemParams::new(gaussian, 6).fit(&x).unwrap_err(),
+            MapError::TooManyLandmarks {
+                landmarks: 6,
+                n_samples: 5
+            }
+        );
+        assert_eq!(
+            NystroemParams::new(gaussian, 0).check().unwrap_err(),
+            MapError::ZeroComponents(0)
+        );
+        assert_eq!(
+            NystroemParams::new(Kernel::Laplacian { sigma: -1.0 }, 2)
+                .check()
+                .unwrap_err(),
+            MapError::InvalidSigma(-1.0)
+        );
+        assert_eq!(
+            NystroemParams::new(gaussian, 2)
+                .eigenvalue_cutoff(1.5)
+                .check()
+                .unwrap_err(),
+            MapError::InvalidEigenvalueCutoff(1.5)
+        );
+        let bad = ndarray::array![[1.0, f64::NAN]];
+        assert!(matches!(
+            NystroemParams::new(gaussian, 1).fit(&bad),
+            Err(MapError::NonFinite { row: 0, col: 1, .. })
+        ));
+        let map = NystroemParams::new(gaussian, 2).fit(&x).unwrap();
+        assert_eq!(
+            map.transform(&Array2::zeros((1, 3))).unwrap_err(),
+            MapError::DimensionMismatch {
+                expected: 2,
+                got: 3
+            }
+        );
+    }
+}

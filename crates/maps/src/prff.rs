@@ -1,0 +1,535 @@
+//! Pseudo-random Fourier features (PRFF; Damodaran, Courty & Gosselin) for the Gaussian kernel
+//! `k(x, y) = exp(-|x - y|^2 / (2 sigma^2))`.
+//!
+//! **Features.** As random Fourier features, `z(x) = sqrt(2 / M) [cos(w_l' x + b_l)]_{l=1..M}`,
+//! but each frequency `w_l` is tuned to the data after being drawn: it starts at the RFF draw
+//! `w ~ N(0, I / sigma^2)`, `b ~ U[0, 2 pi]` (`b` stays fixed, as in the paper), then descends the
+//! Gram-matrix error of the paper's eq. (5) on one mini-batch `x_1..x_B`:
+//!
+//! `L(w_j) = 1/(2 B^2) sum_{i,k} (k(x_i, x_k) - (2/j) sum_{l <= j} c_l(x_i) c_l(x_k))^2`,
+//! `c_l(x) = cos(w_l' x + b_l)`,
+//!
+//! with the features `1..j-1` already learnt and fixed (the paper's "boosting" reading: each new
+//! feature fits the residual of the ones before, normalised as if `j` were the final size).
+//! Writing `r_ik` for the residual and `s_i = sin(w_j' x_i + b_j)`, symmetry of `r` gives
+//! `dL/dw_j = 4 / (j B^2) sum_i s_i (sum_k r_ik c_j(x_k)) x_i`.
+//! The step is the paper's Algorithm 1, `w_j <- w_j - alpha (lambda w_j + dL/dw_j)` (so the
+//! penalty `lambda |w|^2` of eq. (5) enters with weight `lambda / 2`), for at most
+//! `max_iterations` steps, stopping early once the batch loss changes by less than `tolerance`.
+//! Feature `j` uses mini-batch `j` of a seeded shuffle of the data (reshuffled after each pass).
+//! With `max_iterations = 0` the map *is* random Fourier features with the same draws, the
+//! baseline the paper compares against.
+//!
+//! **Bias.** Not an unbiased estimator: the frequencies no longer follow the kernel's spectral
+//! measure. The paper's claim, which the tests check on its synthetic setting, is a lower Gram
+//! error than RFF at equal `M`.
+//!
+//! **Cost.** Fit: per feature, `O(B^2 d)` for the exact batch kernel, `O(B^2 j)` for the previous
+//! features' part, and `O(B^2 + B d)` per descent step. Transform: `O(nnz(x) M)` per row.
+
+use ndarray::{Array1, Array2, ArrayView1, Axis};
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rand_distr::StandardNormal;
+
+use crate::csr::{Row, Rows};
+use crate::error::{MapError, Result};
+use crate::feature_map::FeatureMap;
+
+/// The default seed: maps are deterministic unless the caller asks for another draw.
+pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0bff;
+
+/// Unchecked hyper-parameters of [`Prff`]; defaults from the paper's synthetic experiment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrffParams {
+    sigma: f64,
+    n_components: usize,
+    batch_size: usize,
+    learning_rate: f64,
+    l2_penalty: f64,
+    max_iterations: usize,
+    tolerance: f64,
+    seed: u64,
+}
+
+/// Checked hyper-parameters: `sigma > 0` finite, `n_components >= 1`, `batch_size >= 1`,
+/// `learning_rate >= 0` finite, `l2_penalty >= 0` finite, `tolerance >= 0` finite.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PrffValidParams(PrffParams);
+
+impl PrffParams {
+    /// `n_components` features for the Gaussian kernel of width `sigma`; batch size 128,
+    /// learning rate 50, no penalty, 100 iterations, tolerance `1e-8` (the paper's Fig. 1 setting
+    /// for all but the tolerance, which the paper does not give).
+    pub fn new(sigma: f64, n_components: usize) -> Self {
+        Self {
+            sigma,
+            n_components,
+            batch_size: 128,
+            learning_rate: 50.0,
+            l2_penalty: 0.0,
+            max_iterations: 100,
+            tolerance: 1e-8,
+            seed: DEFAULT_SEED,
+        }
+    }
+
+    /// Points per mini-batch `B` (capped at the number of rows).
+    pub fn batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size;
+        self
+    }
+
+    /// Step size `alpha`.
+    pub fn learning_rate(mut self, learning_rate: f64) -> Self {
+        self.learning_rate = learning_rate;
+        self
+    }
+
+    /// `lambda`: the step shrinks `w` by `alpha lambda w`.
+    pub fn l2_penalty(mut self, l2_penalty: f64) -> Self {
+        self.l2_penalty = l2_penalty;
+        self
+    }
+
+    /// Descent steps per feature; 0 gives plain random Fourier features.
+    pub fn max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = max_iterations;
+        self
+    }
+
+    /// Stop a feature's descent once the batch loss changes by less than this.
+    pub fn tolerance(mut self, tolerance: f64) -> Self {
+        self.tolerance = tolerance;
+        self
+    }
+
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    pub fn check(self) -> Result<PrffValidParams> {
+        if !(self.sigma.is_finite() && self.sigma > 0.0) {
+            return Err(MapError::InvalidSigma(self.sigma));
+        }
+        if self.n_components == 0 {
+            return Err(MapError::ZeroComponents(self.n_components));
+        }
+        if self.batch_size == 0 {
+            return Err(MapError::ZeroBatchSize(self.batch_size));
+        }
+        for (name, value) in [
+            ("learning_rate", self.learning_rate),
+            ("l2_penalty", self.l2_penalty),
+            ("tolerance", self.tolerance),
+        ] {
+            if !(value.is_finite() && value >= 0.0) {
+                return Err(MapError::InvalidOptimizerParameter { name, value });
+            }
+        }
+        Ok(PrffValidParams(self))
+    }
+
+    /// `check()` then `fit(data)`.
+    pub fn fit<'a>(self, data: impl Into<Rows<'a>>) -> Result<Prff> {
+        self.check()?.fit(data)
+    }
+}
+
+/// `exp(-|x - y|^2 / (2 sigma^2))` on two dense rows.
+fn gaussian(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>, sigma: f64) -> f64 {
+    let sq: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
+    (-sq / (2.0 * sigma * sigma)).exp()
+}
+
+/// The mini-batch problem of one feature: `L(w) = 1/(2B^2) |target - (2/j) c c'|_F^2` with
+/// `target = K - (2/j) sum_{l<j} c_l c_l'` and `c = cos(X w + b)`.
+struct BatchProblem<'a> {
+    batch: &'a Array2<f64>,
+    target: Array2<f64>,
+    bias: f64,
+    /// `2 / j`.
+    scale: f64,
+}
+
+impl BatchProblem<'_> {
+    /// `(cos, sin)` of `X w + b`.
+    fn phases(&self, w: &Array1<f64>) -> (Array1<f64>, Array1<f64>) {
+        let t = self.batch.dot(w) + self.bias;
+        (t.mapv(f64::cos), t.mapv(f64::sin))
+    }
+
+    /// The residual `target - (2/j) c c'` as a matrix.
+    fn residual(&self, c: &Array1<f64>) -> Array2<f64> {
+        let outer = c
+            .view()
+            .insert_axis(Axis(1))
+            .dot(&c.view().insert_axis(Axis(0)));
+        &self.target - &(outer * self.scale)
+    }
+
+    /// The loss alone: the reference the gradient is checked against.
+    #[cfg(test)]
+    fn loss(&self, w: &Array1<f64>) -> f64 {
+        let b = self.batch.nrows() as f64;
+        let r = self.residual(&self.phases(w).0);
+        r.iter().map(|v| v * v).sum::<f64>() / (2.0 * b * b)
+    }
+
+    /// Loss and gradient `dL/dw = 2 (2/j) / B^2 sum_i s_i (R c)_i x_i`.
+    fn loss_and_gradient(&self, w: &Array1<f64>) -> (f64, Array1<f64>) {
+        let b = self.batch.nrows() as f64;
+        let (c, s) = self.phases(w);
+        let r = self.residual(&c);
+        let loss = r.iter().map(|v| v * v).sum::<f64>() / (2.0 * b * b);
+        let weights = r.dot(&c) * &s * (2.0 * self.scale / (b * b));
+        (loss, self.batch.t().dot(&weights))
+    }
+}
+
+impl PrffValidParams {
+    /// Draws the RFF initialisation, then learns the frequencies one at a time on mini-batches.
+    pub fn fit<'a>(&self, data: impl Into<Rows<'a>>) -> Result<Prff> {
+        let p = &self.0;
+        let data = data.into();
+        if data.n_cols() == 0 {
+            return Err(MapError::ZeroInputDim(0));
+        }
+        if data.n_rows() == 0 {
+            return Err(MapError::EmptyData);
+        }
+        data.check_finite()?;
+        let (n, d, m) = (data.n_rows(), data.n_cols(), p.n_components);
+        let mut x = Array2::zeros((n, d));
+        for (i, mut row) in x.rows_mut().into_iter().enumerate() {
+            data.row(i).for_each_nonzero(|j, v| row[j] = v);
+        }
+        // The initialisation is drawn first and from its own stream, so it is the same whatever
+        // the optimiser settings: `max_iterations = 0` is RFF with these very draws.
+        let mut init_rng = ChaCha8Rng::seed_from_u64(p.seed);
+        let mut frequencies = Array2::from_shape_simple_fn((m, d), || {
+            init_rng.sample::<f64, _>(StandardNormal) / p.sigma
+        });
+        let phases: Vec<f64> = (0..m)
+            .map(|_| init_rng.random::<f64>() * std::f64::consts::TAU)
+            .collect();
+        if p.max_iterations > 0 {
+            let mut batch_rng = ChaCha8Rng::seed_from_u64(p.seed);
+            batch_rng.set_stream(1);
+            let batch_size = p.batch_size.min(n);
+            let mut order: Vec<usize> = (0..n).collect();
+            let mut next = n;
+            for j in 0..m {
+                if next + batch_size > n {
+                    order.shuffle(&mut batch_rng);
+                    next = 0;
+                }
+                let batch = x.select(Axis(0), &order[next..next + batch_size]);
+                next += batch_size;
+                let learnt = self.learn_feature(&batch, &frequencies, &phases, j);
+                frequencies.row_mut(j).assign(&learnt);
+            }
+        }
+        // Stored per input coordinate (`d x M`) so a sparse row adds one contiguous slice per
+        // non-zero to the projections.
+        let by_coordinate = frequencies.t().as_standard_layout().into_owned();
+        Ok(Prff {
+            sigma: p.sigma,
+            frequencies: by_coordinate,
+            phases,
+        })
+    }
+
+    /// Descends the batch loss of feature `j` (0-based) from its initial frequency.
+    fn learn_feature(
+        &self,
+        batch: &Array2<f64>,
+        frequencies: &Array2<f64>,
+        phases: &[f64],
+        j: usize,
+    ) -> Array1<f64> {
+        let p = &self.0;
+        let bsz = batch.nrows();
+        let scale = 2.0 / (j + 1) as f64;
+        let mut target = Array2::from_shape_fn((bsz, bsz), |(i, k)| {
+            gaussian(batch.row(i), batch.row(k), p.sigma)
+        });
+        if j > 0 {
+            let mut previous = batch.dot(&frequencies.slice(ndarray::s![..j, ..]).t());
+            previous
+                .axis_iter_mut(Axis(1))
+                .zip(phases)
+                .for_each(|(mut col, &b)| col.mapv_inplace(|t| (t + b).cos()));
+            target.scaled_add(-scale, &previous.dot(&previous.t()));
+        }
+        let problem = BatchProblem {
+            batch,
+            target,
+            bias: phases[j],
+            scale,
+        };
+        let mut w = frequencies.row(j).to_owned();
+        let mut previous_loss = f64::INFINITY;
+        for _ in 0..p.max_iterations {
+            let (loss, gradient) = problem.loss_and_gradient(&w);
+            if (previous_loss - loss).abs() < p.tolerance {
+                break;
+            }
+            previous_loss = loss;
+            let step = &w * p.l2_penalty + gradient;
+            w.scaled_add(-p.learning_rate, &step);
+        }
+        w
+    }
+}
+
+/// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prff {
+    sigma: f64,
+    /// `d x M`: column `l` is `w_l`.
+    frequencies: Array2<f64>,
+    phases: Vec<f64>,
+}
+
+impl Prff {
+    pub fn sigma(&self) -> f64 {
+        self.sigma
+    }
+
+    /// The learnt frequency `w_l`.
+    pub fn frequency(&self, l: usize) -> ArrayView1<'_, f64> {
+        self.frequencies.column(l)
+    }
+
+    /// The phase `b_l`.
+    pub fn phase(&self, l: usize) -> f64 {
+        self.phases[l]
+    }
+}
+
+impl FeatureMap for Prff {
+    /// The projections `w_l' x`.
+    type Scratch = Vec<f64>;
+
+    fn input_dim(&self) -> usize {
+        self.frequencies.nrows()
+    }
+
+    fn output_dim(&self) -> usize {
+        self.phases.len()
+    }
+
+    fn new_scratch(&self) -> Vec<f64> {
+        vec![0.0; self.output_dim()]
+    }
+
+    fn map_row(&self, row: &Row<'_>, out: &mut [f64], projections: &mut Vec<f64>) {
+        projections.iter_mut().for_each(|v| *v = 0.0);
+        let frequencies = self
+            .frequencies
+            .as_slice()
+            .expect("stored in standard layout");
+        let m = self.output_dim();
+        row.for_each_nonzero(|i, x| {
+            projections
+                .iter_mut()
+                .zip(&frequencies[i * m..(i + 1) * m])
+                .for_each(|(p, &w)| *p += w * x);
+        });
+        let norm = (2.0 / m as f64).sqrt();
+        for ((o, &t), &b) in out.iter_mut().zip(projections.iter()).zip(&self.phases) {
+            *o = norm * (t + b).cos();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr::CsrMatrix;
+
+    fn gaussian_data(n: usize, d: usize, seed: u64) -> Array2<f64> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        Array2::from_shape_simple_fn((n, d), || rng.sample(StandardNormal))
+    }
+
+    fn exact_gram(x: &Array2<f64>, sigma: f64) -> Array2<f64> {
+        Array2::from_shape_fn((x.nrows(), x.nrows()), |(i, j)| {
+            gaussian(x.row(i), x.row(j), sigma)
+        })
+    }
+
+    /// `1/N^2 |K - Z Z'|_F^2`, the paper's Gram error.
+    fn gram_mse(map: &Prff, x: &Array2<f64>) -> f64 {
+        let z = map.transform(x).unwrap();
+        let n = x.nrows() as f64;
+        (exact_gram(x, map.sigma()) - z.dot(&z.t()))
+            .mapv(|e| e * e)
+            .sum()
+            / (n * n)
+    }
+
+    /// The paper's bandwidth: the 5th percentile of the pairwise distances.
+    fn fifth_percentile_distance(x: &Array2<f64>) -> f64 {
+        let mut distances = Vec::new();
+        for i in 0..x.nrows() {
+            for j in i + 1..x.nrows() {
+                distances.push((&x.row(i) - &x.row(j)).mapv(|v| v * v).sum().sqrt());
+            }
+        }
+        distances.sort_by(f64::total_cmp);
+        distances[distances.len() / 20]
+    }
+
+    /// The analytic gradient matches central finite differences of the loss.
+    #[test]
+    fn gradient_matches_finite_differences() {
+        let batch = gaussian_data(20, 4, 1);
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let target = Array2::from_shape_fn((20, 20), |_| rng.random_range(-0.5..1.0));
+        let problem = BatchProblem {
+            batch: &batch,
+            target: (&target + &target.t()) * 0.5,
+            bias: 0.7,
+            scale: 2.0 / 3.0,
+        };
+        let w = Array1::from_shape_simple_fn(4, || rng.sample::<f64, _>(StandardNormal));
+        let (loss, gradient) = problem.loss_and_gradient(&w);
+        assert!((loss - problem.loss(&w)).abs() < 1e-15);
+        let h = 1e-6;
+        for k in 0..4 {
+            let (mut up, mut down) = (w.clone(), w.clone());
+            up[k] += h;
+            down[k] -= h;
+            let numeric = (problem.loss(&up) - problem.loss(&down)) / (2.0 * h);
+            assert!(
+                (numeric - gradient[k]).abs() < 1e-7 * (1.0 + numeric.abs()),
+                "coordinate {k}: {numeric} vs {}",
+                gradient[k]
+            );
+        }
+    }
+
+    /// Without descent steps the map is RFF with its draws: `sqrt(2/M) cos(w'x + b)` computed
+    /// naively, `w ~ N(0, I/sigma^2)` (sample variance within 5 standard errors
+    /// `sqrt(2/n) / sigma^2` of `1/sigma^2`).
+    #[test]
+    fn zero_iterations_is_random_fourier_features() {
+        let (d, m, sigma) = (5, 2000, 0.5);
+        let x = gaussian_data(3, d, 3);
+        let map = PrffParams::new(sigma, m)
+            .max_iterations(0)
+            .seed(4)
+            .fit(&x)
+            .unwrap();
+        let z = map.transform(&x).unwrap();
+        for i in 0..3 {
+            for l in 0..m {
+                let naive = (2.0 / m as f64).sqrt()
+                    * (map.frequency(l).dot(&x.row(i)) + map.phase(l)).cos();
+                assert!((z[[i, l]] - naive).abs() < 1e-12);
+            }
+        }
+        let values: Vec<f64> = (0..m).flat_map(|l| map.frequency(l).to_vec()).collect();
+        let n = values.len() as f64;
+        let variance = values.iter().map(|v| v * v).sum::<f64>() / n;
+        let expected = 1.0 / (sigma * sigma);
+        assert!(
+            (variance - expected).abs() < 5.0 * (2.0 / n).sqrt() * expected,
+            "{variance}"
+        );
+        assert!((0..m).all(|l| (0.0..std::f64::consts::TAU).contains(&map.phase(l))));
+    }
+
+    /// The paper's synthetic setting at a test size: 400 standard normal points in d = 10, sigma
+    /// the 5th percentile of pairwise distances. PRFF's Gram error decreases with M and is below
+    /// that of RFF with the same initial draws at every M. Learning rate 5, from the paper's grid
+    /// for real data: on 400 points the Fig. 1 value 50 overshoots at M = 10 (Gram MSE 0.093 vs
+    /// RFF's 0.092; at M = 50 it gives 0.0075 vs 0.0164).
+    #[test]
+    fn gram_error_decreases_with_features_and_beats_rff() {
+        let x = gaussian_data(400, 10, 5);
+        let sigma = fifth_percentile_distance(&x);
+        let mut previous = f64::INFINITY;
+        for m in [10, 25, 50, 100] {
+            let params = PrffParams::new(sigma, m).learning_rate(5.0).seed(6);
+            let prff = gram_mse(&params.clone().fit(&x).unwrap(), &x);
+            let rff = gram_mse(&params.max_iterations(0).fit(&x).unwrap(), &x);
+            assert!(prff < previous, "M = {m}: {prff} after {previous}");
+            assert!(prff < rff, "M = {m}: PRFF {prff} vs RFF {rff}");
+            previous = prff;
+        }
+    }
+
+    #[test]
+    fn dense_and_sparse_input_give_identical_features() {
+        let mut x = gaussian_data(60, 6, 7);
+        x.indexed_iter_mut()
+            .for_each(|((i, j), v)| *v *= ((i * j) % 4 != 1) as u8 as f64);
+        let csr = CsrMatrix::from_dense(x.view()).unwrap();
+        let map = PrffParams::new(2.0, 12)
+            .batch_size(16)
+            .seed(8)
+            .fit(&csr)
+            .unwrap();
+        assert_eq!(
+            map,
+            PrffParams::new(2.0, 12)
+                .batch_size(16)
+                .seed(8)
+                .fit(&x)
+                .unwrap()
+        );
+        assert_eq!(map.transform(&x).unwrap(), map.transform(&csr).unwrap());
+    }
+
+    #[test]
+    fn invalid_parameters_are_errors() {
+        assert_eq!(
+            PrffParams::new(0.0, 5).check().unwrap_err(),
+            MapError::InvalidSigma(0.0)
+        );
+        assert_eq!(
+            PrffParams::new(1.0, 0).check().unwrap_err(),
+            MapError::ZeroComponents(0)
+        );
+        assert_eq!(
+            PrffParams::new(1.0, 5).batch_size(0).check().unwrap_err(),
+            MapError::ZeroBatchSize(0)
+        );
+        assert_eq!(
+            PrffParams::new(1.0, 5)
+                .learning_rate(-1.0)
+                .check()
+                .unwrap_err(),
+            MapError::InvalidOptimizerParameter {
+                name: "learning_rate",
+                value: -1.0
+            }
+        );
+        assert_eq!(
+            PrffParams::new(1.0, 5)
+                .l2_penalty(f64::INFINITY)
+                .check()
+                .unwrap_err(),
+            MapError::InvalidOptimizerParameter {
+                name: "l2_penalty",
+                value: f64::INFINITY
+            }
+        );
+        assert_eq!(
+            PrffParams::new(1.0, 5)
+                .fit(&Array2::zeros((0, 3)))
+                .unwrap_err(),
+            MapError::EmptyData
+        );
+        let bad = ndarray::array![[1.0, f64::NAN]];
+        assert!(matches!(
+            PrffParams::new(1.0, 2).fit(&bad),
+            Err(MapError::NonFinite { row: 0, col: 1, .. })
+        ));
+    }
+}
