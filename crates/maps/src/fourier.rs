@@ -24,9 +24,10 @@ use ndarray::{s, ArrayView2, ArrayViewMut2, Axis};
 use rand::Rng;
 use rand_distr::{Cauchy, ChiSquared, Distribution, StandardNormal};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
@@ -38,7 +39,7 @@ pub(crate) const ROWS_PER_TASK: usize = 256;
 const GEMV_ROWS: usize = 4;
 
 /// How `m` frequencies become features.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum FourierForm {
     /// `[cos(w_j'x)]_j ++ [sin(w_j'x)]_j / sqrt(D/2)`: `D/2` frequencies, `D` must be even.
     #[default]
@@ -130,14 +131,67 @@ pub(crate) fn require_radial(map: &'static str, kernel: &ShiftInvariantKernel) -
     }
 }
 
-/// The output stage: projections `w_j'x` in, features out.
-#[derive(Debug, Clone, PartialEq)]
+/// The output stage: projections `w_j'x` in, features out. Serialised without its scale, which
+/// is recomputed from the form and `m` (the same expression, so the same bits).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "FourierOutputData")]
 pub(crate) struct FourierOutput {
     form: FourierForm,
     n_frequencies: usize,
+    #[serde(skip_serializing)]
     scale: f64,
     /// The phases `b_j` of the phase form (empty for the paired form).
     offsets: Vec<f64>,
+}
+
+/// The serialised form of [`FourierOutput`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FourierOutputData {
+    form: FourierForm,
+    n_frequencies: usize,
+    offsets: Vec<f64>,
+}
+
+impl TryFrom<FourierOutputData> for FourierOutput {
+    type Error = MapError;
+
+    fn try_from(data: FourierOutputData) -> Result<Self> {
+        let FourierOutputData {
+            form,
+            n_frequencies,
+            offsets,
+        } = data;
+        let name = "Fourier output stage";
+        ensure(n_frequencies >= 1, name, || "no frequencies".into())?;
+        let n_offsets = match form {
+            FourierForm::Paired => 0,
+            FourierForm::Phase => n_frequencies,
+        };
+        ensure(offsets.len() == n_offsets, name, || {
+            format!(
+                "{} phases for {form:?} with m = {n_frequencies}",
+                offsets.len()
+            )
+        })?;
+        ensure(offsets.iter().all(|b| b.is_finite()), name, || {
+            "non-finite phase".into()
+        })?;
+        Ok(Self {
+            form,
+            n_frequencies,
+            scale: output_scale(form, n_frequencies),
+            offsets,
+        })
+    }
+}
+
+/// The features' common factor: `1/sqrt(m)` paired (`D = 2m`), `sqrt(2/D)` phase (`D = m`).
+fn output_scale(form: FourierForm, n_frequencies: usize) -> f64 {
+    match form {
+        FourierForm::Paired => (1.0 / n_frequencies as f64).sqrt(),
+        FourierForm::Phase => (2.0 / n_frequencies as f64).sqrt(),
+    }
 }
 
 impl FourierOutput {
@@ -146,20 +200,29 @@ impl FourierOutput {
         let n_frequencies = form
             .n_frequencies(n_components)
             .expect("checked n_components");
-        let (scale, offsets) = match form {
-            FourierForm::Paired => ((1.0 / n_frequencies as f64).sqrt(), Vec::new()),
-            FourierForm::Phase => (
-                (2.0 / n_components as f64).sqrt(),
-                (0..n_frequencies)
-                    .map(|_| rng.random::<f64>() * std::f64::consts::TAU)
-                    .collect(),
-            ),
+        let offsets = match form {
+            FourierForm::Paired => Vec::new(),
+            FourierForm::Phase => (0..n_frequencies)
+                .map(|_| rng.random::<f64>() * std::f64::consts::TAU)
+                .collect(),
         };
         Self {
             form,
             n_frequencies,
-            scale,
+            scale: output_scale(form, n_frequencies),
             offsets,
+        }
+    }
+
+    pub(crate) fn form(&self) -> FourierForm {
+        self.form
+    }
+
+    /// `D`: `2m` (paired) or `m` (phase).
+    pub(crate) fn n_components(&self) -> usize {
+        match self.form {
+            FourierForm::Paired => 2 * self.n_frequencies,
+            FourierForm::Phase => self.n_frequencies,
         }
     }
 
@@ -333,11 +396,41 @@ pub(crate) fn check_batch<M: FeatureMap>(
 }
 
 /// Frequencies stored as the columns of a `d x m` matrix: `projections = x W`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "DenseFourierData")]
 pub(crate) struct DenseFourier {
     /// `weights[[i, j]] = (w_j)_i`: row `i` is what a non-zero `x_i` adds to the projections.
     weights: ndarray::Array2<f64>,
     output: FourierOutput,
+}
+
+/// The serialised form of [`DenseFourier`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DenseFourierData {
+    weights: ndarray::Array2<f64>,
+    output: FourierOutput,
+}
+
+impl TryFrom<DenseFourierData> for DenseFourier {
+    type Error = MapError;
+
+    fn try_from(data: DenseFourierData) -> Result<Self> {
+        let name = "frequency matrix";
+        let (d, m) = data.weights.dim();
+        ensure(d >= 1, name, || "no input dimension".into())?;
+        ensure(m == data.output.n_frequencies(), name, || {
+            format!("{m} columns for m = {}", data.output.n_frequencies())
+        })?;
+        ensure(data.weights.iter().all(|w| w.is_finite()), name, || {
+            "non-finite frequency".into()
+        })?;
+        // Deserialised arrays are in standard layout, which `map_row` relies on.
+        Ok(Self::new(
+            data.weights.as_standard_layout().into_owned(),
+            data.output,
+        ))
+    }
 }
 
 impl DenseFourier {

@@ -1,11 +1,13 @@
 //! Exact kernels: the references every feature map is tested and measured against.
 
+use serde::{Deserialize, Serialize};
+
 use crate::csr::Row;
 use crate::error::{MapError, Result};
 
 /// The polynomial kernel `k(x, y) = (<x, y> + c)^p`: homogeneous for `c = 0`, inhomogeneous for
 /// `c > 0`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PolynomialKernel {
     degree: u32,
     offset: f64,

@@ -13,6 +13,11 @@
 //! A fitted map is a pure function of its parameters and seed: rows are mapped independently, so
 //! the features are the same whatever the number of threads `transform` runs on.
 //!
+//! Fitted maps and parameters are serde `Serialize + Deserialize`. A fitted map stores its random
+//! draws (not its seed: the features must not depend on the random number generator's version);
+//! FFT plans are rebuilt when it is read, and reading checks the parts against each other, so a
+//! tampered map is a [`MapError::InvalidSerializedMap`] rather than a panic in `transform`.
+//!
 //! Maps: [`TensorSketch`] (Pham & Pagh 2013) and [`RandomMaclaurin`] (Kar & Karnick 2012) for the
 //! polynomial kernel `(<x, y> + c)^p`, whose exact value is [`PolynomialKernel`].
 //!

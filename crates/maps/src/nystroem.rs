@@ -23,9 +23,10 @@ use ndarray::{Array1, Array2, ArrayView1};
 use ndarray_linalg::{Eigh, UPLO};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernel::PolynomialKernel;
 
@@ -36,7 +37,7 @@ pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0a57;
 pub const DEFAULT_EIGENVALUE_CUTOFF: f64 = 1e-10;
 
 /// The exact kernels Nystroem can approximate.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum Kernel {
     /// `exp(-|x - y|_2^2 / (2 sigma^2))`.
     Gaussian { sigma: f64 },
@@ -101,7 +102,8 @@ fn to_dense(rows: Rows<'_>) -> Array2<f64> {
 }
 
 /// Unchecked hyper-parameters of [`Nystroem`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct NystroemParams {
     kernel: Kernel,
     n_components: usize,
@@ -207,8 +209,9 @@ impl NystroemValidParams {
     }
 }
 
-/// A fitted Nystroem map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted Nystroem map. Serialisable (serde), checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "NystroemData")]
 pub struct Nystroem {
     kernel: Kernel,
     /// `m x d`, one landmark per row.
@@ -216,6 +219,55 @@ pub struct Nystroem {
     /// `K_mm^{-1/2}` (pseudo-inverse square root), symmetric `m x m`.
     normalization: Array2<f64>,
     rank: usize,
+}
+
+/// The serialised form of [`Nystroem`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NystroemData {
+    kernel: Kernel,
+    landmarks: Array2<f64>,
+    normalization: Array2<f64>,
+    rank: usize,
+}
+
+impl TryFrom<NystroemData> for Nystroem {
+    type Error = MapError;
+
+    fn try_from(data: NystroemData) -> Result<Self> {
+        let NystroemData {
+            kernel,
+            landmarks,
+            normalization,
+            rank,
+        } = data;
+        kernel.check()?;
+        let (m, d) = landmarks.dim();
+        ensure(
+            m >= 1 && d >= 1 && normalization.dim() == (m, m) && rank <= m,
+            "Nystroem",
+            || {
+                format!(
+                    "{m} x {d} landmarks with a {:?} normalisation and rank {rank}",
+                    normalization.dim()
+                )
+            },
+        )?;
+        ensure(
+            landmarks
+                .iter()
+                .chain(&normalization)
+                .all(|v| v.is_finite()),
+            "Nystroem",
+            || "non-finite landmark or normalisation entry".into(),
+        )?;
+        Ok(Self {
+            kernel,
+            landmarks: landmarks.as_standard_layout().into_owned(),
+            normalization: normalization.as_standard_layout().into_owned(),
+            rank,
+        })
+    }
 }
 
 impl Nystroem {

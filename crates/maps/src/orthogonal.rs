@@ -30,15 +30,17 @@ use ndarray_linalg::QR;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::{
     check_batch, require_radial, sample_radius, transform_rows, DenseFourier, FourierForm,
     FourierOutput,
 };
 use crate::hadamard::fwht;
+use crate::random_fourier::check_dense_fourier;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seeds: maps are deterministic unless the caller asks for another draw.
@@ -46,7 +48,8 @@ pub const ORF_DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0008;
 pub const SORF_DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0009;
 
 /// Unchecked hyper-parameters of [`OrthogonalRandomFeatures`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OrthogonalRandomFeaturesParams {
     kernel: ShiftInvariantKernel,
     n_components: usize,
@@ -133,12 +136,47 @@ fn haar_orthogonal(d: usize, rng: &mut impl Rng) -> Result<Array2<f64>> {
     Ok(q)
 }
 
-/// A fitted orthogonal random feature map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted orthogonal random feature map. Serialisable (serde), checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "OrthogonalData")]
 pub struct OrthogonalRandomFeatures {
     params: OrthogonalRandomFeaturesParams,
     input_dim: usize,
     inner: DenseFourier,
+}
+
+/// The serialised form of [`OrthogonalRandomFeatures`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OrthogonalData {
+    params: OrthogonalRandomFeaturesParams,
+    input_dim: usize,
+    inner: DenseFourier,
+}
+
+impl TryFrom<OrthogonalData> for OrthogonalRandomFeatures {
+    type Error = MapError;
+
+    fn try_from(data: OrthogonalData) -> Result<Self> {
+        let OrthogonalData {
+            params,
+            input_dim,
+            inner,
+        } = data;
+        params.clone().check()?;
+        check_dense_fourier(
+            "OrthogonalRandomFeatures",
+            &params.form,
+            params.n_components,
+            input_dim,
+            &inner,
+        )?;
+        Ok(Self {
+            params,
+            input_dim,
+            inner,
+        })
+    }
 }
 
 impl OrthogonalRandomFeatures {
@@ -187,7 +225,8 @@ impl FeatureMap for OrthogonalRandomFeatures {
 }
 
 /// Unchecked hyper-parameters of [`StructuredOrthogonalFeatures`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StructuredOrthogonalParams {
     sigma: f64,
     n_components: usize,
@@ -262,24 +301,84 @@ impl StructuredOrthogonalValidParams {
             params: p.clone(),
             input_dim,
             padded,
-            // sqrt(p) / sigma times three normalisations 1 / sqrt(p) of the unnormalised FWHT.
-            scale: 1.0 / (p.sigma * padded as f64),
+            scale: structured_scale(p.sigma, padded),
             signs,
             output,
         })
     }
 }
 
-/// A fitted SORF map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted SORF map. Serialisable (serde) without the padded size and scale, which are
+/// recomputed (same expressions, same bits); checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "StructuredOrthogonalData")]
 pub struct StructuredOrthogonalFeatures {
     params: StructuredOrthogonalParams,
     input_dim: usize,
+    #[serde(skip_serializing)]
     padded: usize,
+    #[serde(skip_serializing)]
     scale: f64,
     /// Per block `[D_3, D_2, D_1]`, applied in that order.
     signs: Vec<[Vec<f64>; 3]>,
     output: FourierOutput,
+}
+
+/// The serialised form of [`StructuredOrthogonalFeatures`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StructuredOrthogonalData {
+    params: StructuredOrthogonalParams,
+    input_dim: usize,
+    signs: Vec<[Vec<f64>; 3]>,
+    output: FourierOutput,
+}
+
+impl TryFrom<StructuredOrthogonalData> for StructuredOrthogonalFeatures {
+    type Error = MapError;
+
+    fn try_from(data: StructuredOrthogonalData) -> Result<Self> {
+        let StructuredOrthogonalData {
+            params,
+            input_dim,
+            signs,
+            output,
+        } = data;
+        let name = "StructuredOrthogonalFeatures";
+        params.clone().check()?;
+        let padded = input_dim.checked_next_power_of_two().unwrap_or(0);
+        ensure(padded >= 1, name, || format!("input_dim = {input_dim}"))?;
+        ensure(
+            output.form() == params.form && output.n_components() == params.n_components,
+            name,
+            || "output stage does not match the parameters".into(),
+        )?;
+        let n_blocks = output.n_frequencies().div_ceil(padded);
+        ensure(signs.len() == n_blocks, name, || {
+            format!("{} blocks, expected {n_blocks}", signs.len())
+        })?;
+        ensure(
+            signs
+                .iter()
+                .flatten()
+                .all(|d| d.len() == padded && d.iter().all(|s| s.abs() == 1.0)),
+            name,
+            || format!("sign vectors must have length {padded} and entries +-1"),
+        )?;
+        Ok(Self {
+            scale: structured_scale(params.sigma, padded),
+            params,
+            input_dim,
+            padded,
+            signs,
+            output,
+        })
+    }
+}
+
+/// `sqrt(p) / sigma` times three normalisations `1 / sqrt(p)` of the unnormalised FWHT.
+fn structured_scale(sigma: f64, padded: usize) -> f64 {
+    1.0 / (sigma * padded as f64)
 }
 
 impl StructuredOrthogonalFeatures {

@@ -18,9 +18,10 @@
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::{
     check_batch, sample_frequency, transform_rows, DenseFourier, FourierForm, FourierOutput,
@@ -31,7 +32,8 @@ use crate::shift_invariant_kernel::ShiftInvariantKernel;
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0007;
 
 /// Unchecked hyper-parameters of [`RandomFourierFeatures`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomFourierParams {
     kernel: ShiftInvariantKernel,
     n_components: usize,
@@ -105,12 +107,75 @@ impl RandomFourierValidParams {
     }
 }
 
-/// A fitted random Fourier feature map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted random Fourier feature map. Serialisable (serde): the frequencies and phases are
+/// stored, so a saved map gives the same features bit for bit; reading one checks that its parts
+/// fit together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RandomFourierData")]
 pub struct RandomFourierFeatures {
     params: RandomFourierParams,
     input_dim: usize,
     inner: DenseFourier,
+}
+
+/// The serialised form of [`RandomFourierFeatures`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RandomFourierData {
+    params: RandomFourierParams,
+    input_dim: usize,
+    inner: DenseFourier,
+}
+
+impl TryFrom<RandomFourierData> for RandomFourierFeatures {
+    type Error = MapError;
+
+    fn try_from(data: RandomFourierData) -> Result<Self> {
+        let RandomFourierData {
+            params,
+            input_dim,
+            inner,
+        } = data;
+        params.clone().check()?;
+        check_dense_fourier(
+            "RandomFourierFeatures",
+            &params.form,
+            params.n_components,
+            input_dim,
+            &inner,
+        )?;
+        Ok(Self {
+            params,
+            input_dim,
+            inner,
+        })
+    }
+}
+
+/// The consistency of a deserialised dense Fourier map with its parameters.
+pub(crate) fn check_dense_fourier(
+    map: &'static str,
+    form: &FourierForm,
+    n_components: usize,
+    input_dim: usize,
+    inner: &DenseFourier,
+) -> Result<()> {
+    let (d, _) = inner.weights().dim();
+    ensure(d == input_dim, map, || {
+        format!("{d} frequency rows for input_dim = {input_dim}")
+    })?;
+    let output = inner.output();
+    ensure(
+        output.form() == *form && output.n_components() == n_components,
+        map,
+        || {
+            format!(
+                "output stage {:?} with D = {} for parameters {form:?} with D = {n_components}",
+                output.form(),
+                output.n_components()
+            )
+        },
+    )
 }
 
 impl RandomFourierFeatures {

@@ -26,6 +26,8 @@
 //! **Cost.** That of [`RandomMaclaurin`] with `E[N] = 3` instead of 1, plus `O(nnz(x))` for the
 //! explicit part.
 
+use serde::{Deserialize, Serialize};
+
 use crate::csr::Row;
 use crate::error::Result;
 use crate::feature_map::FeatureMap;
@@ -33,7 +35,8 @@ use crate::random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMacl
 
 /// Unchecked hyper-parameters of [`RandomMaclaurinH01`]: those of [`RandomMaclaurinParams`],
 /// `n_components` being the number `D` of random features (the map has `d + 1 + D`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomMaclaurinH01Params {
     degree: u32,
     offset: f64,
@@ -104,7 +107,9 @@ impl RandomMaclaurinH01ValidParams {
 }
 
 /// A fitted H0/1 Random Maclaurin map: `[sqrt(a_0), sqrt(a_1) x, random features]`.
-#[derive(Debug, Clone, PartialEq)]
+/// Serialisable (serde); the random part is checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomMaclaurinH01 {
     random: RandomMaclaurin,
     constant: f64,
