@@ -13,6 +13,9 @@
 //! A fitted map is a pure function of its parameters and seed: rows are mapped independently, so
 //! the features are the same whatever the number of threads `transform` runs on.
 //!
+//! The parameters implement linfa's `Fit` and the fitted maps its `Transformer` (module
+//! `linfa_traits`), so maps compose with linfa's models.
+//!
 //! Fitted maps and parameters are serde `Serialize + Deserialize`. A fitted map stores its random
 //! draws (not its seed: the features must not depend on the random number generator's version);
 //! FFT plans are rebuilt when it is read, and reading checks the parts against each other, so a
@@ -38,6 +41,7 @@ mod feature_map;
 mod fourier;
 mod hadamard;
 mod kernel;
+mod linfa_traits;
 mod nystroem;
 mod orthogonal;
 mod prff;
