@@ -218,6 +218,10 @@ impl FourierOutput {
         self.form
     }
 
+    pub(crate) fn scale(&self) -> f64 {
+        self.scale
+    }
+
     /// `D`: `2m` (paired) or `m` (phase).
     pub(crate) fn n_components(&self) -> usize {
         match self.form {

@@ -39,6 +39,7 @@ mod error;
 mod fastfood;
 mod feature_map;
 mod fourier;
+mod fourier_f32;
 mod hadamard;
 mod kernel;
 mod linfa_traits;

@@ -142,7 +142,7 @@ fn haar_orthogonal(d: usize, rng: &mut impl Rng) -> Result<Array2<f64>> {
 pub struct OrthogonalRandomFeatures {
     params: OrthogonalRandomFeaturesParams,
     input_dim: usize,
-    inner: DenseFourier,
+    pub(crate) inner: DenseFourier,
 }
 
 /// The serialised form of [`OrthogonalRandomFeatures`], checked on the way in.

@@ -115,7 +115,7 @@ impl RandomFourierValidParams {
 pub struct RandomFourierFeatures {
     params: RandomFourierParams,
     input_dim: usize,
-    inner: DenseFourier,
+    pub(crate) inner: DenseFourier,
 }
 
 /// The serialised form of [`RandomFourierFeatures`], checked on the way in.
@@ -271,6 +271,86 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The `f32` path: against the exact kernel with the `f64` path's tolerances (every kernel,
+    /// both forms), and within a rigorous rounding bound of the `f64` features. Each entry of a
+    /// projection `sum_i w_i x_i` in `f32` (inputs and frequencies rounded, then summed) is off
+    /// by at most `(d + 2) eps (|x|'|w|)_j` (the classical summation bound, `eps = 2^-24`), the
+    /// phase by `eps |b|`, the cosine by `1.5e-7` (its test); a feature moves by at most `scale`
+    /// times their sum, plus its own rounding.
+    #[test]
+    fn f32_path_approximates_the_kernel_and_tracks_f64() {
+        let x = gaussian_data(50, 12, 1);
+        let x32 = x.mapv(|v| v as f32);
+        let eps = f64::from(f32::EPSILON) / 2.0;
+        for kernel in kernels() {
+            for form in [FourierForm::Paired, FourierForm::Phase] {
+                let n_components = 4000;
+                let map = RandomFourierParams::new(kernel, n_components)
+                    .form(form)
+                    .seed(11)
+                    .fit(12)
+                    .unwrap();
+                let z32 = map.transform_f32(x32.view()).unwrap();
+                let z = z32.mapv(f64::from);
+                assert_gram_close(
+                    &kernel,
+                    &x,
+                    &z,
+                    form,
+                    1.0,
+                    &format!("RFF f32 {kernel:?} {form:?}"),
+                );
+                let z64 = map.transform(&x).unwrap();
+                let magnitude = x.mapv(f64::abs).dot(&map.frequencies().mapv(f64::abs));
+                let m = magnitude.ncols();
+                let scale = match form {
+                    FourierForm::Paired => (1.0 / m as f64).sqrt(),
+                    FourierForm::Phase => (2.0 / m as f64).sqrt(),
+                };
+                let mut worst = 0.0f64;
+                for ((i, j), &a) in z.indexed_iter() {
+                    let jm = j % m;
+                    let phase = map.offsets().get(jm).map_or(0.0, |b| b.abs());
+                    let bound = scale
+                        * ((12.0 + 2.0) * eps * magnitude[[i, jm]] + eps * phase + 1.5e-7)
+                        + eps * scale;
+                    let diff = (a - z64[[i, j]]).abs();
+                    assert!(
+                        diff <= bound,
+                        "{kernel:?} {form:?} ({i}, {j}): {diff:e} > {bound:e}"
+                    );
+                    worst = worst.max(diff / scale);
+                }
+                assert!(worst > 0.0, "the f32 path must differ from f64 somewhere");
+            }
+        }
+    }
+
+    #[test]
+    fn f32_input_errors() {
+        let map = RandomFourierParams::new(ShiftInvariantKernel::gaussian(1.0).unwrap(), 8)
+            .fit(3)
+            .unwrap();
+        assert_eq!(
+            map.transform_f32(ndarray::Array2::<f32>::zeros((2, 4)).view()),
+            Err(MapError::DimensionMismatch {
+                expected: 3,
+                got: 4
+            })
+        );
+        let mut x = ndarray::Array2::<f32>::zeros((2, 3));
+        x[[1, 0]] = f32::INFINITY;
+        assert!(matches!(
+            map.transform_f32(x.view()),
+            Err(MapError::NonFinite { row: 1, col: 0, .. })
+        ));
+        let mut out = ndarray::Array2::<f32>::zeros((2, 9));
+        assert!(matches!(
+            map.transform_f32_into(ndarray::Array2::<f32>::zeros((2, 3)).view(), out.view_mut()),
+            Err(MapError::OutputShape { .. })
+        ));
     }
 
     /// The variance formula behind every tolerance: over 200 seeds, the Gram MSE of i.i.d.
