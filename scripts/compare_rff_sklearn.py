@@ -17,6 +17,16 @@ Run after the Rust bench (same CARGO_TARGET_DIR):
 3. Prints the FWHT group (fused fast path vs plain radix-2).
 
 Times are criterion's medians and scikit-learn's median of --repeats runs after a warm-up.
+
+With --interleaved ROUNDS the script measures instead of reading criterion: it starts the
+`transform_timer` example (built in release mode; it writes the same matrix), and in each round
+times, alternately, rfbench and scikit-learn on the same matrix, both in this one run:
+RFF f64 (`transform`) vs `RBFSampler` on float64, RFF f32 (`transform_f32`) vs `RBFSampler` on
+float32 (scikit-learn keeps float32 since 1.3), and with --nystroem M [M ...] Nystroem fit +
+transform vs `Nystroem(kernel="rbf", gamma=1, n_components=M).fit(x).transform(x)`. Rounds
+alternate which side goes first; the medians over rounds are compared.
+
+    python3 scripts/compare_rff_sklearn.py --interleaved 7 --nystroem 500 1000
 Exit status: 0; 1 with --min-ratio R when the headline ratio is below R, or when scikit-learn or
 the data file is missing; 2 when there are no criterion results.
 """
@@ -25,6 +35,7 @@ import argparse
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -168,12 +179,118 @@ def fwht_table(results):
                   f"{plain / fast:.2f}x")
 
 
+def build_timer():
+    """Builds the `transform_timer` example in release mode; returns its path."""
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rfbench-maps", "--example",
+                    "transform_timer"], cwd=root, check=True)
+    return skl.target_dir() / "release" / "examples" / "transform_timer"
+
+
+class Timer:
+    """The rfbench side: one request per line, one time in seconds per answer."""
+
+    def __init__(self, exe, path):
+        self.proc = subprocess.Popen([str(exe), str(path), str(N_ROWS)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        ready = self.proc.stdout.readline().split()
+        assert ready == ["ready", str(N_ROWS), str(DIM)], ready
+
+    def time(self, request):
+        self.proc.stdin.write(request + "\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        self.proc.wait()
+
+
+def wall(f):
+    t0 = time.perf_counter()
+    out = f()
+    seconds = time.perf_counter() - t0
+    del out
+    return seconds
+
+
+def interleaved(rounds, nystroem_sizes):
+    """Alternating rfbench / scikit-learn timings in one run; returns the f64 RFF ratio."""
+    import numpy as np
+    from sklearn.kernel_approximation import Nystroem, RBFSampler
+
+    version = skl.require_sklearn()
+    exe = build_timer()
+    path = data_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    timer = Timer(exe, path)
+    x = skl.load_data(path, N_ROWS, DIM)
+    x32 = x.astype(np.float32)
+    samplers = {
+        "f64": (RBFSampler(gamma=GAMMA, n_components=N_COMPONENTS, random_state=0).fit(x), x),
+        "f32": (RBFSampler(gamma=GAMMA, n_components=N_COMPONENTS, random_state=0).fit(x32), x32),
+    }
+    for precision, (sampler, data) in samplers.items():
+        z = sampler.transform(data)  # warm-up, and the dtype check
+        assert z.dtype == data.dtype, (precision, z.dtype)
+        timer.time("rff" + precision[1:])
+    del z
+    cases = [(f"RFF {p}", f"rff{p[1:]}", lambda s=s, d=d: s.transform(d))
+             for p, (s, d) in samplers.items()]
+    for m in nystroem_sizes:
+        cases.append((f"Nystroem m={m}", f"nystroem {m}",
+                      lambda m=m: Nystroem(kernel="rbf", gamma=GAMMA, n_components=m,
+                                           random_state=0).fit(x).transform(x)))
+    times = {name: ([], []) for name, _, _ in cases}
+    loads = [os.getloadavg()[0]]
+    print(f"scikit-learn {version}; {rounds} interleaved rounds on {path} "
+          f"({N_ROWS:,} x {DIM}); load average (1 min) at start {loads[0]:.2f} on "
+          f"{os.cpu_count()} CPUs", flush=True)
+    for r in range(rounds):
+        for name, request, sk in cases:
+            ours, theirs = times[name]
+            if r % 2 == 0:
+                ours.append(timer.time(request))
+                theirs.append(wall(sk))
+            else:
+                theirs.append(wall(sk))
+                ours.append(timer.time(request))
+        loads.append(os.getloadavg()[0])
+        print(f"  round {r + 1}: " + ", ".join(
+            f"{name} {times[name][0][-1]:.3f}/{times[name][1][-1]:.3f}s" for name, _, _ in cases),
+            flush=True)
+    timer.close()
+    print()
+    print(f"Gaussian kernel gamma = {GAMMA}; RFF: D = {N_COMPONENTS}, sqrt(2/D) cos(w'x + b); "
+          f"median over {rounds} rounds (ours / scikit-learn alternated)")
+    print(f"   {'case':<18} {'rfbench (s)':>11} {'sklearn (s)':>11} {'sklearn / rfbench':>18}")
+    medians = {}
+    for name, _, _ in cases:
+        ours, theirs = (statistics.median(v) for v in times[name])
+        medians[name] = (ours, theirs)
+        print(f"   {name:<18} {ours:>11.3f} {theirs:>11.3f} {theirs / ours:>17.2f}x")
+    (o64, s64), (o32, s32) = medians["RFF f64"], medians["RFF f32"]
+    print(f"   rfbench f32 vs rfbench f64: {o64 / o32:.2f}x faster; rfbench f32 vs sklearn f32: "
+          f"{s32 / o32:.2f}x; sklearn f32 vs sklearn f64: {s64 / s32:.2f}x")
+    print(f"   load average (1 min) during the run: min {min(loads):.2f}, max {max(loads):.2f}")
+    return s64 / o64
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed sklearn transforms")
     parser.add_argument("--min-ratio", type=float, default=None,
                         help=f"exit 1 if sklearn/{HEADLINE} is below this (the goal is {GOAL})")
+    parser.add_argument("--interleaved", type=int, metavar="ROUNDS", default=None,
+                        help="measure rfbench and scikit-learn alternately in this run instead "
+                             "of reading criterion's results")
+    parser.add_argument("--nystroem", type=int, nargs="*", default=[], metavar="M",
+                        help="with --interleaved: also Nystroem fit + transform with M landmarks")
     args = parser.parse_args()
+    if args.interleaved is not None:
+        ratio = interleaved(args.interleaved, args.nystroem)
+        return 1 if args.min_ratio is not None and ratio < args.min_ratio else 0
 
     root = skl.target_dir() / "criterion"
     results = load_criterion(root) if root.is_dir() else {}

@@ -47,11 +47,12 @@ use rfbench_maps::{
     RandomFourierParams, ShiftInvariantKernel,
 };
 
+#[path = "support/mnist_like.rs"]
+mod mnist_like;
+use mnist_like::{mnist_like, MNIST_DIM};
+
 /// Rows per transform of question 1.
 const N_ROWS: usize = 10_000;
-const MNIST_DIM: usize = 780;
-const MNIST_DENSITY: f64 = 0.19;
-const MNIST_SEED: u64 = 780;
 /// `D` of question 1.
 const SKLEARN_COMPONENTS: usize = 4000;
 /// scikit-learn's `gamma = 1 / (2 sigma²) = 1`.
@@ -62,24 +63,6 @@ const TABLE1: [(usize, usize); 3] = [(1024, 16_384), (4096, 32_768), (8192, 65_5
 const TABLE1_SIGMA: f64 = 10.0;
 /// Map seeds: fixed, so every run times the same frequencies.
 const MAP_SEED: u64 = 2007;
-
-/// `n x 780` dense rows, ~19% non-zero, values in (0, 1], unit norm.
-fn mnist_like(n: usize) -> Array2<f64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(MNIST_SEED);
-    let mut x = Array2::zeros((n, MNIST_DIM));
-    for mut row in x.rows_mut() {
-        for v in row.iter_mut() {
-            if rng.random::<f64>() < MNIST_DENSITY {
-                *v = 1.0 - rng.random::<f64>();
-            }
-        }
-        let norm = row.dot(&row).sqrt();
-        if norm > 0.0 {
-            row.mapv_inplace(|v| v / norm);
-        }
-    }
-    x
-}
 
 /// Cargo's target directory, found the way criterion finds it (so the data file sits next to
 /// `criterion/`): `$CARGO_TARGET_DIR`, else `cargo metadata`, else `<workspace>/target`.
