@@ -14,6 +14,8 @@ Run after the Rust bench (same CARGO_TARGET_DIR):
 2. Prints the groups `fastfood_table1_d=<d>_n=<n>`: the time to map one vector with Fastfood
    (Hadamard), Fastfood FFT and RKS, the fitted maps' memory (<target>/bench-data/
    fastfood_table1_memory.csv), and the RKS / Fastfood ratios beside the paper's.
+   Then the groups `fastfood_batched_d=<d>_n=<n>`: the same maps on a batch of rows (rows per
+   second, and Fastfood / RKS).
 3. Prints the FWHT group (fused fast path vs plain radix-2).
 
 Times are criterion's medians and scikit-learn's median of --repeats runs after a warm-up.
@@ -162,6 +164,29 @@ def fastfood_table1(results):
           "Fastfood bytes)")
 
 
+def fastfood_batched(results):
+    """Section 2b: batched throughput (rows per second) of the Table 1 maps."""
+    table = {}
+    for meta, median, *_ in results.values():
+        m = re.fullmatch(r"fastfood_batched_d=(\d+)_n=(\d+)", meta["group_id"])
+        if m:
+            rows = int(re.search(r"rows=(\d+)", meta["value_str"]).group(1))
+            table.setdefault((int(m.group(1)), int(m.group(2))), {})[meta["function_id"]] = (
+                rows / median)
+    if not table:
+        return
+    print()
+    print("2b. Batched throughput of the same maps (rows per second; RKS as one dgemm, Fastfood "
+          "row by row in parallel)")
+    print(f"   {'d':>5} {'n':>6}  {'fastfood':>10} {'ff_fft':>10} {'rks':>10}  "
+          f"{'fastfood / rks':>14}")
+    for (d, n), t in sorted(table.items()):
+        ff, fft, rks = t.get("fastfood"), t.get("fastfood_fft"), t.get("rks")
+        cell = lambda v: f"{v:>10.1f}" if v is not None else f"{'-':>10}"  # noqa: E731
+        ratio = f"{ff / rks:>13.2f}x" if ff and rks else f"{'-':>14}"
+        print(f"   {d:>5} {n:>6}  {cell(ff)} {cell(fft)} {cell(rks)}  {ratio}")
+
+
 def fwht_table(results):
     """Section 3."""
     rows = {}
@@ -296,7 +321,7 @@ def main():
     results = load_criterion(root) if root.is_dir() else {}
     wanted = [r for r in results.values()
               if r[0]["group_id"] in ("rff_vs_sklearn", "fwht")
-              or r[0]["group_id"].startswith("fastfood_table1_")]
+              or r[0]["group_id"].startswith(("fastfood_table1_", "fastfood_batched_"))]
     if not wanted:
         print(f"error: no criterion results of the shift-invariant benches under {root}; run "
               f"`cargo bench -p rfbench-maps --bench shift_invariant_maps` first.",
@@ -304,6 +329,7 @@ def main():
         return 2
     ratio = rff_vs_sklearn(results, args.repeats)
     fastfood_table1(results)
+    fastfood_batched(results)
     fwht_table(results)
     if args.min_ratio is not None and (ratio is None or ratio < args.min_ratio):
         return 1

@@ -58,7 +58,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::fourier::{require_radial, sample_radius, FourierForm, FourierOutput};
+use crate::fourier::{rademacher, require_radial, sample_radius, FourierForm, FourierOutput};
 use crate::hadamard::fwht;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
@@ -146,12 +146,6 @@ fn next_smooth_size(n: usize) -> usize {
         }
         p += 1;
     }
-}
-
-fn rademacher(n: usize, rng: &mut impl Rng) -> Vec<f64> {
-    (0..n)
-        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-        .collect()
 }
 
 impl FastfoodValidParams {
@@ -372,11 +366,7 @@ impl TryFrom<FastfoodData> for Fastfood {
             format!("input_dim = {input_dim}")
         })?;
         let padded = padded_size(params.transform, input_dim);
-        ensure(
-            output.form() == params.form && output.n_components() == params.n_components,
-            name,
-            || "output stage does not match the parameters".into(),
-        )?;
+        output.check_matches(name, params.form, params.n_components)?;
         let n_blocks = output.n_frequencies().div_ceil(padded);
         let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
         let blocks = match (params.transform, blocks) {

@@ -119,6 +119,14 @@ pub(crate) fn sample_radius(kernel: &ShiftInvariantKernel, p: usize, rng: &mut i
     }
 }
 
+/// `n` independent random signs `+-1` (the diagonal `B` and `D_i` matrices of the structured
+/// maps).
+pub(crate) fn rademacher(n: usize, rng: &mut impl Rng) -> Vec<f64> {
+    (0..n)
+        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+        .collect()
+}
+
 /// The error for a map that needs a radial spectral density.
 pub(crate) fn require_radial(map: &'static str, kernel: &ShiftInvariantKernel) -> Result<()> {
     kernel.check()?;
@@ -220,6 +228,26 @@ impl FourierOutput {
 
     pub(crate) fn scale(&self) -> f64 {
         self.scale
+    }
+
+    /// `Ok` if this output stage is the one the parameters describe (deserialised maps).
+    pub(crate) fn check_matches(
+        &self,
+        map: &'static str,
+        form: FourierForm,
+        n_components: usize,
+    ) -> Result<()> {
+        ensure(
+            self.form == form && self.n_components() == n_components,
+            map,
+            || {
+                format!(
+                    "output stage {:?} with D = {} for parameters {form:?} with D = {n_components}",
+                    self.form,
+                    self.n_components()
+                )
+            },
+        )
     }
 
     /// `D`: `2m` (paired) or `m` (phase).

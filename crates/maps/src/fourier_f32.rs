@@ -185,46 +185,6 @@ impl DenseFourier {
     }
 }
 
-/// The `f32` API of a map backed by [`DenseFourier`].
-macro_rules! dense_f32_api {
-    ($map:ty) => {
-        impl $map {
-            /// Maps `f32` records to `f32` features into `out` (`n x D`): the `f64` map's
-            /// frequencies rounded to `f32`, sgemm, single-precision cosines (module
-            /// `fourier_f32`). Same checks and errors as [`crate::FeatureMap::transform_into`].
-            pub fn transform_f32_into(
-                &self,
-                x: ndarray::ArrayView2<'_, f32>,
-                out: ndarray::ArrayViewMut2<'_, f32>,
-            ) -> $crate::error::Result<()> {
-                use $crate::feature_map::FeatureMap;
-                $crate::fourier_f32::check_batch_f32(
-                    self.input_dim(),
-                    self.output_dim(),
-                    &x,
-                    &out,
-                )?;
-                self.inner.transform_dense_f32(x, out);
-                Ok(())
-            }
-
-            /// Maps `f32` records to a new `n x D` matrix of `f32` features.
-            pub fn transform_f32(
-                &self,
-                x: ndarray::ArrayView2<'_, f32>,
-            ) -> $crate::error::Result<ndarray::Array2<f32>> {
-                use $crate::feature_map::FeatureMap;
-                let mut out = ndarray::Array2::zeros((x.nrows(), self.output_dim()));
-                self.transform_f32_into(x, out.view_mut())?;
-                Ok(out)
-            }
-        }
-    };
-}
-
-dense_f32_api!(crate::RandomFourierFeatures);
-dense_f32_api!(crate::OrthogonalRandomFeatures);
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -43,6 +43,21 @@ impl PolynomialKernel {
     }
 }
 
+/// The parameter checks every polynomial-kernel map shares (Tensor Sketch, Random Maclaurin), in
+/// this order: degree `p >= 1`, `D >= 1`, offset `c` finite and `>= 0`.
+pub(crate) fn check_polynomial_map(degree: u32, offset: f64, n_components: usize) -> Result<()> {
+    if degree == 0 {
+        return Err(MapError::ZeroDegree(degree));
+    }
+    if n_components == 0 {
+        return Err(MapError::ZeroComponents(n_components));
+    }
+    if !(offset.is_finite() && offset >= 0.0) {
+        return Err(MapError::InvalidOffset(offset));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -35,6 +35,7 @@ extern crate openblas_src;
 
 mod count_sketch;
 mod csr;
+mod dense_map;
 mod error;
 mod fastfood;
 mod feature_map;

@@ -28,14 +28,15 @@ use crate::{
     TensorSketchValidParams,
 };
 
-/// `Fit` for a map drawn from its seed: the records give the input dimension.
-macro_rules! fit_by_dimension {
-    ($($params:ty, $valid:ty => $map:ty;)*) => {$(
+/// `Fit` on unchecked and checked parameters; the records' method `$input` gives what the native
+/// `fit` takes (`ncols`: the dimension, for maps drawn from a seed; `view`: the records).
+macro_rules! fit {
+    ($input:ident => $($params:ty, $valid:ty => $map:ty;)*) => {$(
         impl<D: Data<Elem = f64>, T> Fit<ArrayBase<D, Ix2>, T, MapError> for $valid {
             type Object = $map;
 
             fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<$map> {
-                <$valid>::fit(self, dataset.records.ncols())
+                <$valid>::fit(self, dataset.records.$input())
             }
         }
 
@@ -43,28 +44,7 @@ macro_rules! fit_by_dimension {
             type Object = $map;
 
             fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<$map> {
-                self.clone().check()?.fit(dataset.records.ncols())
-            }
-        }
-    )*};
-}
-
-/// `Fit` for a map fitted on the records themselves.
-macro_rules! fit_on_records {
-    ($($params:ty, $valid:ty => $map:ty;)*) => {$(
-        impl<D: Data<Elem = f64>, T> Fit<ArrayBase<D, Ix2>, T, MapError> for $valid {
-            type Object = $map;
-
-            fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<$map> {
-                <$valid>::fit(self, dataset.records.view())
-            }
-        }
-
-        impl<D: Data<Elem = f64>, T> Fit<ArrayBase<D, Ix2>, T, MapError> for $params {
-            type Object = $map;
-
-            fn fit(&self, dataset: &DatasetBase<ArrayBase<D, Ix2>, T>) -> Result<$map> {
-                self.clone().check()?.fit(dataset.records.view())
+                self.clone().check()?.fit(dataset.records.$input())
             }
         }
     )*};
@@ -94,7 +74,8 @@ macro_rules! transformer {
     )*};
 }
 
-fit_by_dimension! {
+fit! {
+    ncols =>
     TensorSketchParams, TensorSketchValidParams => TensorSketch;
     RandomMaclaurinParams, RandomMaclaurinValidParams => RandomMaclaurin;
     RandomMaclaurinH01Params, RandomMaclaurinH01ValidParams => RandomMaclaurinH01;
@@ -105,7 +86,8 @@ fit_by_dimension! {
     RandomBinningParams, RandomBinningValidParams => RandomBinning;
 }
 
-fit_on_records! {
+fit! {
+    view =>
     NystroemParams, NystroemValidParams => Nystroem;
     PrffParams, PrffValidParams => Prff;
 }

@@ -25,22 +25,21 @@
 //! vanishes as `O(1/sqrt(p))` (Yu et al., Theorem 5). Cost: fit `3p` signs per block; transform
 //! `O(3 p log p)` per block and row, memory `3p` numbers per block.
 
-use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use ndarray::Array2;
 use ndarray_linalg::QR;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
-use crate::csr::{Row, Rows};
+use crate::csr::Row;
+use crate::dense_map::dense_fourier_map;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::{
-    check_batch, require_radial, sample_radius, transform_rows, DenseFourier, FourierForm,
-    FourierOutput,
+    rademacher, require_radial, sample_radius, DenseFourier, FourierForm, FourierOutput,
 };
 use crate::hadamard::fwht;
-use crate::random_fourier::check_dense_fourier;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seeds: maps are deterministic unless the caller asks for another draw.
@@ -142,87 +141,14 @@ fn haar_orthogonal(d: usize, rng: &mut impl Rng) -> Result<Array2<f64>> {
 pub struct OrthogonalRandomFeatures {
     params: OrthogonalRandomFeaturesParams,
     input_dim: usize,
-    pub(crate) inner: DenseFourier,
-}
-
-/// The serialised form of [`OrthogonalRandomFeatures`], checked on the way in.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OrthogonalData {
-    params: OrthogonalRandomFeaturesParams,
-    input_dim: usize,
     inner: DenseFourier,
 }
 
-impl TryFrom<OrthogonalData> for OrthogonalRandomFeatures {
-    type Error = MapError;
-
-    fn try_from(data: OrthogonalData) -> Result<Self> {
-        let OrthogonalData {
-            params,
-            input_dim,
-            inner,
-        } = data;
-        params.clone().check()?;
-        check_dense_fourier(
-            "OrthogonalRandomFeatures",
-            &params.form,
-            params.n_components,
-            input_dim,
-            &inner,
-        )?;
-        Ok(Self {
-            params,
-            input_dim,
-            inner,
-        })
-    }
-}
-
-impl OrthogonalRandomFeatures {
-    /// The frequencies as the columns of a `d x m` matrix.
-    pub fn frequencies(&self) -> ArrayView2<'_, f64> {
-        self.inner.weights()
-    }
-
-    /// Heap memory of the fitted map's parameters, in bytes.
-    pub fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-}
-
-impl FeatureMap for OrthogonalRandomFeatures {
-    type Scratch = ();
-
-    fn input_dim(&self) -> usize {
-        self.input_dim
-    }
-
-    fn output_dim(&self) -> usize {
-        self.params.n_components
-    }
-
-    fn new_scratch(&self) {}
-
-    fn map_row(&self, row: &Row<'_>, out: &mut [f64], _: &mut ()) {
-        self.inner.map_row(row, out);
-    }
-
-    /// Dense input: one matrix product (BLAS); sparse input: row by row.
-    fn transform_into<'a>(
-        &self,
-        rows: impl Into<Rows<'a>>,
-        out: ArrayViewMut2<'_, f64>,
-    ) -> Result<()> {
-        let rows = rows.into();
-        check_batch(self, &rows, &out)?;
-        match rows {
-            Rows::Dense(x) => self.inner.transform_dense(x, out),
-            Rows::Sparse(_) => transform_rows(self, rows, out),
-        }
-        Ok(())
-    }
-}
+dense_fourier_map!(
+    OrthogonalRandomFeatures,
+    OrthogonalRandomFeaturesParams,
+    OrthogonalData
+);
 
 /// Unchecked hyper-parameters of [`StructuredOrthogonalFeatures`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -268,12 +194,6 @@ impl StructuredOrthogonalParams {
     pub fn fit(self, input_dim: usize) -> Result<StructuredOrthogonalFeatures> {
         self.check()?.fit(input_dim)
     }
-}
-
-fn rademacher(n: usize, rng: &mut impl Rng) -> Vec<f64> {
-    (0..n)
-        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-        .collect()
 }
 
 impl StructuredOrthogonalValidParams {
@@ -348,11 +268,7 @@ impl TryFrom<StructuredOrthogonalData> for StructuredOrthogonalFeatures {
         params.clone().check()?;
         let padded = input_dim.checked_next_power_of_two().unwrap_or(0);
         ensure(padded >= 1, name, || format!("input_dim = {input_dim}"))?;
-        ensure(
-            output.form() == params.form && output.n_components() == params.n_components,
-            name,
-            || "output stage does not match the parameters".into(),
-        )?;
+        output.check_matches(name, params.form, params.n_components)?;
         let n_blocks = output.n_frequencies().div_ceil(padded);
         ensure(signs.len() == n_blocks, name, || {
             format!("{} blocks, expected {n_blocks}", signs.len())

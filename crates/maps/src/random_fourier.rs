@@ -15,17 +15,15 @@
 //! cosines; dense input goes through one matrix product (BLAS dgemm), sparse input through
 //! one axpy per non-zero.
 
-use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use ndarray::Array2;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
-use crate::csr::{Row, Rows};
-use crate::error::{ensure, MapError, Result};
+use crate::dense_map::dense_fourier_map;
+use crate::error::{MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::fourier::{
-    check_batch, sample_frequency, transform_rows, DenseFourier, FourierForm, FourierOutput,
-};
+use crate::fourier::{sample_frequency, DenseFourier, FourierForm, FourierOutput};
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
@@ -115,75 +113,16 @@ impl RandomFourierValidParams {
 pub struct RandomFourierFeatures {
     params: RandomFourierParams,
     input_dim: usize,
-    pub(crate) inner: DenseFourier,
-}
-
-/// The serialised form of [`RandomFourierFeatures`], checked on the way in.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RandomFourierData {
-    params: RandomFourierParams,
-    input_dim: usize,
     inner: DenseFourier,
 }
 
-impl TryFrom<RandomFourierData> for RandomFourierFeatures {
-    type Error = MapError;
-
-    fn try_from(data: RandomFourierData) -> Result<Self> {
-        let RandomFourierData {
-            params,
-            input_dim,
-            inner,
-        } = data;
-        params.clone().check()?;
-        check_dense_fourier(
-            "RandomFourierFeatures",
-            &params.form,
-            params.n_components,
-            input_dim,
-            &inner,
-        )?;
-        Ok(Self {
-            params,
-            input_dim,
-            inner,
-        })
-    }
-}
-
-/// The consistency of a deserialised dense Fourier map with its parameters.
-pub(crate) fn check_dense_fourier(
-    map: &'static str,
-    form: &FourierForm,
-    n_components: usize,
-    input_dim: usize,
-    inner: &DenseFourier,
-) -> Result<()> {
-    let (d, _) = inner.weights().dim();
-    ensure(d == input_dim, map, || {
-        format!("{d} frequency rows for input_dim = {input_dim}")
-    })?;
-    let output = inner.output();
-    ensure(
-        output.form() == *form && output.n_components() == n_components,
-        map,
-        || {
-            format!(
-                "output stage {:?} with D = {} for parameters {form:?} with D = {n_components}",
-                output.form(),
-                output.n_components()
-            )
-        },
-    )
-}
+dense_fourier_map!(
+    RandomFourierFeatures,
+    RandomFourierParams,
+    RandomFourierData
+);
 
 impl RandomFourierFeatures {
-    /// The frequencies as the columns of a `d x m` matrix.
-    pub fn frequencies(&self) -> ArrayView2<'_, f64> {
-        self.inner.weights()
-    }
-
     /// The phases `b_j` (phase form; empty for the paired form).
     pub fn offsets(&self) -> &[f64] {
         self.inner.output().offsets()
@@ -192,50 +131,12 @@ impl RandomFourierFeatures {
     pub fn kernel(&self) -> ShiftInvariantKernel {
         self.params.kernel
     }
-
-    /// Heap memory of the fitted map's parameters, in bytes (`8 d m` plus the phases).
-    pub fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-}
-
-impl FeatureMap for RandomFourierFeatures {
-    type Scratch = ();
-
-    fn input_dim(&self) -> usize {
-        self.input_dim
-    }
-
-    fn output_dim(&self) -> usize {
-        self.params.n_components
-    }
-
-    fn new_scratch(&self) {}
-
-    fn map_row(&self, row: &Row<'_>, out: &mut [f64], _: &mut ()) {
-        self.inner.map_row(row, out);
-    }
-
-    /// Dense input: one matrix product (BLAS); sparse input: row by row.
-    fn transform_into<'a>(
-        &self,
-        rows: impl Into<Rows<'a>>,
-        out: ArrayViewMut2<'_, f64>,
-    ) -> Result<()> {
-        let rows = rows.into();
-        check_batch(self, &rows, &out)?;
-        match rows {
-            Rows::Dense(x) => self.inner.transform_dense(x, out),
-            Rows::Sparse(_) => transform_rows(self, rows, out),
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csr::CsrMatrix;
+    use crate::csr::{CsrMatrix, Row};
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa, sparse_data};
     use ndarray::Array2;
 

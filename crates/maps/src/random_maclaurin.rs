@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::kernel::check_polynomial_map;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0002;
@@ -66,20 +67,12 @@ impl RandomMaclaurinParams {
     }
 
     pub fn check(self) -> Result<RandomMaclaurinValidParams> {
-        if self.degree == 0 {
-            return Err(MapError::ZeroDegree(self.degree));
-        }
+        check_polynomial_map(self.degree, self.offset, self.n_components)?;
         if self.degree > MAX_DEGREE {
             return Err(MapError::DegreeTooLarge {
                 got: self.degree,
                 max: MAX_DEGREE,
             });
-        }
-        if self.n_components == 0 {
-            return Err(MapError::ZeroComponents(self.n_components));
-        }
-        if !(self.offset.is_finite() && self.offset >= 0.0) {
-            return Err(MapError::InvalidOffset(self.offset));
         }
         Ok(RandomMaclaurinValidParams(self))
     }
@@ -300,7 +293,8 @@ mod tests {
     use super::*;
     use crate::csr::CsrMatrix;
     use crate::kernel::PolynomialKernel;
-    use ndarray::{Array1, Array2};
+    use crate::test_support::sparse_data;
+    use ndarray::Array1;
 
     fn map_one(map: &RandomMaclaurin, x: &Array1<f64>) -> Vec<f64> {
         let mut out = vec![f64::NAN; map.output_dim()];
@@ -397,14 +391,7 @@ mod tests {
 
     #[test]
     fn dense_and_sparse_input_give_identical_features() {
-        let mut rng = ChaCha8Rng::seed_from_u64(22);
-        let x = Array2::from_shape_fn((300, 40), |_| {
-            if rng.random::<f64>() < 0.2 {
-                rng.random_range(-1.0..1.0)
-            } else {
-                0.0
-            }
-        });
+        let x = sparse_data(300, 40, 0.2, 22);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
         let map = RandomMaclaurinParams::new(3, 200)
             .offset(1.0)

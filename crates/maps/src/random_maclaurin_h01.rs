@@ -154,7 +154,8 @@ mod tests {
     use crate::csr::CsrMatrix;
     use crate::error::MapError;
     use crate::kernel::PolynomialKernel;
-    use ndarray::{Array1, Array2};
+    use crate::test_support::sparse_data;
+    use ndarray::Array1;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -247,14 +248,7 @@ mod tests {
 
     #[test]
     fn dense_and_sparse_input_give_identical_features() {
-        let mut rng = ChaCha8Rng::seed_from_u64(32);
-        let x = Array2::from_shape_fn((200, 30), |_| {
-            if rng.random::<f64>() < 0.2 {
-                rng.random_range(-1.0..1.0)
-            } else {
-                0.0
-            }
-        });
+        let x = sparse_data(200, 30, 0.2, 32);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
         let map = RandomMaclaurinH01Params::new(3, 100)
             .offset(1.0)

@@ -32,6 +32,7 @@ use crate::count_sketch::CountSketch;
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::kernel::check_polynomial_map;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0001;
@@ -73,15 +74,7 @@ impl TensorSketchParams {
     }
 
     pub fn check(self) -> Result<TensorSketchValidParams> {
-        if self.degree == 0 {
-            return Err(MapError::ZeroDegree(self.degree));
-        }
-        if self.n_components == 0 {
-            return Err(MapError::ZeroComponents(self.n_components));
-        }
-        if !(self.offset.is_finite() && self.offset >= 0.0) {
-            return Err(MapError::InvalidOffset(self.offset));
-        }
+        check_polynomial_map(self.degree, self.offset, self.n_components)?;
         Ok(TensorSketchValidParams(self))
     }
 
