@@ -28,7 +28,7 @@ float32 (scikit-learn keeps float32 since 1.3), and with --nystroem M [M ...] Ny
 transform vs `Nystroem(kernel="rbf", gamma=1, n_components=M).fit(x).transform(x)`. Rounds
 alternate which side goes first; the medians over rounds are compared.
 
-    python3 scripts/compare_rff_sklearn.py --interleaved 7 --nystroem 500 1000
+    python3 scripts/compare_rff_sklearn.py --interleaved 7 --nystroem 500 1000 [--csr]
 Exit status: 0; 1 with --min-ratio R when the headline ratio is below R, or when scikit-learn or
 the data file is missing; 2 when there are no criterion results.
 """
@@ -240,7 +240,7 @@ def wall(f):
     return seconds
 
 
-def interleaved(rounds, nystroem_sizes):
+def interleaved(rounds, nystroem_sizes, csr=False):
     """Alternating rfbench / scikit-learn timings in one run; returns the f64 RFF ratio."""
     import numpy as np
     from sklearn.kernel_approximation import Nystroem, RBFSampler
@@ -263,6 +263,13 @@ def interleaved(rounds, nystroem_sizes):
     del z
     cases = [(f"RFF {p}", f"rff{p[1:]}", lambda s=s, d=d: s.transform(d))
              for p, (s, d) in samplers.items()]
+    if csr:
+        import scipy.sparse
+
+        x_csr = scipy.sparse.csr_matrix(x)
+        cases.append(("RFF f64 CSR", "rff64csr",
+                      lambda: samplers["f64"][0].transform(x_csr)))
+        cases.append(("RFF f64 CSR rows", "rff64csr_rows", None))
     for m in nystroem_sizes:
         cases.append((f"Nystroem m={m}", f"nystroem {m}",
                       lambda m=m: Nystroem(kernel="rbf", gamma=GAMMA, n_components=m,
@@ -275,16 +282,19 @@ def interleaved(rounds, nystroem_sizes):
     for r in range(rounds):
         for name, request, sk in cases:
             ours, theirs = times[name]
-            if r % 2 == 0:
+            if sk is None:
+                ours.append(timer.time(request))
+            elif r % 2 == 0:
                 ours.append(timer.time(request))
                 theirs.append(wall(sk))
             else:
                 theirs.append(wall(sk))
                 ours.append(timer.time(request))
         loads.append(os.getloadavg()[0])
-        print(f"  round {r + 1}: " + ", ".join(
-            f"{name} {times[name][0][-1]:.3f}/{times[name][1][-1]:.3f}s" for name, _, _ in cases),
-            flush=True)
+        print(f"  round {r + 1} (rfbench/sklearn): " + ", ".join(
+            f"{name} {times[name][0][-1]:.3f}"
+            + (f"/{times[name][1][-1]:.3f}" if times[name][1] else "") + "s"
+            for name, _, _ in cases), flush=True)
     timer.close()
     print()
     print(f"Gaussian kernel gamma = {GAMMA}; RFF: D = {N_COMPONENTS}, sqrt(2/D) cos(w'x + b); "
@@ -292,12 +302,21 @@ def interleaved(rounds, nystroem_sizes):
     print(f"   {'case':<18} {'rfbench (s)':>11} {'sklearn (s)':>11} {'sklearn / rfbench':>18}")
     medians = {}
     for name, _, _ in cases:
-        ours, theirs = (statistics.median(v) for v in times[name])
+        ours = statistics.median(times[name][0])
+        theirs = statistics.median(times[name][1]) if times[name][1] else None
         medians[name] = (ours, theirs)
-        print(f"   {name:<18} {ours:>11.3f} {theirs:>11.3f} {theirs / ours:>17.2f}x")
+        if theirs is None:
+            print(f"   {name:<18} {ours:>11.3f} {'-':>11} {'-':>18}")
+        else:
+            print(f"   {name:<18} {ours:>11.3f} {theirs:>11.3f} {theirs / ours:>17.2f}x")
     (o64, s64), (o32, s32) = medians["RFF f64"], medians["RFF f32"]
     print(f"   rfbench f32 vs rfbench f64: {o64 / o32:.2f}x faster; rfbench f32 vs sklearn f32: "
           f"{s32 / o32:.2f}x; sklearn f32 vs sklearn f64: {s64 / s32:.2f}x")
+    if csr:
+        dense, blocked, rows = (medians[k][0] for k in ("RFF f64", "RFF f64 CSR",
+                                                        "RFF f64 CSR rows"))
+        print(f"   rfbench CSR: densified blocks {blocked / dense:.2f}x the dense time, row by "
+              f"row {rows / dense:.2f}x")
     print(f"   load average (1 min) during the run: min {min(loads):.2f}, max {max(loads):.2f}")
     return s64 / o64
 
@@ -312,9 +331,12 @@ def main():
                              "of reading criterion's results")
     parser.add_argument("--nystroem", type=int, nargs="*", default=[], metavar="M",
                         help="with --interleaved: also Nystroem fit + transform with M landmarks")
+    parser.add_argument("--csr", action="store_true",
+                        help="with --interleaved: also RFF f64 on the matrix as CSR (rfbench's "
+                             "blocked and row-by-row paths, RBFSampler on scipy CSR)")
     args = parser.parse_args()
     if args.interleaved is not None:
-        ratio = interleaved(args.interleaved, args.nystroem)
+        ratio = interleaved(args.interleaved, args.nystroem, args.csr)
         return 1 if args.min_ratio is not None and ratio < args.min_ratio else 0
 
     root = skl.target_dir() / "criterion"

@@ -8,6 +8,9 @@
 //! * `rff64` / `rff32`: random Fourier features, Gaussian kernel with scikit-learn's `gamma = 1`
 //!   (`sigma = 1/sqrt(2)`), `D = 4000`, phase form (what `RBFSampler` computes), `transform` of the
 //!   whole matrix in `f64`, resp. `transform_f32` of its `f32` copy (made once, untimed);
+//! * `rff64csr`: the same `f64` map on the matrix as CSR (made once, untimed), and
+//!   `rff64csr_rows`: the same row by row through `FeatureMap::map_row` in parallel over rows (the
+//!   path CSR input took before it was densified by blocks), for the comparison of the two;
 //! * `nystroem <m>`: Nystroem with the same Gaussian kernel and `m` landmarks, fit on the matrix
 //!   plus `transform` of it (what `Nystroem(...).fit(x).transform(x)` does);
 //! * `quit`.
@@ -18,8 +21,10 @@
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
+use ndarray::{Array2, Axis};
+use rayon::prelude::*;
 use rfbench_maps::{
-    FeatureMap, FourierForm, NystroemKernel, NystroemParams, RandomFourierParams,
+    CsrMatrix, FeatureMap, FourierForm, NystroemKernel, NystroemParams, RandomFourierParams,
     ShiftInvariantKernel,
 };
 
@@ -42,6 +47,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(&partial, bytes)?;
     std::fs::rename(&partial, &path)?;
     let x32 = x.mapv(|v| v as f32);
+    let csr = CsrMatrix::from_dense(x.view())?;
     let rff = RandomFourierParams::new(ShiftInvariantKernel::gaussian(SIGMA)?, N_COMPONENTS)
         .form(FourierForm::Phase)
         .seed(MAP_SEED)
@@ -58,6 +64,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let seconds = match words.as_slice() {
             ["rff64"] => timed(|| rff.transform(&x))?,
             ["rff32"] => timed(|| rff.transform_f32(x32.view()))?,
+            ["rff64csr"] => timed(|| rff.transform(&csr))?,
+            ["rff64csr_rows"] => timed(|| Ok(row_by_row(&rff, &csr)))?,
             ["nystroem", m] => {
                 let m = m.parse()?;
                 timed(|| {
@@ -81,4 +89,20 @@ fn timed<T>(f: impl FnOnce() -> rfbench_maps::Result<T>) -> rfbench_maps::Result
     let seconds = start.elapsed().as_secs_f64();
     drop(value);
     Ok(seconds)
+}
+
+/// Every row through `map_row`, in parallel over blocks of rows.
+fn row_by_row<M: FeatureMap>(map: &M, x: &CsrMatrix) -> Array2<f64> {
+    let mut out = Array2::zeros((x.n_rows(), map.output_dim()));
+    out.axis_chunks_iter_mut(Axis(0), 256)
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(b, mut block)| {
+            let mut scratch = map.new_scratch();
+            for (k, mut row) in block.rows_mut().into_iter().enumerate() {
+                let slice = row.as_slice_mut().expect("standard layout");
+                map.map_row(&x.row(b * 256 + k), slice, &mut scratch);
+            }
+        });
+    out
 }

@@ -1,7 +1,8 @@
 //! What random Fourier features and orthogonal random features share once fitted: both are a
 //! `d x m` frequency matrix plus an output stage ([`DenseFourier`]); they differ only in how the
 //! frequencies are drawn. [`dense_fourier_map!`] writes, for such a map, the [`FeatureMap`]
-//! implementation (one matrix product for dense input, row by row for CSR), the checked serde
+//! implementation (one matrix product for dense input and for CSR input of density at least
+//! [`DENSIFY_DENSITY`](crate::fourier::DENSIFY_DENSITY), row by row for sparser CSR), the checked serde
 //! form, the `f32` API and the accessors, so the two cannot drift apart.
 //!
 //! [`DenseFourier`]: crate::fourier::DenseFourier
@@ -121,7 +122,8 @@ macro_rules! dense_fourier_map {
                 self.inner.map_row(row, out);
             }
 
-            /// Dense input: one matrix product (BLAS); sparse input: row by row.
+            /// Dense input: one matrix product (BLAS); CSR input densified by blocks into the
+            /// same product unless sparser than `DENSIFY_DENSITY`, then row by row.
             fn transform_into<'a>(
                 &self,
                 rows: impl Into<$crate::csr::Rows<'a>>,
@@ -131,6 +133,13 @@ macro_rules! dense_fourier_map {
                 $crate::fourier::check_batch(self, &rows, &out)?;
                 match rows {
                     $crate::csr::Rows::Dense(x) => self.inner.transform_dense(x, out),
+                    $crate::csr::Rows::Sparse(x)
+                        if x.nnz() as f64
+                            >= $crate::fourier::DENSIFY_DENSITY
+                                * (x.n_rows() * x.n_cols()) as f64 =>
+                    {
+                        self.inner.transform_sparse_by_blocks(x, out)
+                    }
                     $crate::csr::Rows::Sparse(_) => {
                         $crate::fourier::transform_rows(self, rows, out)
                     }
