@@ -48,8 +48,7 @@ use std::sync::Arc;
 
 use ndarray::Array2;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use rand_distr::StandardNormal;
 use realfft::num_complex::Complex;
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
@@ -58,7 +57,9 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::fourier::{rademacher, require_radial, sample_radius, FourierForm, FourierOutput};
+use crate::fourier::{
+    rademacher, require_radial, sample_radius, start_fit, FourierForm, FourierOutput,
+};
 use crate::hadamard::fwht;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
@@ -153,11 +154,7 @@ impl FastfoodValidParams {
     /// then the phases.
     pub fn fit(&self, input_dim: usize) -> Result<Fastfood> {
         let p = &self.0;
-        if input_dim == 0 {
-            return Err(MapError::ZeroInputDim(input_dim));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(input_dim, p.seed, p.form, p.n_components)?;
         let padded = padded_size(p.transform, input_dim);
         let n_blocks = m.div_ceil(padded);
         let blocks = match p.transform {
@@ -596,6 +593,8 @@ mod tests {
     use crate::csr::CsrMatrix;
     use crate::hadamard::fwht_reference;
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa, sparse_data};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     fn kernels() -> [ShiftInvariantKernel; 3] {
         [

@@ -21,7 +21,8 @@
 
 use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
 use ndarray::{s, ArrayView2, ArrayViewMut2, Axis};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use rand_distr::{Cauchy, ChiSquared, Distribution, StandardNormal};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -117,6 +118,21 @@ pub(crate) fn sample_radius(kernel: &ShiftInvariantKernel, p: usize, rng: &mut i
         }
         ShiftInvariantKernel::Laplacian { .. } => unreachable!("checked: radial kernels only"),
     }
+}
+
+/// The start of every Fourier-type `fit`: the input dimension checked, the generator seeded, and
+/// `m`, the number of frequencies to draw.
+pub(crate) fn start_fit(
+    input_dim: usize,
+    seed: u64,
+    form: FourierForm,
+    n_components: usize,
+) -> Result<(ChaCha8Rng, usize)> {
+    if input_dim == 0 {
+        return Err(MapError::ZeroInputDim(input_dim));
+    }
+    let rng = ChaCha8Rng::seed_from_u64(seed);
+    Ok((rng, form.n_frequencies(n_components)?))
 }
 
 /// `n` independent random signs `+-1` (the diagonal `B` and `D_i` matrices of the structured

@@ -27,8 +27,7 @@
 
 use ndarray::Array2;
 use ndarray_linalg::QR;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use rand_distr::StandardNormal;
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +36,7 @@ use crate::dense_map::dense_fourier_map;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::{
-    rademacher, require_radial, sample_radius, DenseFourier, FourierForm, FourierOutput,
+    rademacher, require_radial, sample_radius, start_fit, DenseFourier, FourierForm, FourierOutput,
 };
 use crate::hadamard::fwht;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
@@ -97,11 +96,7 @@ impl OrthogonalRandomFeaturesValidParams {
     pub fn fit(&self, input_dim: usize) -> Result<OrthogonalRandomFeatures> {
         let p = &self.0;
         let d = input_dim;
-        if d == 0 {
-            return Err(MapError::ZeroInputDim(d));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(d, p.seed, p.form, p.n_components)?;
         let mut weights = Array2::zeros((d, m));
         for start in (0..m).step_by(d) {
             let q = haar_orthogonal(d, &mut rng)?;
@@ -200,11 +195,7 @@ impl StructuredOrthogonalValidParams {
     /// Draws `D_3, D_2, D_1` for each of the `ceil(m / p)` blocks, then the phases.
     pub fn fit(&self, input_dim: usize) -> Result<StructuredOrthogonalFeatures> {
         let p = &self.0;
-        if input_dim == 0 {
-            return Err(MapError::ZeroInputDim(input_dim));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(input_dim, p.seed, p.form, p.n_components)?;
         let padded = input_dim.next_power_of_two();
         let n_blocks = m.div_ceil(padded);
         let signs = (0..n_blocks)
@@ -377,6 +368,8 @@ mod tests {
     use crate::csr::CsrMatrix;
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa};
     use crate::RandomFourierParams;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     /// Variance inflations over i.i.d. frequencies allowed in the fixed-seed Gram tests, measured
     /// by `variance_over_seeds`.

@@ -16,14 +16,12 @@
 //! one axpy per non-zero.
 
 use ndarray::Array2;
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::dense_map::dense_fourier_map;
-use crate::error::{MapError, Result};
+use crate::error::Result;
 use crate::feature_map::FeatureMap;
-use crate::fourier::{sample_frequency, DenseFourier, FourierForm, FourierOutput};
+use crate::fourier::{sample_frequency, start_fit, DenseFourier, FourierForm, FourierOutput};
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
@@ -81,11 +79,7 @@ impl RandomFourierValidParams {
     /// not depend on `m`) and then the phases.
     pub fn fit(&self, input_dim: usize) -> Result<RandomFourierFeatures> {
         let p = &self.0;
-        if input_dim == 0 {
-            return Err(MapError::ZeroInputDim(input_dim));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(input_dim, p.seed, p.form, p.n_components)?;
         let mut weights = Array2::zeros((input_dim, m));
         let mut w = vec![0.0; input_dim];
         for j in 0..m {
@@ -137,6 +131,7 @@ impl RandomFourierFeatures {
 mod tests {
     use super::*;
     use crate::csr::{CsrMatrix, Row};
+    use crate::error::MapError;
     use crate::fourier::DENSIFY_DENSITY;
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa, sparse_data};
     use ndarray::Array2;
