@@ -13,6 +13,10 @@
 //! A fitted map is a pure function of its parameters and seed: rows are mapped independently, so
 //! the features are the same whatever the number of threads `transform` runs on.
 //!
+//! [`RandomFourierFeatures`] and [`OrthogonalRandomFeatures`] also map `f32` records to `f32`
+//! features (`transform_f32`; module `fourier_f32`: sgemm and a single-precision sine/cosine,
+//! half the output memory, the same Gram tolerances).
+//!
 //! The parameters implement linfa's `Fit` and the fitted maps its `Transformer` (module
 //! `linfa_traits`), so maps compose with linfa's models.
 //!
