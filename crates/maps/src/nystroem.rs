@@ -396,7 +396,7 @@ impl FeatureMap for Nystroem {
         }
     }
 
-    /// Batches: per block of [`BLOCK_ROWS`] rows (sparse rows made dense), the kernel block
+    /// Batches: per block of 2048 rows (sparse rows made dense), the kernel block
     /// against the landmarks by one matrix product and the features `K N'` by a second (BLAS
     /// dgemm, threaded by BLAS), instead of `m` kernel evaluations and a matrix-vector product per
     /// row. Dense and CSR input give the same bits; the result matches [`FeatureMap::map_row`]
