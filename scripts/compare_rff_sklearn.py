@@ -14,9 +14,21 @@ Run after the Rust bench (same CARGO_TARGET_DIR):
 2. Prints the groups `fastfood_table1_d=<d>_n=<n>`: the time to map one vector with Fastfood
    (Hadamard), Fastfood FFT and RKS, the fitted maps' memory (<target>/bench-data/
    fastfood_table1_memory.csv), and the RKS / Fastfood ratios beside the paper's.
+   Then the groups `fastfood_batched_d=<d>_n=<n>`: the same maps on a batch of rows (rows per
+   second, and Fastfood / RKS).
 3. Prints the FWHT group (fused fast path vs plain radix-2).
 
 Times are criterion's medians and scikit-learn's median of --repeats runs after a warm-up.
+
+With --interleaved ROUNDS the script measures instead of reading criterion: it starts the
+`transform_timer` example (built in release mode; it writes the same matrix), and in each round
+times, alternately, rfbench and scikit-learn on the same matrix, both in this one run:
+RFF f64 (`transform`) vs `RBFSampler` on float64, RFF f32 (`transform_f32`) vs `RBFSampler` on
+float32 (scikit-learn keeps float32 since 1.3), and with --nystroem M [M ...] Nystroem fit +
+transform vs `Nystroem(kernel="rbf", gamma=1, n_components=M).fit(x).transform(x)`. Rounds
+alternate which side goes first; the medians over rounds are compared.
+
+    python3 scripts/compare_rff_sklearn.py --interleaved 7 --nystroem 500 1000 [--csr]
 Exit status: 0; 1 with --min-ratio R when the headline ratio is below R, or when scikit-learn or
 the data file is missing; 2 when there are no criterion results.
 """
@@ -25,6 +37,7 @@ import argparse
 import os
 import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -151,6 +164,29 @@ def fastfood_table1(results):
           "Fastfood bytes)")
 
 
+def fastfood_batched(results):
+    """Section 2b: batched throughput (rows per second) of the Table 1 maps."""
+    table = {}
+    for meta, median, *_ in results.values():
+        m = re.fullmatch(r"fastfood_batched_d=(\d+)_n=(\d+)", meta["group_id"])
+        if m:
+            rows = int(re.search(r"rows=(\d+)", meta["value_str"]).group(1))
+            table.setdefault((int(m.group(1)), int(m.group(2))), {})[meta["function_id"]] = (
+                rows / median)
+    if not table:
+        return
+    print()
+    print("2b. Batched throughput of the same maps (rows per second; RKS as one dgemm, Fastfood "
+          "row by row in parallel)")
+    print(f"   {'d':>5} {'n':>6}  {'fastfood':>10} {'ff_fft':>10} {'rks':>10}  "
+          f"{'fastfood / rks':>14}")
+    for (d, n), t in sorted(table.items()):
+        ff, fft, rks = t.get("fastfood"), t.get("fastfood_fft"), t.get("rks")
+        cell = lambda v: f"{v:>10.1f}" if v is not None else f"{'-':>10}"  # noqa: E731
+        ratio = f"{ff / rks:>13.2f}x" if ff and rks else f"{'-':>14}"
+        print(f"   {d:>5} {n:>6}  {cell(ff)} {cell(fft)} {cell(rks)}  {ratio}")
+
+
 def fwht_table(results):
     """Section 3."""
     rows = {}
@@ -168,18 +204,146 @@ def fwht_table(results):
                   f"{plain / fast:.2f}x")
 
 
+def build_timer():
+    """Builds the `transform_timer` example in release mode; returns its path."""
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rfbench-maps", "--example",
+                    "transform_timer"], cwd=root, check=True)
+    return skl.target_dir() / "release" / "examples" / "transform_timer"
+
+
+class Timer:
+    """The rfbench side: one request per line, one time in seconds per answer."""
+
+    def __init__(self, exe, path):
+        self.proc = subprocess.Popen([str(exe), str(path), str(N_ROWS)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+        ready = self.proc.stdout.readline().split()
+        assert ready == ["ready", str(N_ROWS), str(DIM)], ready
+
+    def time(self, request):
+        self.proc.stdin.write(request + "\n")
+        self.proc.stdin.flush()
+        return float(self.proc.stdout.readline())
+
+    def close(self):
+        self.proc.stdin.write("quit\n")
+        self.proc.stdin.flush()
+        self.proc.wait()
+
+
+def wall(f):
+    t0 = time.perf_counter()
+    out = f()
+    seconds = time.perf_counter() - t0
+    del out
+    return seconds
+
+
+def interleaved(rounds, nystroem_sizes, csr=False):
+    """Alternating rfbench / scikit-learn timings in one run; returns the f64 RFF ratio."""
+    import numpy as np
+    from sklearn.kernel_approximation import Nystroem, RBFSampler
+
+    version = skl.require_sklearn()
+    exe = build_timer()
+    path = data_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    timer = Timer(exe, path)
+    x = skl.load_data(path, N_ROWS, DIM)
+    x32 = x.astype(np.float32)
+    samplers = {
+        "f64": (RBFSampler(gamma=GAMMA, n_components=N_COMPONENTS, random_state=0).fit(x), x),
+        "f32": (RBFSampler(gamma=GAMMA, n_components=N_COMPONENTS, random_state=0).fit(x32), x32),
+    }
+    for precision, (sampler, data) in samplers.items():
+        z = sampler.transform(data)  # warm-up, and the dtype check
+        assert z.dtype == data.dtype, (precision, z.dtype)
+        timer.time("rff" + precision[1:])
+    del z
+    cases = [(f"RFF {p}", f"rff{p[1:]}", lambda s=s, d=d: s.transform(d))
+             for p, (s, d) in samplers.items()]
+    if csr:
+        import scipy.sparse
+
+        x_csr = scipy.sparse.csr_matrix(x)
+        cases.append(("RFF f64 CSR", "rff64csr",
+                      lambda: samplers["f64"][0].transform(x_csr)))
+        cases.append(("RFF f64 CSR rows", "rff64csr_rows", None))
+    for m in nystroem_sizes:
+        cases.append((f"Nystroem m={m}", f"nystroem {m}",
+                      lambda m=m: Nystroem(kernel="rbf", gamma=GAMMA, n_components=m,
+                                           random_state=0).fit(x).transform(x)))
+    times = {name: ([], []) for name, _, _ in cases}
+    loads = [os.getloadavg()[0]]
+    print(f"scikit-learn {version}; {rounds} interleaved rounds on {path} "
+          f"({N_ROWS:,} x {DIM}); load average (1 min) at start {loads[0]:.2f} on "
+          f"{os.cpu_count()} CPUs", flush=True)
+    for r in range(rounds):
+        for name, request, sk in cases:
+            ours, theirs = times[name]
+            if sk is None:
+                ours.append(timer.time(request))
+            elif r % 2 == 0:
+                ours.append(timer.time(request))
+                theirs.append(wall(sk))
+            else:
+                theirs.append(wall(sk))
+                ours.append(timer.time(request))
+        loads.append(os.getloadavg()[0])
+        print(f"  round {r + 1} (rfbench/sklearn): " + ", ".join(
+            f"{name} {times[name][0][-1]:.3f}"
+            + (f"/{times[name][1][-1]:.3f}" if times[name][1] else "") + "s"
+            for name, _, _ in cases), flush=True)
+    timer.close()
+    print()
+    print(f"Gaussian kernel gamma = {GAMMA}; RFF: D = {N_COMPONENTS}, sqrt(2/D) cos(w'x + b); "
+          f"median over {rounds} rounds (ours / scikit-learn alternated)")
+    print(f"   {'case':<18} {'rfbench (s)':>11} {'sklearn (s)':>11} {'sklearn / rfbench':>18}")
+    medians = {}
+    for name, _, _ in cases:
+        ours = statistics.median(times[name][0])
+        theirs = statistics.median(times[name][1]) if times[name][1] else None
+        medians[name] = (ours, theirs)
+        if theirs is None:
+            print(f"   {name:<18} {ours:>11.3f} {'-':>11} {'-':>18}")
+        else:
+            print(f"   {name:<18} {ours:>11.3f} {theirs:>11.3f} {theirs / ours:>17.2f}x")
+    (o64, s64), (o32, s32) = medians["RFF f64"], medians["RFF f32"]
+    print(f"   rfbench f32 vs rfbench f64: {o64 / o32:.2f}x faster; rfbench f32 vs sklearn f32: "
+          f"{s32 / o32:.2f}x; sklearn f32 vs sklearn f64: {s64 / s32:.2f}x")
+    if csr:
+        dense, blocked, rows = (medians[k][0] for k in ("RFF f64", "RFF f64 CSR",
+                                                        "RFF f64 CSR rows"))
+        print(f"   rfbench CSR: densified blocks {blocked / dense:.2f}x the dense time, row by "
+              f"row {rows / dense:.2f}x")
+    print(f"   load average (1 min) during the run: min {min(loads):.2f}, max {max(loads):.2f}")
+    return s64 / o64
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=5, help="timed sklearn transforms")
     parser.add_argument("--min-ratio", type=float, default=None,
                         help=f"exit 1 if sklearn/{HEADLINE} is below this (the goal is {GOAL})")
+    parser.add_argument("--interleaved", type=int, metavar="ROUNDS", default=None,
+                        help="measure rfbench and scikit-learn alternately in this run instead "
+                             "of reading criterion's results")
+    parser.add_argument("--nystroem", type=int, nargs="*", default=[], metavar="M",
+                        help="with --interleaved: also Nystroem fit + transform with M landmarks")
+    parser.add_argument("--csr", action="store_true",
+                        help="with --interleaved: also RFF f64 on the matrix as CSR (rfbench's "
+                             "blocked and row-by-row paths, RBFSampler on scipy CSR)")
     args = parser.parse_args()
+    if args.interleaved is not None:
+        ratio = interleaved(args.interleaved, args.nystroem, args.csr)
+        return 1 if args.min_ratio is not None and ratio < args.min_ratio else 0
 
     root = skl.target_dir() / "criterion"
     results = load_criterion(root) if root.is_dir() else {}
     wanted = [r for r in results.values()
               if r[0]["group_id"] in ("rff_vs_sklearn", "fwht")
-              or r[0]["group_id"].startswith("fastfood_table1_")]
+              or r[0]["group_id"].startswith(("fastfood_table1_", "fastfood_batched_"))]
     if not wanted:
         print(f"error: no criterion results of the shift-invariant benches under {root}; run "
               f"`cargo bench -p rfbench-maps --bench shift_invariant_maps` first.",
@@ -187,6 +351,7 @@ def main():
         return 2
     ratio = rff_vs_sklearn(results, args.repeats)
     fastfood_table1(results)
+    fastfood_batched(results)
     fwht_table(results)
     if args.min_ratio is not None and (ratio is None or ratio < args.min_ratio):
         return 1

@@ -41,6 +41,10 @@ use rand_chacha::ChaCha8Rng;
 use rfbench_maps::{CsrMatrix, FeatureMap, RandomMaclaurinParams, Rows, TensorSketchParams};
 
 /// Rows per transform.
+#[path = "support/mnist_like.rs"]
+mod mnist_like;
+use mnist_like::{mnist_like, MNIST_DIM};
+
 const N_ROWS: usize = 10_000;
 /// The kernel `(<x, y> + OFFSET)^DEGREE`.
 const DEGREE: u32 = 4;
@@ -48,32 +52,11 @@ const OFFSET: f64 = 1.0;
 /// Feature counts of the TS-vs-RM sweep; the largest is also the scikit-learn comparison's.
 const COMPONENTS: [usize; 4] = [500, 1000, 2000, 4000];
 
-const MNIST_DIM: usize = 780;
-const MNIST_DENSITY: f64 = 0.19;
-const MNIST_SEED: u64 = 780;
 const ADULT_DIM: usize = 123;
 const ADULT_GROUPS: usize = 14;
 const ADULT_SEED: u64 = 123;
 /// Map seeds: fixed, so every run times the same hash tables and Rademacher vectors.
 const MAP_SEED: u64 = 2013;
-
-/// `n x 780` dense rows, ~19% non-zero, values in (0, 1], unit norm.
-fn mnist_like(n: usize) -> Array2<f64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(MNIST_SEED);
-    let mut x = Array2::zeros((n, MNIST_DIM));
-    for mut row in x.rows_mut() {
-        for v in row.iter_mut() {
-            if rng.random::<f64>() < MNIST_DENSITY {
-                *v = 1.0 - rng.random::<f64>();
-            }
-        }
-        let norm = row.dot(&row).sqrt();
-        if norm > 0.0 {
-            row.mapv_inplace(|v| v / norm);
-        }
-    }
-    x
-}
 
 /// `n x 123` CSR rows with one non-zero of value `1/sqrt(14)` in each of 14 one-hot groups.
 fn adult_like(n: usize) -> CsrMatrix {

@@ -19,6 +19,10 @@
 //!    (`memory_bytes`) goes to `<target>/bench-data/fastfood_table1_memory.csv`. RKS at
 //!    `d = 8192, n = 65536` holds 4.3 GB of `f64` weights and takes a while to draw: it runs
 //!    unless `RFBENCH_SKIP_LARGEST_RKS` is set (then that row reports Fastfood only).
+//!    The same maps also map a **batch** of [`BATCH_ROWS`] Gaussian rows (groups
+//!    `fastfood_batched_d=<d>_n=<n>`, throughput in rows per second): RKS then runs as one matrix
+//!    product (dgemm, which amortises reading the `d x n` matrix over the rows) while Fastfood
+//!    stays row by row in parallel, so the batched ratio is the one that matters for training.
 //! 3. **The FWHT's fast path against the plain radix-2 loop** (group `fwht`), sizes 1024 and
 //!    8192.
 //!
@@ -47,11 +51,12 @@ use rfbench_maps::{
     RandomFourierParams, ShiftInvariantKernel,
 };
 
+#[path = "support/mnist_like.rs"]
+mod mnist_like;
+use mnist_like::{mnist_like, MNIST_DIM};
+
 /// Rows per transform of question 1.
 const N_ROWS: usize = 10_000;
-const MNIST_DIM: usize = 780;
-const MNIST_DENSITY: f64 = 0.19;
-const MNIST_SEED: u64 = 780;
 /// `D` of question 1.
 const SKLEARN_COMPONENTS: usize = 4000;
 /// scikit-learn's `gamma = 1 / (2 sigma²) = 1`.
@@ -60,26 +65,11 @@ const SKLEARN_SIGMA: f64 = std::f64::consts::FRAC_1_SQRT_2;
 const TABLE1: [(usize, usize); 3] = [(1024, 16_384), (4096, 32_768), (8192, 65_536)];
 /// The Gaussian kernel's bandwidth in Table 1 (any value gives the same times).
 const TABLE1_SIGMA: f64 = 10.0;
+/// Rows of the batched Fastfood / RKS comparison: enough for dgemm to reach its speed, few
+/// enough that RKS at d = 8192, n = 65,536 (69 GFLOP per batch) keeps the run in minutes.
+const BATCH_ROWS: usize = 64;
 /// Map seeds: fixed, so every run times the same frequencies.
 const MAP_SEED: u64 = 2007;
-
-/// `n x 780` dense rows, ~19% non-zero, values in (0, 1], unit norm.
-fn mnist_like(n: usize) -> Array2<f64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(MNIST_SEED);
-    let mut x = Array2::zeros((n, MNIST_DIM));
-    for mut row in x.rows_mut() {
-        for v in row.iter_mut() {
-            if rng.random::<f64>() < MNIST_DENSITY {
-                *v = 1.0 - rng.random::<f64>();
-            }
-        }
-        let norm = row.dot(&row).sqrt();
-        if norm > 0.0 {
-            row.mapv_inplace(|v| v / norm);
-        }
-    }
-    x
-}
 
 /// Cargo's target directory, found the way criterion finds it (so the data file sits next to
 /// `criterion/`): `$CARGO_TARGET_DIR`, else `cargo metadata`, else `<workspace>/target`.
@@ -176,7 +166,22 @@ fn bench_one_vector<M: FeatureMap>(
     });
 }
 
-/// Question 2: per-vector time and memory, Fastfood vs RKS, at Table 1's sizes.
+/// Times one fitted map on a batch of rows into a preallocated output.
+fn bench_batch<M: FeatureMap>(
+    group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    name: &str,
+    map: &M,
+    x: &Array2<f64>,
+) {
+    let mut out = Array2::zeros((x.nrows(), map.output_dim()));
+    let id = BenchmarkId::new(name, format!("D={},rows={}", map.output_dim(), x.nrows()));
+    group.bench_function(id, |b| {
+        b.iter(|| map.transform_into(x, out.view_mut()).unwrap())
+    });
+}
+
+/// Question 2: per-vector time and memory, Fastfood vs RKS, at Table 1's sizes; then the
+/// batched throughput of the same maps.
 fn fastfood_table1(c: &mut Criterion) {
     let skip_largest = std::env::var_os("RFBENCH_SKIP_LARGEST_RKS").is_some();
     let kernel = ShiftInvariantKernel::gaussian(TABLE1_SIGMA).unwrap();
@@ -184,12 +189,16 @@ fn fastfood_table1(c: &mut Criterion) {
     for (d, n) in TABLE1 {
         let mut rng = ChaCha8Rng::seed_from_u64(d as u64);
         let x = Array2::from_shape_simple_fn((1, d), || rng.sample::<f64, _>(StandardNormal));
+        let batch =
+            Array2::from_shape_simple_fn((BATCH_ROWS, d), || rng.sample::<f64, _>(StandardNormal));
         let mut group = c.benchmark_group(format!("fastfood_table1_d={d}_n={n}"));
         configure(&mut group, 1);
-        for (name, transform) in [
+        let fastfood: Vec<_> = [
             ("fastfood", FastfoodTransform::Hadamard),
             ("fastfood_fft", FastfoodTransform::Fourier),
-        ] {
+        ]
+        .into_iter()
+        .map(|(name, transform)| {
             let map = FastfoodParams::new(kernel, 2 * n)
                 .transform(transform)
                 .seed(MAP_SEED)
@@ -197,9 +206,12 @@ fn fastfood_table1(c: &mut Criterion) {
                 .unwrap();
             memory.push_str(&format!("{d},{n},{name},{}\n", map.memory_bytes()));
             bench_one_vector(&mut group, name, &map, &x);
-        }
-        if skip_largest && (d, n) == TABLE1[2] {
+            (name, map)
+        })
+        .collect();
+        let rks = if skip_largest && (d, n) == TABLE1[2] {
             eprintln!("RFBENCH_SKIP_LARGEST_RKS: no RKS at d = {d}, n = {n}");
+            None
         } else {
             let rks = RandomFourierParams::new(kernel, 2 * n)
                 .seed(MAP_SEED)
@@ -207,6 +219,17 @@ fn fastfood_table1(c: &mut Criterion) {
                 .unwrap();
             memory.push_str(&format!("{d},{n},rks,{}\n", rks.memory_bytes()));
             bench_one_vector(&mut group, "rks", &rks, &x);
+            Some(rks)
+        };
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("fastfood_batched_d={d}_n={n}"));
+        configure(&mut group, BATCH_ROWS);
+        for (name, map) in &fastfood {
+            bench_batch(&mut group, name, map, &batch);
+        }
+        if let Some(rks) = &rks {
+            bench_batch(&mut group, "rks", rks, &batch);
         }
         group.finish();
     }

@@ -5,15 +5,55 @@
 //! and 3). The sketch is a linear map with one non-zero per column, so it costs `O(nnz(x))`.
 
 use rand::Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::Row;
+use crate::error::{ensure, MapError, Result};
 
 /// The hash tables of one count sketch from `d` (plus optional extra) coordinates to `D` buckets.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "CountSketchData")]
 pub struct CountSketch {
     buckets: Vec<u32>,
     signs: Vec<f64>,
     width: usize,
+}
+
+/// The serialised form of [`CountSketch`], checked on the way in: every bucket below the width
+/// (the hot loop indexes with it), every sign `+-1`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CountSketchData {
+    buckets: Vec<u32>,
+    signs: Vec<f64>,
+    width: usize,
+}
+
+impl TryFrom<CountSketchData> for CountSketch {
+    type Error = MapError;
+
+    fn try_from(data: CountSketchData) -> Result<Self> {
+        let CountSketchData {
+            buckets,
+            signs,
+            width,
+        } = data;
+        let name = "CountSketch";
+        ensure(buckets.len() == signs.len(), name, || {
+            format!("{} buckets but {} signs", buckets.len(), signs.len())
+        })?;
+        ensure(buckets.iter().all(|&b| (b as usize) < width), name, || {
+            format!("a bucket is not below the width {width}")
+        })?;
+        ensure(signs.iter().all(|s| s.abs() == 1.0), name, || {
+            "a sign is not +-1".into()
+        })?;
+        Ok(Self {
+            buckets,
+            signs,
+            width,
+        })
+    }
 }
 
 impl CountSketch {

@@ -60,6 +60,34 @@ pub enum MapError {
     },
     #[error("linear algebra failed: {0}")]
     Linalg(String),
+    #[error("inconsistent serialised {map}: {reason}")]
+    InvalidSerializedMap { map: &'static str, reason: String },
+    #[error("linfa: {0}")]
+    Linfa(String),
+}
+
+impl From<linfa::Error> for MapError {
+    fn from(e: linfa::Error) -> Self {
+        MapError::Linfa(e.to_string())
+    }
+}
+
+/// `Ok(())` if `holds`, else [`MapError::InvalidSerializedMap`] with the reason: the checks that
+/// deserialisation runs so that a tampered or truncated map is an error when it is read, not a
+/// panic (or silent garbage) when it is applied.
+pub(crate) fn ensure(
+    holds: bool,
+    map: &'static str,
+    reason: impl FnOnce() -> String,
+) -> Result<()> {
+    if holds {
+        Ok(())
+    } else {
+        Err(MapError::InvalidSerializedMap {
+            map,
+            reason: reason(),
+        })
+    }
 }
 
 /// `Result` with [`MapError`].

@@ -48,16 +48,18 @@ use std::sync::Arc;
 
 use ndarray::Array2;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use rand_distr::StandardNormal;
 use realfft::num_complex::Complex;
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
+use serde::{Deserialize, Serialize};
 
 use crate::csr::Row;
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::fourier::{require_radial, sample_radius, FourierForm, FourierOutput};
+use crate::fourier::{
+    rademacher, require_radial, sample_radius, start_fit, FourierForm, FourierOutput,
+};
 use crate::hadamard::fwht;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
@@ -65,7 +67,7 @@ use crate::shift_invariant_kernel::ShiftInvariantKernel;
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_000a;
 
 /// The fast orthogonal transform inside each block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, Eq, Default)]
 pub enum FastfoodTransform {
     /// `S H G Pi H B`, input padded to a power of two (the paper's Fastfood).
     #[default]
@@ -76,7 +78,8 @@ pub enum FastfoodTransform {
 }
 
 /// Unchecked hyper-parameters of [`Fastfood`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct FastfoodParams {
     kernel: ShiftInvariantKernel,
     n_components: usize,
@@ -146,26 +149,13 @@ fn next_smooth_size(n: usize) -> usize {
     }
 }
 
-fn rademacher(n: usize, rng: &mut impl Rng) -> Vec<f64> {
-    (0..n)
-        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-        .collect()
-}
-
 impl FastfoodValidParams {
     /// Draws every block (`B`, then `Pi`, `G`, `S` for Hadamard; `B`, `c`, `S` for Fourier),
     /// then the phases.
     pub fn fit(&self, input_dim: usize) -> Result<Fastfood> {
         let p = &self.0;
-        if input_dim == 0 {
-            return Err(MapError::ZeroInputDim(input_dim));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
-        let padded = match p.transform {
-            FastfoodTransform::Hadamard => input_dim.next_power_of_two(),
-            FastfoodTransform::Fourier => next_smooth_size(input_dim),
-        };
+        let (mut rng, m) = start_fit(input_dim, p.seed, p.form, p.n_components)?;
+        let padded = padded_size(p.transform, input_dim);
         let n_blocks = m.div_ceil(padded);
         let blocks = match p.transform {
             FastfoodTransform::Hadamard => Blocks::Hadamard(
@@ -198,7 +188,8 @@ impl FastfoodValidParams {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct HadamardBlock {
     signs: Vec<f64>,
     permutation: Vec<u32>,
@@ -243,10 +234,12 @@ impl HadamardBlock {
     }
 }
 
-#[derive(Clone)]
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct FourierBlock {
     signs: Vec<f64>,
     /// `F c / p`: the circulant's eigenvalues with the inverse FFT's normalisation folded in.
+    #[serde(with = "complex_pairs")]
     spectrum: Vec<Complex<f64>>,
     /// `S_ii = s_i / ‖c‖`.
     scale: Vec<f64>,
@@ -288,14 +281,163 @@ enum Blocks {
     },
 }
 
-/// A fitted Fastfood map.
-#[derive(Clone)]
+/// A fitted Fastfood map. Serialisable (serde) as its parameters and blocks; the FFT plans of the
+/// Fourier variant are rebuilt when the map is read, and the blocks checked against the
+/// parameters.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(into = "FastfoodData", try_from = "FastfoodData")]
 pub struct Fastfood {
     params: FastfoodParams,
     input_dim: usize,
     padded: usize,
     blocks: Blocks,
     output: FourierOutput,
+}
+
+/// Complex numbers as `[re, im]` pairs (num-complex's own serde support is a feature that
+/// realfft does not turn on).
+mod complex_pairs {
+    use realfft::num_complex::Complex;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(v: &[Complex<f64>], s: S) -> Result<S::Ok, S::Error> {
+        let pairs: Vec<[f64; 2]> = v.iter().map(|c| [c.re, c.im]).collect();
+        pairs.serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<Complex<f64>>, D::Error> {
+        let pairs = Vec::<[f64; 2]>::deserialize(d)?;
+        Ok(pairs
+            .into_iter()
+            .map(|[re, im]| Complex::new(re, im))
+            .collect())
+    }
+}
+
+/// The serialised form of [`Fastfood`]: everything but the FFT plans.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FastfoodData {
+    params: FastfoodParams,
+    input_dim: usize,
+    blocks: BlocksData,
+    output: FourierOutput,
+}
+
+#[derive(Serialize, Deserialize)]
+enum BlocksData {
+    Hadamard(Vec<HadamardBlock>),
+    Fourier(Vec<FourierBlock>),
+}
+
+impl From<Fastfood> for FastfoodData {
+    fn from(map: Fastfood) -> Self {
+        Self {
+            params: map.params,
+            input_dim: map.input_dim,
+            blocks: match map.blocks {
+                Blocks::Hadamard(b) => BlocksData::Hadamard(b),
+                Blocks::Fourier { blocks, .. } => BlocksData::Fourier(blocks),
+            },
+            output: map.output,
+        }
+    }
+}
+
+impl TryFrom<FastfoodData> for Fastfood {
+    type Error = MapError;
+
+    fn try_from(data: FastfoodData) -> Result<Self> {
+        let FastfoodData {
+            params,
+            input_dim,
+            blocks,
+            output,
+        } = data;
+        let name = "Fastfood";
+        params.clone().check()?;
+        // Bounded so that the padded size cannot overflow.
+        ensure((1..=1 << 40).contains(&input_dim), name, || {
+            format!("input_dim = {input_dim}")
+        })?;
+        let padded = padded_size(params.transform, input_dim);
+        output.check_matches(name, params.form, params.n_components)?;
+        let n_blocks = output.n_frequencies().div_ceil(padded);
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let blocks = match (params.transform, blocks) {
+            (FastfoodTransform::Hadamard, BlocksData::Hadamard(blocks)) => {
+                ensure(blocks.len() == n_blocks, name, || {
+                    format!("{} blocks, expected {n_blocks}", blocks.len())
+                })?;
+                for b in &blocks {
+                    let mut seen = vec![false; padded];
+                    let is_permutation = b.permutation.len() == padded
+                        && b.permutation.iter().all(|&j| {
+                            (j as usize) < padded && !std::mem::replace(&mut seen[j as usize], true)
+                        });
+                    ensure(
+                        is_permutation
+                            && [&b.signs, &b.gaussian, &b.scale]
+                                .iter()
+                                .all(|v| v.len() == padded && finite(v)),
+                        name,
+                        || {
+                            format!("a Hadamard block is not {padded} finite values and a permutation of 0..{padded}")
+                        },
+                    )?;
+                }
+                Blocks::Hadamard(blocks)
+            }
+            (FastfoodTransform::Fourier, BlocksData::Fourier(blocks)) => {
+                ensure(blocks.len() == n_blocks, name, || {
+                    format!("{} blocks, expected {n_blocks}", blocks.len())
+                })?;
+                for b in &blocks {
+                    ensure(
+                        b.signs.len() == padded
+                            && b.scale.len() == padded
+                            && b.spectrum.len() == padded / 2 + 1
+                            && finite(&b.signs)
+                            && finite(&b.scale)
+                            && b.spectrum
+                                .iter()
+                                .all(|c| c.re.is_finite() && c.im.is_finite()),
+                        name,
+                        || format!("a Fourier block does not have {padded} finite values"),
+                    )?;
+                }
+                let mut planner = RealFftPlanner::<f64>::new();
+                Blocks::Fourier {
+                    blocks,
+                    forward: planner.plan_fft_forward(padded),
+                    inverse: planner.plan_fft_inverse(padded),
+                }
+            }
+            (transform, _) => {
+                return Err(MapError::InvalidSerializedMap {
+                    map: name,
+                    reason: format!("blocks do not match the {transform:?} transform"),
+                })
+            }
+        };
+        Ok(Self {
+            params,
+            input_dim,
+            padded,
+            blocks,
+            output,
+        })
+    }
+}
+
+/// The block size: the next power of two (Hadamard), the next 5-smooth size (Fourier).
+fn padded_size(transform: FastfoodTransform, input_dim: usize) -> usize {
+    match transform {
+        FastfoodTransform::Hadamard => input_dim.next_power_of_two(),
+        FastfoodTransform::Fourier => next_smooth_size(input_dim),
+    }
 }
 
 impl std::fmt::Debug for Fastfood {
@@ -451,6 +593,8 @@ mod tests {
     use crate::csr::CsrMatrix;
     use crate::hadamard::fwht_reference;
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa, sparse_data};
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     fn kernels() -> [ShiftInvariantKernel; 3] {
         [

@@ -1,11 +1,13 @@
 //! Exact kernels: the references every feature map is tested and measured against.
 
+use serde::{Deserialize, Serialize};
+
 use crate::csr::Row;
 use crate::error::{MapError, Result};
 
 /// The polynomial kernel `k(x, y) = (<x, y> + c)^p`: homogeneous for `c = 0`, inhomogeneous for
 /// `c > 0`.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PolynomialKernel {
     degree: u32,
     offset: f64,
@@ -39,6 +41,21 @@ impl PolynomialKernel {
     pub fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
         self.from_dot(x.dot(y))
     }
+}
+
+/// The parameter checks every polynomial-kernel map shares (Tensor Sketch, Random Maclaurin), in
+/// this order: degree `p >= 1`, `D >= 1`, offset `c` finite and `>= 0`.
+pub(crate) fn check_polynomial_map(degree: u32, offset: f64, n_components: usize) -> Result<()> {
+    if degree == 0 {
+        return Err(MapError::ZeroDegree(degree));
+    }
+    if n_components == 0 {
+        return Err(MapError::ZeroComponents(n_components));
+    }
+    if !(offset.is_finite() && offset >= 0.0) {
+        return Err(MapError::InvalidOffset(offset));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -13,6 +13,18 @@
 //! A fitted map is a pure function of its parameters and seed: rows are mapped independently, so
 //! the features are the same whatever the number of threads `transform` runs on.
 //!
+//! [`RandomFourierFeatures`] and [`OrthogonalRandomFeatures`] also map `f32` records to `f32`
+//! features (`transform_f32`; module `fourier_f32`: sgemm and a single-precision sine/cosine,
+//! half the output memory, the same Gram tolerances).
+//!
+//! The parameters implement linfa's `Fit` and the fitted maps its `Transformer` (module
+//! `linfa_traits`), so maps compose with linfa's models.
+//!
+//! Fitted maps and parameters are serde `Serialize + Deserialize`. A fitted map stores its random
+//! draws (not its seed: the features must not depend on the random number generator's version);
+//! FFT plans are rebuilt when it is read, and reading checks the parts against each other, so a
+//! tampered map is a [`MapError::InvalidSerializedMap`] rather than a panic in `transform`.
+//!
 //! Maps: [`TensorSketch`] (Pham & Pagh 2013) and [`RandomMaclaurin`] (Kar & Karnick 2012) for the
 //! polynomial kernel `(<x, y> + c)^p`, whose exact value is [`PolynomialKernel`].
 //!
@@ -27,12 +39,15 @@ extern crate openblas_src;
 
 mod count_sketch;
 mod csr;
+mod dense_map;
 mod error;
 mod fastfood;
 mod feature_map;
 mod fourier;
+mod fourier_f32;
 mod hadamard;
 mod kernel;
+mod linfa_traits;
 mod nystroem;
 mod orthogonal;
 mod prff;

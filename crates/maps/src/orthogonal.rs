@@ -25,18 +25,18 @@
 //! vanishes as `O(1/sqrt(p))` (Yu et al., Theorem 5). Cost: fit `3p` signs per block; transform
 //! `O(3 p log p)` per block and row, memory `3p` numbers per block.
 
-use ndarray::{Array2, ArrayView2, ArrayViewMut2};
+use ndarray::Array2;
 use ndarray_linalg::QR;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use rand::Rng;
 use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
 
-use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::csr::Row;
+use crate::dense_map::dense_fourier_map;
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::{
-    check_batch, require_radial, sample_radius, transform_rows, DenseFourier, FourierForm,
-    FourierOutput,
+    rademacher, require_radial, sample_radius, start_fit, DenseFourier, FourierForm, FourierOutput,
 };
 use crate::hadamard::fwht;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
@@ -46,7 +46,8 @@ pub const ORF_DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0008;
 pub const SORF_DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0009;
 
 /// Unchecked hyper-parameters of [`OrthogonalRandomFeatures`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OrthogonalRandomFeaturesParams {
     kernel: ShiftInvariantKernel,
     n_components: usize,
@@ -95,11 +96,7 @@ impl OrthogonalRandomFeaturesValidParams {
     pub fn fit(&self, input_dim: usize) -> Result<OrthogonalRandomFeatures> {
         let p = &self.0;
         let d = input_dim;
-        if d == 0 {
-            return Err(MapError::ZeroInputDim(d));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(d, p.seed, p.form, p.n_components)?;
         let mut weights = Array2::zeros((d, m));
         for start in (0..m).step_by(d) {
             let q = haar_orthogonal(d, &mut rng)?;
@@ -133,61 +130,24 @@ fn haar_orthogonal(d: usize, rng: &mut impl Rng) -> Result<Array2<f64>> {
     Ok(q)
 }
 
-/// A fitted orthogonal random feature map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted orthogonal random feature map. Serialisable (serde), checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "OrthogonalData")]
 pub struct OrthogonalRandomFeatures {
     params: OrthogonalRandomFeaturesParams,
     input_dim: usize,
     inner: DenseFourier,
 }
 
-impl OrthogonalRandomFeatures {
-    /// The frequencies as the columns of a `d x m` matrix.
-    pub fn frequencies(&self) -> ArrayView2<'_, f64> {
-        self.inner.weights()
-    }
-
-    /// Heap memory of the fitted map's parameters, in bytes.
-    pub fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-}
-
-impl FeatureMap for OrthogonalRandomFeatures {
-    type Scratch = ();
-
-    fn input_dim(&self) -> usize {
-        self.input_dim
-    }
-
-    fn output_dim(&self) -> usize {
-        self.params.n_components
-    }
-
-    fn new_scratch(&self) {}
-
-    fn map_row(&self, row: &Row<'_>, out: &mut [f64], _: &mut ()) {
-        self.inner.map_row(row, out);
-    }
-
-    /// Dense input: blocked matrix products; sparse input: row by row.
-    fn transform_into<'a>(
-        &self,
-        rows: impl Into<Rows<'a>>,
-        out: ArrayViewMut2<'_, f64>,
-    ) -> Result<()> {
-        let rows = rows.into();
-        check_batch(self, &rows, &out)?;
-        match rows {
-            Rows::Dense(x) => self.inner.transform_dense(x, out),
-            Rows::Sparse(_) => transform_rows(self, rows, out),
-        }
-        Ok(())
-    }
-}
+dense_fourier_map!(
+    OrthogonalRandomFeatures,
+    OrthogonalRandomFeaturesParams,
+    OrthogonalData
+);
 
 /// Unchecked hyper-parameters of [`StructuredOrthogonalFeatures`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StructuredOrthogonalParams {
     sigma: f64,
     n_components: usize,
@@ -231,21 +191,11 @@ impl StructuredOrthogonalParams {
     }
 }
 
-fn rademacher(n: usize, rng: &mut impl Rng) -> Vec<f64> {
-    (0..n)
-        .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-        .collect()
-}
-
 impl StructuredOrthogonalValidParams {
     /// Draws `D_3, D_2, D_1` for each of the `ceil(m / p)` blocks, then the phases.
     pub fn fit(&self, input_dim: usize) -> Result<StructuredOrthogonalFeatures> {
         let p = &self.0;
-        if input_dim == 0 {
-            return Err(MapError::ZeroInputDim(input_dim));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(input_dim, p.seed, p.form, p.n_components)?;
         let padded = input_dim.next_power_of_two();
         let n_blocks = m.div_ceil(padded);
         let signs = (0..n_blocks)
@@ -262,24 +212,80 @@ impl StructuredOrthogonalValidParams {
             params: p.clone(),
             input_dim,
             padded,
-            // sqrt(p) / sigma times three normalisations 1 / sqrt(p) of the unnormalised FWHT.
-            scale: 1.0 / (p.sigma * padded as f64),
+            scale: structured_scale(p.sigma, padded),
             signs,
             output,
         })
     }
 }
 
-/// A fitted SORF map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted SORF map. Serialisable (serde) without the padded size and scale, which are
+/// recomputed (same expressions, same bits); checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "StructuredOrthogonalData")]
 pub struct StructuredOrthogonalFeatures {
     params: StructuredOrthogonalParams,
     input_dim: usize,
+    #[serde(skip_serializing)]
     padded: usize,
+    #[serde(skip_serializing)]
     scale: f64,
     /// Per block `[D_3, D_2, D_1]`, applied in that order.
     signs: Vec<[Vec<f64>; 3]>,
     output: FourierOutput,
+}
+
+/// The serialised form of [`StructuredOrthogonalFeatures`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StructuredOrthogonalData {
+    params: StructuredOrthogonalParams,
+    input_dim: usize,
+    signs: Vec<[Vec<f64>; 3]>,
+    output: FourierOutput,
+}
+
+impl TryFrom<StructuredOrthogonalData> for StructuredOrthogonalFeatures {
+    type Error = MapError;
+
+    fn try_from(data: StructuredOrthogonalData) -> Result<Self> {
+        let StructuredOrthogonalData {
+            params,
+            input_dim,
+            signs,
+            output,
+        } = data;
+        let name = "StructuredOrthogonalFeatures";
+        params.clone().check()?;
+        let padded = input_dim.checked_next_power_of_two().unwrap_or(0);
+        ensure(padded >= 1, name, || format!("input_dim = {input_dim}"))?;
+        output.check_matches(name, params.form, params.n_components)?;
+        let n_blocks = output.n_frequencies().div_ceil(padded);
+        ensure(signs.len() == n_blocks, name, || {
+            format!("{} blocks, expected {n_blocks}", signs.len())
+        })?;
+        ensure(
+            signs
+                .iter()
+                .flatten()
+                .all(|d| d.len() == padded && d.iter().all(|s| s.abs() == 1.0)),
+            name,
+            || format!("sign vectors must have length {padded} and entries +-1"),
+        )?;
+        Ok(Self {
+            scale: structured_scale(params.sigma, padded),
+            params,
+            input_dim,
+            padded,
+            signs,
+            output,
+        })
+    }
+}
+
+/// `sqrt(p) / sigma` times three normalisations `1 / sqrt(p)` of the unnormalised FWHT.
+fn structured_scale(sigma: f64, padded: usize) -> f64 {
+    1.0 / (sigma * padded as f64)
 }
 
 impl StructuredOrthogonalFeatures {
@@ -362,6 +368,8 @@ mod tests {
     use crate::csr::CsrMatrix;
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa};
     use crate::RandomFourierParams;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
 
     /// Variance inflations over i.i.d. frequencies allowed in the fixed-seed Gram tests, measured
     /// by `variance_over_seeds`.

@@ -32,16 +32,18 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0bff;
 
 /// Unchecked hyper-parameters of [`Prff`]; defaults from the paper's synthetic experiment.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PrffParams {
     sigma: f64,
     n_components: usize,
@@ -285,13 +287,56 @@ impl PrffValidParams {
     }
 }
 
-/// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`. Serialisable (serde), checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "PrffData")]
 pub struct Prff {
     sigma: f64,
     /// `d x M`: column `l` is `w_l`.
     frequencies: Array2<f64>,
     phases: Vec<f64>,
+}
+
+/// The serialised form of [`Prff`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrffData {
+    sigma: f64,
+    frequencies: Array2<f64>,
+    phases: Vec<f64>,
+}
+
+impl TryFrom<PrffData> for Prff {
+    type Error = MapError;
+
+    fn try_from(data: PrffData) -> Result<Self> {
+        let PrffData {
+            sigma,
+            frequencies,
+            phases,
+        } = data;
+        let (d, m) = frequencies.dim();
+        ensure(
+            sigma.is_finite() && sigma > 0.0 && d >= 1 && m >= 1 && phases.len() == m,
+            "Prff",
+            || {
+                format!(
+                    "sigma {sigma}, {d} x {m} frequencies, {} phases",
+                    phases.len()
+                )
+            },
+        )?;
+        ensure(
+            frequencies.iter().chain(&phases).all(|v| v.is_finite()),
+            "Prff",
+            || "non-finite frequency or phase".into(),
+        )?;
+        Ok(Self {
+            sigma,
+            frequencies: frequencies.as_standard_layout().into_owned(),
+            phases,
+        })
+    }
 }
 
 impl Prff {

@@ -34,9 +34,10 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Gamma};
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{CsrMatrix, Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
@@ -46,7 +47,8 @@ pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0b1e;
 pub const DEFAULT_WIDTH: usize = 1 << 20;
 
 /// Unchecked hyper-parameters of [`RandomBinning`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomBinningParams {
     n_grids: usize,
     sigma: f64,
@@ -131,19 +133,7 @@ impl RandomBinningValidParams {
                 shifts.push(rng.random::<f64>() * delta);
             }
             let key = rng.random::<u64>();
-            let zero_hash = (0..input_dim).fold(0u64, |acc, i| {
-                acc.wrapping_add(coordinate_hash(
-                    key,
-                    i,
-                    bin_index(0.0, shifts[i], pitches[i]),
-                ))
-            });
-            grids.push(Grid {
-                pitches,
-                shifts,
-                key,
-                zero_hash,
-            });
+            grids.push(Grid::new(pitches, shifts, key));
         }
         Ok(RandomBinning {
             params: p.clone(),
@@ -173,16 +163,64 @@ fn coordinate_hash(key: u64, i: usize, bin: i64) -> u64 {
     mix(mix(key ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_add(bin as u64))
 }
 
-#[derive(Debug, Clone, PartialEq)]
+/// One grid; serialised without `zero_hash`, which is recomputed when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "GridData")]
 struct Grid {
     pitches: Vec<f64>,
     shifts: Vec<f64>,
     key: u64,
     /// `sum_i h(i, bin of 0 in dimension i)`, the hash sum of the origin's bin.
+    #[serde(skip_serializing)]
     zero_hash: u64,
 }
 
+/// The serialised form of [`Grid`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GridData {
+    pitches: Vec<f64>,
+    shifts: Vec<f64>,
+    key: u64,
+}
+
+impl TryFrom<GridData> for Grid {
+    type Error = MapError;
+
+    fn try_from(data: GridData) -> Result<Self> {
+        let GridData {
+            pitches,
+            shifts,
+            key,
+        } = data;
+        ensure(
+            pitches.len() == shifts.len()
+                && pitches.iter().all(|&p| p.is_finite() && p > 0.0)
+                && shifts.iter().all(|u| u.is_finite()),
+            "RandomBinning grid",
+            || "pitches and shifts must be as many, finite, pitches > 0".into(),
+        )?;
+        Ok(Self::new(pitches, shifts, key))
+    }
+}
+
 impl Grid {
+    fn new(pitches: Vec<f64>, shifts: Vec<f64>, key: u64) -> Self {
+        let zero_hash = (0..pitches.len()).fold(0u64, |acc, i| {
+            acc.wrapping_add(coordinate_hash(
+                key,
+                i,
+                bin_index(0.0, shifts[i], pitches[i]),
+            ))
+        });
+        Self {
+            pitches,
+            shifts,
+            key,
+            zero_hash,
+        }
+    }
+
     /// The bin tuple of `row`, hashed to `0..width`.
     fn column(&self, row: &Row<'_>, width: usize) -> usize {
         let mut sum = self.zero_hash;
@@ -197,12 +235,53 @@ impl Grid {
     }
 }
 
-/// A fitted random binning map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted random binning map. Serialisable (serde), checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RandomBinningData")]
 pub struct RandomBinning {
     params: RandomBinningParams,
     input_dim: usize,
     grids: Vec<Grid>,
+}
+
+/// The serialised form of [`RandomBinning`], checked on the way in.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RandomBinningData {
+    params: RandomBinningParams,
+    input_dim: usize,
+    grids: Vec<Grid>,
+}
+
+impl TryFrom<RandomBinningData> for RandomBinning {
+    type Error = MapError;
+
+    fn try_from(data: RandomBinningData) -> Result<Self> {
+        let RandomBinningData {
+            params,
+            input_dim,
+            grids,
+        } = data;
+        params.clone().check()?;
+        ensure(
+            input_dim >= 1
+                && grids.len() == params.n_grids
+                && grids.iter().all(|g| g.pitches.len() == input_dim),
+            "RandomBinning",
+            || {
+                format!(
+                    "{} grids for P = {}, each must have d = {input_dim} pitches",
+                    grids.len(),
+                    params.n_grids
+                )
+            },
+        )?;
+        Ok(Self {
+            params,
+            input_dim,
+            grids,
+        })
+    }
 }
 
 impl RandomBinning {

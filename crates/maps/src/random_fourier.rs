@@ -12,26 +12,24 @@
 //! `sqrt(3/(2m))`. Rahimi & Recht's Claim 1 bounds the uniform error over a compact set.
 //!
 //! **Cost.** Fit: `d m` random numbers, `8 d m` bytes. Transform: `O(nnz(x) m)` per row plus `m`
-//! cosines; dense input goes through a blocked matrix product (BLAS dgemm), sparse input through
+//! cosines; dense input goes through one matrix product (BLAS dgemm), sparse input through
 //! one axpy per non-zero.
 
-use ndarray::{Array2, ArrayView2, ArrayViewMut2};
-use rand::SeedableRng;
-use rand_chacha::ChaCha8Rng;
+use ndarray::Array2;
+use serde::{Deserialize, Serialize};
 
-use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::dense_map::dense_fourier_map;
+use crate::error::Result;
 use crate::feature_map::FeatureMap;
-use crate::fourier::{
-    check_batch, sample_frequency, transform_rows, DenseFourier, FourierForm, FourierOutput,
-};
+use crate::fourier::{sample_frequency, start_fit, DenseFourier, FourierForm, FourierOutput};
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0007;
 
 /// Unchecked hyper-parameters of [`RandomFourierFeatures`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomFourierParams {
     kernel: ShiftInvariantKernel,
     n_components: usize,
@@ -81,11 +79,7 @@ impl RandomFourierValidParams {
     /// not depend on `m`) and then the phases.
     pub fn fit(&self, input_dim: usize) -> Result<RandomFourierFeatures> {
         let p = &self.0;
-        if input_dim == 0 {
-            return Err(MapError::ZeroInputDim(input_dim));
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let m = p.form.n_frequencies(p.n_components)?;
+        let (mut rng, m) = start_fit(input_dim, p.seed, p.form, p.n_components)?;
         let mut weights = Array2::zeros((input_dim, m));
         let mut w = vec![0.0; input_dim];
         for j in 0..m {
@@ -105,20 +99,24 @@ impl RandomFourierValidParams {
     }
 }
 
-/// A fitted random Fourier feature map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted random Fourier feature map. Serialisable (serde): the frequencies and phases are
+/// stored, so a saved map gives the same features bit for bit; reading one checks that its parts
+/// fit together.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RandomFourierData")]
 pub struct RandomFourierFeatures {
     params: RandomFourierParams,
     input_dim: usize,
     inner: DenseFourier,
 }
 
-impl RandomFourierFeatures {
-    /// The frequencies as the columns of a `d x m` matrix.
-    pub fn frequencies(&self) -> ArrayView2<'_, f64> {
-        self.inner.weights()
-    }
+dense_fourier_map!(
+    RandomFourierFeatures,
+    RandomFourierParams,
+    RandomFourierData
+);
 
+impl RandomFourierFeatures {
     /// The phases `b_j` (phase form; empty for the paired form).
     pub fn offsets(&self) -> &[f64] {
         self.inner.output().offsets()
@@ -127,50 +125,14 @@ impl RandomFourierFeatures {
     pub fn kernel(&self) -> ShiftInvariantKernel {
         self.params.kernel
     }
-
-    /// Heap memory of the fitted map's parameters, in bytes (`8 d m` plus the phases).
-    pub fn memory_bytes(&self) -> usize {
-        self.inner.memory_bytes()
-    }
-}
-
-impl FeatureMap for RandomFourierFeatures {
-    type Scratch = ();
-
-    fn input_dim(&self) -> usize {
-        self.input_dim
-    }
-
-    fn output_dim(&self) -> usize {
-        self.params.n_components
-    }
-
-    fn new_scratch(&self) {}
-
-    fn map_row(&self, row: &Row<'_>, out: &mut [f64], _: &mut ()) {
-        self.inner.map_row(row, out);
-    }
-
-    /// Dense input: blocked matrix products; sparse input: row by row.
-    fn transform_into<'a>(
-        &self,
-        rows: impl Into<Rows<'a>>,
-        out: ArrayViewMut2<'_, f64>,
-    ) -> Result<()> {
-        let rows = rows.into();
-        check_batch(self, &rows, &out)?;
-        match rows {
-            Rows::Dense(x) => self.inner.transform_dense(x, out),
-            Rows::Sparse(_) => transform_rows(self, rows, out),
-        }
-        Ok(())
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::csr::CsrMatrix;
+    use crate::csr::{CsrMatrix, Row};
+    use crate::error::MapError;
+    use crate::fourier::DENSIFY_DENSITY;
     use crate::test_support::{assert_gram_close, gaussian_data, measured_kappa, sparse_data};
     use ndarray::Array2;
 
@@ -206,6 +168,86 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The `f32` path: against the exact kernel with the `f64` path's tolerances (every kernel,
+    /// both forms), and within a rigorous rounding bound of the `f64` features. Each entry of a
+    /// projection `sum_i w_i x_i` in `f32` (inputs and frequencies rounded, then summed) is off
+    /// by at most `(d + 2) eps (|x|'|w|)_j` (the classical summation bound, `eps = 2^-24`), the
+    /// phase by `eps |b|`, the cosine by `1.5e-7` (its test); a feature moves by at most `scale`
+    /// times their sum, plus its own rounding.
+    #[test]
+    fn f32_path_approximates_the_kernel_and_tracks_f64() {
+        let x = gaussian_data(50, 12, 1);
+        let x32 = x.mapv(|v| v as f32);
+        let eps = f64::from(f32::EPSILON) / 2.0;
+        for kernel in kernels() {
+            for form in [FourierForm::Paired, FourierForm::Phase] {
+                let n_components = 4000;
+                let map = RandomFourierParams::new(kernel, n_components)
+                    .form(form)
+                    .seed(11)
+                    .fit(12)
+                    .unwrap();
+                let z32 = map.transform_f32(x32.view()).unwrap();
+                let z = z32.mapv(f64::from);
+                assert_gram_close(
+                    &kernel,
+                    &x,
+                    &z,
+                    form,
+                    1.0,
+                    &format!("RFF f32 {kernel:?} {form:?}"),
+                );
+                let z64 = map.transform(&x).unwrap();
+                let magnitude = x.mapv(f64::abs).dot(&map.frequencies().mapv(f64::abs));
+                let m = magnitude.ncols();
+                let scale = match form {
+                    FourierForm::Paired => (1.0 / m as f64).sqrt(),
+                    FourierForm::Phase => (2.0 / m as f64).sqrt(),
+                };
+                let mut worst = 0.0f64;
+                for ((i, j), &a) in z.indexed_iter() {
+                    let jm = j % m;
+                    let phase = map.offsets().get(jm).map_or(0.0, |b| b.abs());
+                    let bound = scale
+                        * ((12.0 + 2.0) * eps * magnitude[[i, jm]] + eps * phase + 1.5e-7)
+                        + eps * scale;
+                    let diff = (a - z64[[i, j]]).abs();
+                    assert!(
+                        diff <= bound,
+                        "{kernel:?} {form:?} ({i}, {j}): {diff:e} > {bound:e}"
+                    );
+                    worst = worst.max(diff / scale);
+                }
+                assert!(worst > 0.0, "the f32 path must differ from f64 somewhere");
+            }
+        }
+    }
+
+    #[test]
+    fn f32_input_errors() {
+        let map = RandomFourierParams::new(ShiftInvariantKernel::gaussian(1.0).unwrap(), 8)
+            .fit(3)
+            .unwrap();
+        assert_eq!(
+            map.transform_f32(ndarray::Array2::<f32>::zeros((2, 4)).view()),
+            Err(MapError::DimensionMismatch {
+                expected: 3,
+                got: 4
+            })
+        );
+        let mut x = ndarray::Array2::<f32>::zeros((2, 3));
+        x[[1, 0]] = f32::INFINITY;
+        assert!(matches!(
+            map.transform_f32(x.view()),
+            Err(MapError::NonFinite { row: 1, col: 0, .. })
+        ));
+        let mut out = ndarray::Array2::<f32>::zeros((2, 9));
+        assert!(matches!(
+            map.transform_f32_into(ndarray::Array2::<f32>::zeros((2, 3)).view(), out.view_mut()),
+            Err(MapError::OutputShape { .. })
+        ));
     }
 
     /// The variance formula behind every tolerance: over 200 seeds, the Gram MSE of i.i.d.
@@ -248,31 +290,40 @@ mod tests {
         assert_eq!(map.memory_bytes(), 12 * 2000 * 8);
     }
 
-    /// The blocked product equals the row-by-row reference; dense and CSR rows give the same
-    /// bits on the row-by-row path.
+    /// The matrix product (and dgemv for tiny batches) equals the row-by-row reference `map_row`
+    /// to rounding; CSR input of density 0.3 (densified by blocks, over more than one block)
+    /// gives the dense path's features, CSR input of density 0.05 goes row by row and gives
+    /// `map_row`'s bits.
     #[test]
     fn dense_blocked_sparse_and_rows_agree() {
-        let x = sparse_data(600, 20, 0.3, 5);
-        let csr = CsrMatrix::from_dense(x.view()).unwrap();
-        for kernel in kernels() {
-            for form in [FourierForm::Paired, FourierForm::Phase] {
-                let map = RandomFourierParams::new(kernel, 64)
-                    .form(form)
-                    .fit(20)
-                    .unwrap();
-                let dense = map.transform(&x).unwrap();
-                // 600 rows = 2 blocks of 256 (dgemm) + 88; and 2 rows (dgemv).
-                let small = map.transform(x.slice(ndarray::s![..2, ..])).unwrap();
-                for (a, b) in small.iter().zip(dense.slice(ndarray::s![..2, ..])) {
-                    assert!((a - b).abs() < 1e-12, "{a} vs {b}");
-                }
-                let sparse = map.transform(&csr).unwrap();
-                let mut one = vec![0.0; 64];
-                for i in 0..x.nrows() {
-                    map.map_row(&Row::Dense(x.row(i)), &mut one, &mut ());
-                    assert_eq!(sparse.row(i).to_vec(), one);
-                    for (a, b) in dense.row(i).iter().zip(&one) {
+        for (density, n) in [(0.3, 1100), (0.05, 300)] {
+            let x = sparse_data(n, 20, density, 5);
+            let csr = CsrMatrix::from_dense(x.view()).unwrap();
+            let row_by_row = (csr.nnz() as f64) < DENSIFY_DENSITY * (n * 20) as f64;
+            assert_eq!(row_by_row, density < 0.1);
+            for kernel in kernels() {
+                for form in [FourierForm::Paired, FourierForm::Phase] {
+                    let map = RandomFourierParams::new(kernel, 64)
+                        .form(form)
+                        .fit(20)
+                        .unwrap();
+                    let dense = map.transform(&x).unwrap();
+                    // n rows through dgemm, 2 rows through dgemv.
+                    let small = map.transform(x.slice(ndarray::s![..2, ..])).unwrap();
+                    for (a, b) in small.iter().zip(dense.slice(ndarray::s![..2, ..])) {
                         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+                    }
+                    let sparse = map.transform(&csr).unwrap();
+                    let mut one = vec![0.0; 64];
+                    for i in 0..x.nrows() {
+                        map.map_row(&Row::Dense(x.row(i)), &mut one, &mut ());
+                        if row_by_row {
+                            assert_eq!(sparse.row(i).to_vec(), one);
+                        }
+                        for ((a, b), c) in dense.row(i).iter().zip(&one).zip(sparse.row(i)) {
+                            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+                            assert!((c - b).abs() < 1e-12, "{c} vs {b}");
+                        }
                     }
                 }
             }

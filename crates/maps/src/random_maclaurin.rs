@@ -17,10 +17,12 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::Row;
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::kernel::check_polynomial_map;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0002;
@@ -29,7 +31,8 @@ pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0002;
 const MAX_DEGREE: u32 = 60;
 
 /// Unchecked hyper-parameters of [`RandomMaclaurin`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomMaclaurinParams {
     degree: u32,
     offset: f64,
@@ -64,20 +67,12 @@ impl RandomMaclaurinParams {
     }
 
     pub fn check(self) -> Result<RandomMaclaurinValidParams> {
-        if self.degree == 0 {
-            return Err(MapError::ZeroDegree(self.degree));
-        }
+        check_polynomial_map(self.degree, self.offset, self.n_components)?;
         if self.degree > MAX_DEGREE {
             return Err(MapError::DegreeTooLarge {
                 got: self.degree,
                 max: MAX_DEGREE,
             });
-        }
-        if self.n_components == 0 {
-            return Err(MapError::ZeroComponents(self.n_components));
-        }
-        if !(self.offset.is_finite() && self.offset >= 0.0) {
-            return Err(MapError::InvalidOffset(self.offset));
         }
         Ok(RandomMaclaurinValidParams(self))
     }
@@ -158,21 +153,87 @@ impl RandomMaclaurinValidParams {
     }
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Feature {
     first: usize,
     degree: usize,
     weight: f64,
 }
 
-/// A fitted Random Maclaurin map.
-#[derive(Debug, Clone, PartialEq)]
+/// A fitted Random Maclaurin map. Serialisable (serde), checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RandomMaclaurinData")]
 pub struct RandomMaclaurin {
     params: RandomMaclaurinParams,
     input_dim: usize,
     features: Vec<Feature>,
     n_vectors: usize,
     signs: Vec<f64>,
+}
+
+/// The serialised form of [`RandomMaclaurin`], checked on the way in: every feature's vectors
+/// within the drawn ones, one sign per input coordinate and vector.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RandomMaclaurinData {
+    params: RandomMaclaurinParams,
+    input_dim: usize,
+    features: Vec<Feature>,
+    n_vectors: usize,
+    signs: Vec<f64>,
+}
+
+impl TryFrom<RandomMaclaurinData> for RandomMaclaurin {
+    type Error = MapError;
+
+    fn try_from(data: RandomMaclaurinData) -> Result<Self> {
+        let RandomMaclaurinData {
+            params,
+            input_dim,
+            features,
+            n_vectors,
+            signs,
+        } = data;
+        let name = "RandomMaclaurin";
+        params.clone().check()?;
+        ensure(input_dim >= 1, name, || "input_dim = 0".into())?;
+        ensure(features.len() == params.n_components, name, || {
+            format!(
+                "{} features for D = {}",
+                features.len(),
+                params.n_components
+            )
+        })?;
+        ensure(
+            features.iter().all(|f| {
+                f.first
+                    .checked_add(f.degree)
+                    .is_some_and(|end| end <= n_vectors)
+                    && f.weight.is_finite()
+            }),
+            name,
+            || format!("a feature uses vectors beyond the {n_vectors} drawn"),
+        )?;
+        ensure(
+            input_dim.checked_mul(n_vectors) == Some(signs.len())
+                && signs.iter().all(|s| s.abs() == 1.0),
+            name,
+            || {
+                format!(
+                    "{} signs for d = {input_dim} x {n_vectors} vectors",
+                    signs.len()
+                )
+            },
+        )?;
+        Ok(Self {
+            params,
+            input_dim,
+            features,
+            n_vectors,
+            signs,
+        })
+    }
 }
 
 impl RandomMaclaurin {
@@ -232,7 +293,8 @@ mod tests {
     use super::*;
     use crate::csr::CsrMatrix;
     use crate::kernel::PolynomialKernel;
-    use ndarray::{Array1, Array2};
+    use crate::test_support::sparse_data;
+    use ndarray::Array1;
 
     fn map_one(map: &RandomMaclaurin, x: &Array1<f64>) -> Vec<f64> {
         let mut out = vec![f64::NAN; map.output_dim()];
@@ -329,14 +391,7 @@ mod tests {
 
     #[test]
     fn dense_and_sparse_input_give_identical_features() {
-        let mut rng = ChaCha8Rng::seed_from_u64(22);
-        let x = Array2::from_shape_fn((300, 40), |_| {
-            if rng.random::<f64>() < 0.2 {
-                rng.random_range(-1.0..1.0)
-            } else {
-                0.0
-            }
-        });
+        let x = sparse_data(300, 40, 0.2, 22);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
         let map = RandomMaclaurinParams::new(3, 200)
             .offset(1.0)

@@ -26,6 +26,8 @@
 //! **Cost.** That of [`RandomMaclaurin`] with `E[N] = 3` instead of 1, plus `O(nnz(x))` for the
 //! explicit part.
 
+use serde::{Deserialize, Serialize};
+
 use crate::csr::Row;
 use crate::error::Result;
 use crate::feature_map::FeatureMap;
@@ -33,7 +35,8 @@ use crate::random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMacl
 
 /// Unchecked hyper-parameters of [`RandomMaclaurinH01`]: those of [`RandomMaclaurinParams`],
 /// `n_components` being the number `D` of random features (the map has `d + 1 + D`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomMaclaurinH01Params {
     degree: u32,
     offset: f64,
@@ -104,7 +107,9 @@ impl RandomMaclaurinH01ValidParams {
 }
 
 /// A fitted H0/1 Random Maclaurin map: `[sqrt(a_0), sqrt(a_1) x, random features]`.
-#[derive(Debug, Clone, PartialEq)]
+/// Serialisable (serde); the random part is checked when read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RandomMaclaurinH01 {
     random: RandomMaclaurin,
     constant: f64,
@@ -149,7 +154,8 @@ mod tests {
     use crate::csr::CsrMatrix;
     use crate::error::MapError;
     use crate::kernel::PolynomialKernel;
-    use ndarray::{Array1, Array2};
+    use crate::test_support::sparse_data;
+    use ndarray::Array1;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
@@ -242,14 +248,7 @@ mod tests {
 
     #[test]
     fn dense_and_sparse_input_give_identical_features() {
-        let mut rng = ChaCha8Rng::seed_from_u64(32);
-        let x = Array2::from_shape_fn((200, 30), |_| {
-            if rng.random::<f64>() < 0.2 {
-                rng.random_range(-1.0..1.0)
-            } else {
-                0.0
-            }
-        });
+        let x = sparse_data(200, 30, 0.2, 32);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
         let map = RandomMaclaurinH01Params::new(3, 100)
             .offset(1.0)

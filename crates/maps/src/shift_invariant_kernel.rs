@@ -21,6 +21,7 @@
 
 use ndarray::Array2;
 use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
 use crate::error::{MapError, Result};
@@ -29,7 +30,7 @@ use crate::error::{MapError, Result};
 /// [`ShiftInvariantKernel::laplacian`] or [`ShiftInvariantKernel::matern`], which validate; a
 /// value built from the variants directly is validated by [`ShiftInvariantKernel::check`]
 /// (every map's `check()` calls it).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub enum ShiftInvariantKernel {
     /// `exp(-‖x - y‖₂² / (2 sigma²))`.
     Gaussian { sigma: f64 },

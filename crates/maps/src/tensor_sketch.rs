@@ -26,17 +26,20 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use realfft::num_complex::Complex;
 use realfft::{ComplexToReal, RealFftPlanner, RealToComplex};
+use serde::{Deserialize, Serialize};
 
 use crate::count_sketch::CountSketch;
 use crate::csr::Row;
-use crate::error::{MapError, Result};
+use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::kernel::check_polynomial_map;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0001;
 
 /// Unchecked hyper-parameters of [`TensorSketch`].
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TensorSketchParams {
     degree: u32,
     offset: f64,
@@ -71,15 +74,7 @@ impl TensorSketchParams {
     }
 
     pub fn check(self) -> Result<TensorSketchValidParams> {
-        if self.degree == 0 {
-            return Err(MapError::ZeroDegree(self.degree));
-        }
-        if self.n_components == 0 {
-            return Err(MapError::ZeroComponents(self.n_components));
-        }
-        if !(self.offset.is_finite() && self.offset >= 0.0) {
-            return Err(MapError::InvalidOffset(self.offset));
-        }
+        check_polynomial_map(self.degree, self.offset, self.n_components)?;
         Ok(TensorSketchValidParams(self))
     }
 
@@ -102,24 +97,84 @@ impl TensorSketchValidParams {
         let sketches = (0..p.degree)
             .map(|_| CountSketch::draw(&mut rng, n_keys, p.n_components))
             .collect();
-        let mut planner = RealFftPlanner::<f64>::new();
-        Ok(TensorSketch {
-            params: p.clone(),
-            input_dim,
-            sketches,
-            forward: planner.plan_fft_forward(p.n_components),
-            inverse: planner.plan_fft_inverse(p.n_components),
-        })
+        Ok(TensorSketch::with_plans(p.clone(), input_dim, sketches))
     }
 }
 
-/// A fitted Tensor Sketch map.
+/// A fitted Tensor Sketch map. Serialisable (serde) as its parameters and hash tables; the FFT
+/// plans are rebuilt when the map is read.
+#[derive(Serialize, Deserialize)]
+#[serde(into = "TensorSketchData", try_from = "TensorSketchData")]
 pub struct TensorSketch {
     params: TensorSketchParams,
     input_dim: usize,
     sketches: Vec<CountSketch>,
     forward: Arc<dyn RealToComplex<f64>>,
     inverse: Arc<dyn ComplexToReal<f64>>,
+}
+
+// Serialising goes through an owned copy of the tables (serde's `into` needs `Clone`).
+impl Clone for TensorSketch {
+    fn clone(&self) -> Self {
+        Self {
+            params: self.params.clone(),
+            input_dim: self.input_dim,
+            sketches: self.sketches.clone(),
+            forward: Arc::clone(&self.forward),
+            inverse: Arc::clone(&self.inverse),
+        }
+    }
+}
+
+/// The serialised form of [`TensorSketch`]: everything but the FFT plans.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TensorSketchData {
+    params: TensorSketchParams,
+    input_dim: usize,
+    sketches: Vec<CountSketch>,
+}
+
+impl From<TensorSketch> for TensorSketchData {
+    fn from(map: TensorSketch) -> Self {
+        Self {
+            params: map.params,
+            input_dim: map.input_dim,
+            sketches: map.sketches,
+        }
+    }
+}
+
+impl TryFrom<TensorSketchData> for TensorSketch {
+    type Error = MapError;
+
+    fn try_from(data: TensorSketchData) -> Result<Self> {
+        let TensorSketchData {
+            params,
+            input_dim,
+            sketches,
+        } = data;
+        let name = "TensorSketch";
+        params.clone().check()?;
+        ensure(input_dim >= 1, name, || "input_dim = 0".into())?;
+        ensure(sketches.len() == params.degree as usize, name, || {
+            format!("{} sketches for degree {}", sketches.len(), params.degree)
+        })?;
+        let n_keys = input_dim + usize::from(params.offset > 0.0);
+        ensure(
+            sketches
+                .iter()
+                .all(|c| c.n_keys() == n_keys && c.width() == params.n_components),
+            name,
+            || {
+                format!(
+                    "every sketch must map {n_keys} keys to D = {} buckets",
+                    params.n_components
+                )
+            },
+        )?;
+        Ok(Self::with_plans(params, input_dim, sketches))
+    }
 }
 
 impl fmt::Debug for TensorSketch {
@@ -141,6 +196,22 @@ pub struct TensorSketchScratch {
 }
 
 impl TensorSketch {
+    /// Plans the real FFTs of size `D` once, for every transform.
+    fn with_plans(
+        params: TensorSketchParams,
+        input_dim: usize,
+        sketches: Vec<CountSketch>,
+    ) -> Self {
+        let mut planner = RealFftPlanner::<f64>::new();
+        Self {
+            forward: planner.plan_fft_forward(params.n_components),
+            inverse: planner.plan_fft_inverse(params.n_components),
+            params,
+            input_dim,
+            sketches,
+        }
+    }
+
     pub fn degree(&self) -> u32 {
         self.params.degree
     }
