@@ -50,3 +50,13 @@ bench: setup
 # List the experiments.
 list: build
     {{rfbench}} list
+
+# Fuzz the LIBSVM and CSV parsers with cargo-fuzz (cargo install cargo-fuzz), SECONDS each.
+# Works on the stable toolchain: `--sanitizer none` leaves out the nightly-only -Zsanitizer flag,
+# and libFuzzer's coverage instrumentation (-Cpasses=sancov-module) is a stable flag. The first
+# build compiles every dependency instrumented (tens of minutes). Corpora and crash artifacts stay
+# in fuzz/ (ignored by git); a crash stops the loop with its input in fuzz/artifacts/TARGET/.
+fuzz SECONDS="300":
+    cd fuzz && for target in libsvm csv; do \
+        cargo fuzz run --sanitizer none "$target" -- -max_total_time={{SECONDS}} -print_final_stats=1; \
+    done
