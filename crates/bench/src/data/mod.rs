@@ -519,7 +519,7 @@ local = [{{ path = "{}" }}]
             .unwrap()
             .map(|e| e.unwrap().path())
             .collect();
-        assert_eq!(cached, [loaded.cache.clone()]);
+        assert_eq!(cached, std::slice::from_ref(&loaded.cache));
         let digest = format!("{:x}", Sha256::digest(std::fs::read(&file).unwrap()));
         let lock = std::fs::read_to_string(dir.path().join("datasets.lock")).unwrap();
         assert!(lock.contains(&digest), "{lock}");
