@@ -46,6 +46,7 @@ bench: setup
     python3 scripts/compare_bench.py
     python3 scripts/compare_rff_sklearn.py
     cargo bench -p rfbench-learners
+    cargo run --release -p rfbench --example adult_cache
 
 # List the experiments.
 list: build
