@@ -40,7 +40,8 @@ check *FLAGS: build
         if [ -f "results/$name.quick.csv" ]; then {{rfbench}} check "$name" --quick {{FLAGS}}; fi; \
     done
 
-# Criterion benchmarks, then the comparisons with scikit-learn (needs python3 with scikit-learn).
+# Criterion benchmarks, the comparisons with scikit-learn (needs python3 with scikit-learn), and the
+# Adult binary-cache timing (needs the Adult files: RFBENCH_MIRROR or network).
 bench: setup
     cargo bench -p rfbench-maps
     python3 scripts/compare_bench.py
