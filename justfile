@@ -40,13 +40,25 @@ check *FLAGS: build
         if [ -f "results/$name.quick.csv" ]; then {{rfbench}} check "$name" --quick {{FLAGS}}; fi; \
     done
 
-# Criterion benchmarks, then the comparisons with scikit-learn (needs python3 with scikit-learn).
+# Criterion benchmarks, the comparisons with scikit-learn (needs python3 with scikit-learn), and the
+# Adult binary-cache timing (needs the Adult files: RFBENCH_MIRROR or network).
 bench: setup
     cargo bench -p rfbench-maps
     python3 scripts/compare_bench.py
     python3 scripts/compare_rff_sklearn.py
     cargo bench -p rfbench-learners
+    cargo run --release -p rfbench --example adult_cache
 
 # List the experiments.
 list: build
     {{rfbench}} list
+
+# Fuzz the LIBSVM and CSV parsers with cargo-fuzz (cargo install cargo-fuzz), SECONDS each.
+# Works on the stable toolchain: `--sanitizer none` leaves out the nightly-only -Zsanitizer flag,
+# and libFuzzer's coverage instrumentation (-Cpasses=sancov-module) is a stable flag. The first
+# build compiles every dependency instrumented (tens of minutes). Corpora and crash artifacts stay
+# in fuzz/ (ignored by git); a crash stops the loop with its input in fuzz/artifacts/TARGET/.
+fuzz SECONDS="300":
+    cd fuzz && for target in libsvm csv; do \
+        cargo fuzz run --sanitizer none "$target" -- -max_total_time={{SECONDS}} -print_final_stats=1; \
+    done

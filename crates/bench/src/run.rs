@@ -5,16 +5,15 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rfbench_maps::CsrMatrix;
 
 use crate::check::{self, CheckReport};
-use crate::data;
+use crate::data::{self, Prepared, Step};
 use crate::error::{Error, Result};
 use crate::experiment;
 use crate::figure;
 use crate::report;
 use crate::results::{self, Provenance};
-use crate::spec::{load_plan, Plan, Preprocess, Profile};
+use crate::spec::{check_step_for_maps, load_plan, Plan, Profile};
 use crate::summary::Summary;
 
 /// Where a run reads its inputs and writes its outputs.
@@ -41,17 +40,40 @@ pub struct Outcome {
     pub seconds: f64,
 }
 
-/// The dataset's rows, preprocessed as the spec says.
-pub fn prepare_data(plan: &Plan, root: &Path, fetch: &data::FetchOptions) -> Result<CsrMatrix> {
-    let registry = data::Registry::from_file(&root.join("datasets.toml"))?;
+/// The dataset, preprocessed as the spec says: its `[data] preprocess` steps in order, or the
+/// registry entry's defaults when the spec names none. The steps are checked against the
+/// entry's published size and the spec's maps before anything is downloaded; every error names
+/// the spec's line (or the registry entry, for its defaults).
+pub fn prepare_data(plan: &Plan, root: &Path, fetch: &data::FetchOptions) -> Result<Prepared> {
+    let registry_path = root.join("datasets.toml");
+    let registry = data::Registry::from_file(&registry_path)?;
     let entry = registry.get(&plan.dataset)?;
-    let mut dataset = data::load(entry, fetch)?;
-    for step in &plan.preprocess {
-        match step {
-            Preprocess::UnitNorm => data::unit_norm(&mut dataset.x),
-        }
+    let steps: Vec<(Step, Option<usize>)> = match &plan.preprocess {
+        Some(list) => list.iter().map(|p| (p.step, Some(p.line))).collect(),
+        None => entry.preprocess.iter().map(|&s| (s, None)).collect(),
+    };
+    let fail = |line: Option<usize>, problem: String| match line {
+        Some(line) => Error::Spec {
+            path: plan.source.clone(),
+            message: format!("key `data.preprocess` (line {line}): {problem}"),
+        },
+        None => Error::Experiment(format!(
+            "{}: dataset '{}': default preprocess: {problem}",
+            registry_path.display(),
+            entry.name
+        )),
+    };
+    let mut rows = entry.loaded_rows();
+    for &(step, line) in &steps {
+        check_step_for_maps(&step, &plan.maps).map_err(|p| fail(line, p))?;
+        rows = step.rows_after(rows).map_err(|p| fail(line, p))?;
     }
-    Ok(dataset.x)
+    let mut prepared = Prepared::from(data::load(entry, fetch)?);
+    for &(step, line) in &steps {
+        step.apply(&mut prepared)
+            .map_err(|e| fail(line, format!("step {:?}: {e}", step.name())))?;
+    }
+    Ok(prepared)
 }
 
 fn progress_bar(len: usize, visible: bool) -> ProgressBar {
@@ -79,7 +101,7 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
     }
-    let x = prepare_data(&plan, &options.root, &options.fetch)?;
+    let x = prepare_data(&plan, &options.root, &options.fetch)?.x;
     let n_cells = experiment::cells(&plan).len();
     let bar = progress_bar(n_cells, options.progress);
     let rows = experiment::run(&plan, &x, || bar.inc(1))?;

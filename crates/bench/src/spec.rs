@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::data::Step;
 use crate::error::{Error, Result};
 
 /// The TOML file as written.
@@ -40,8 +41,9 @@ pub struct RawSpec {
 #[serde(deny_unknown_fields)]
 pub struct RawData {
     pub dataset: Spanned<String>,
-    #[serde(default)]
-    pub preprocess: Vec<Spanned<String>>,
+    /// Ordered preprocessing steps (see [`crate::data::Step`] for the vocabulary); when the key
+    /// is left out the registry entry's defaults apply, and `[]` means none.
+    pub preprocess: Option<Vec<Spanned<toml::Value>>>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -167,12 +169,22 @@ impl MapKind {
     pub fn parse(name: &str) -> Option<MapKind> {
         Self::ALL.into_iter().find(|m| m.name() == name)
     }
+
+    /// Whether the map's kernel has a bandwidth (set by the `bandwidth` preprocessing step).
+    /// The polynomial sketches do not.
+    pub fn takes_bandwidth(self) -> bool {
+        match self {
+            MapKind::TensorSketch | MapKind::RandomMaclaurin => false,
+        }
+    }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Preprocess {
-    /// Scale every row to unit Euclidean norm (Pham & Pagh Sec. 5.3).
-    UnitNorm,
+/// A preprocessing step of the spec and the line it is written on (for errors found only once
+/// the dataset is known, such as a subsample larger than the data).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PlannedStep {
+    pub step: Step,
+    pub line: usize,
 }
 
 /// The validated experiment, with a profile applied.
@@ -184,7 +196,8 @@ pub struct Plan {
     pub source: PathBuf,
     pub profile: Profile,
     pub dataset: String,
-    pub preprocess: Vec<Preprocess>,
+    /// `None`: the registry entry's default steps.
+    pub preprocess: Option<Vec<PlannedStep>>,
     pub master_seed: u64,
     pub repetitions: usize,
     pub pairs: usize,
@@ -196,6 +209,20 @@ pub struct Plan {
     pub check_columns: Vec<String>,
     pub check_z: f64,
     pub paper_values: Vec<RawPaperValue>,
+}
+
+/// Whether `step` means anything to an experiment over `maps`: a bandwidth is a parameter of
+/// shift-invariant kernels, and a spec that sets one for maps that have none would otherwise
+/// have it silently ignored.
+pub fn check_step_for_maps(step: &Step, maps: &[MapKind]) -> std::result::Result<(), String> {
+    if matches!(step, Step::Bandwidth { .. }) && !maps.iter().any(|m| m.takes_bandwidth()) {
+        let names: Vec<_> = maps.iter().map(|m| m.name()).collect();
+        return Err(format!(
+            "step \"bandwidth\" sets a shift-invariant kernel's bandwidth, but the maps {names:?} \
+             approximate polynomial kernels, which have none"
+        ));
+    }
+    Ok(())
 }
 
 /// Line (1-based) of a byte offset in `text`.
@@ -279,19 +306,6 @@ impl RawSpec {
                 ),
             );
         }
-        let mut preprocess = Vec::new();
-        for step in &self.data.preprocess {
-            match step.get_ref().as_str() {
-                "unit-norm" => preprocess.push(Preprocess::UnitNorm),
-                other => {
-                    return c.error(
-                        "data.preprocess",
-                        &step.span(),
-                        format!("unknown step {other:?}; known: \"unit-norm\""),
-                    )
-                }
-            }
-        }
         let mut maps = Vec::new();
         for name in self.grid.map.get_ref() {
             match MapKind::parse(name) {
@@ -309,6 +323,26 @@ impl RawSpec {
         if maps.is_empty() {
             return c.error("grid.map", &self.grid.map.span(), "the list is empty");
         }
+        let preprocess = match &self.data.preprocess {
+            None => None,
+            Some(list) => {
+                let mut steps = Vec::with_capacity(list.len());
+                for value in list {
+                    let step = match Step::from_toml(value.get_ref()) {
+                        Ok(step) => step,
+                        Err(problem) => return c.error("data.preprocess", &value.span(), problem),
+                    };
+                    if let Err(problem) = check_step_for_maps(&step, &maps) {
+                        return c.error("data.preprocess", &value.span(), problem);
+                    }
+                    steps.push(PlannedStep {
+                        step,
+                        line: line_of(text, &value.span()),
+                    });
+                }
+                Some(steps)
+            }
+        };
         let quick = match (profile, &self.profiles.quick) {
             (Profile::Quick, None) => {
                 return Err(Error::Spec {
@@ -560,6 +594,94 @@ z = 4.0
                 "{to}: {message}"
             );
         }
+    }
+
+    #[test]
+    fn preprocess_steps_are_read_in_order_with_their_lines() {
+        let text = GOOD.replace(
+            "preprocess = [\"unit-norm\"]",
+            "preprocess = [\n  { step = \"subsample\", n = 500, seed = 3 },\n  \"standardise\",\n  \"min-max\",\n  \"unit-norm\",\n]",
+        );
+        let steps = plan(&text, Profile::Full).unwrap().preprocess.unwrap();
+        assert_eq!(
+            steps,
+            [
+                PlannedStep {
+                    step: Step::Subsample { n: 500, seed: 3 },
+                    line: 10
+                },
+                PlannedStep {
+                    step: Step::Standardize,
+                    line: 11
+                },
+                PlannedStep {
+                    step: Step::MinMax,
+                    line: 12
+                },
+                PlannedStep {
+                    step: Step::UnitNorm,
+                    line: 13
+                },
+            ]
+        );
+        let none = plan(
+            &GOOD.replace("preprocess = [\"unit-norm\"]\n", ""),
+            Profile::Full,
+        );
+        assert_eq!(
+            none.unwrap().preprocess,
+            None,
+            "the registry's defaults apply"
+        );
+        let empty = plan(
+            &GOOD.replace("preprocess = [\"unit-norm\"]", "preprocess = []"),
+            Profile::Full,
+        );
+        assert_eq!(empty.unwrap().preprocess, Some(vec![]));
+    }
+
+    #[test]
+    fn bad_preprocess_steps_name_key_and_line() {
+        for (steps, problem) in [
+            ("[\"unit-norm\", \"whiten\"]", "unknown step \"whiten\""),
+            (
+                "[{ step = \"bandwidth\", percentile = 0.0, seed = 1 }]",
+                "percentile must be in (0, 100], got 0",
+            ),
+            (
+                "[{ step = \"bandwidth\", percentile = 120, seed = 1 }]",
+                "got 120",
+            ),
+            (
+                "[{ step = \"subsample\", n = 0, seed = 1 }]",
+                "n must be at least 1, got 0",
+            ),
+            ("[{ step = \"subsample\", n = 10 }]", "needs `seed`"),
+            ("[\"subsample\"]", "needs a size and a seed"),
+            ("[{ step = \"min-max\", n = 10 }]", "unknown key `n`"),
+            (
+                "[{ step = \"bandwidth\", seed = 1 }]",
+                "approximate polynomial kernels",
+            ),
+            ("[7]", "got the integer 7"),
+        ] {
+            let text = GOOD.replace(
+                "preprocess = [\"unit-norm\"]",
+                &format!("preprocess = {steps}"),
+            );
+            let message = plan(&text, Profile::Full).unwrap_err().to_string();
+            assert!(
+                message.contains("`data.preprocess` (line 9)") && message.contains(problem),
+                "{steps}: {message}"
+            );
+        }
+        let message = plan(
+            &GOOD.replace("preprocess = [\"unit-norm\"]", "preprocess = \"unit-norm\""),
+            Profile::Full,
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(message.contains("line 9"), "{message}");
     }
 
     #[test]

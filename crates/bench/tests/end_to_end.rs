@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rfbench::data::FetchOptions;
-use rfbench::run::{check, reproduce, RunOptions};
-use rfbench::spec::Profile;
+use rfbench::data::{self, FetchOptions, Registry, Step};
+use rfbench::run::{check, prepare_data, reproduce, RunOptions};
+use rfbench::spec::{load_plan, Profile};
 use sha2::{Digest, Sha256};
 
 const SPEC: &str = r#"
@@ -241,4 +241,68 @@ fn errors_name_the_problem() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("huge") && err.contains("tiny"), "{err}");
+}
+
+/// The spec's preprocessing steps reach the data in order; without a list the registry entry's
+/// defaults apply; a subsample larger than the data fails before any download, naming the line.
+#[test]
+fn preprocessing_steps_are_applied_as_the_spec_says() {
+    let (_dir, options) = workspace();
+    let spec_path = options.root.join("experiments/demo.toml");
+    let write_spec = |steps: &str| {
+        let text = SPEC.replace("preprocess = [\"unit-norm\"]", steps);
+        std::fs::write(&spec_path, text).unwrap();
+    };
+    let prepare = || {
+        let plan = load_plan(&options.root, "demo", Profile::Full)?;
+        prepare_data(&plan, &options.root, &options.fetch)
+    };
+
+    write_spec(
+        "preprocess = [{ step = \"subsample\", n = 150, seed = 3 }, \"standardize\", \"unit-norm\"]",
+    );
+    let prepared = prepare().unwrap();
+    let registry = Registry::from_file(&options.root.join("datasets.toml")).unwrap();
+    let raw = data::load(registry.get("tiny").unwrap(), &options.fetch).unwrap();
+    let by_hand = data::apply_steps(
+        raw.clone(),
+        &[
+            Step::Subsample { n: 150, seed: 3 },
+            Step::Standardize,
+            Step::UnitNorm,
+        ],
+    )
+    .unwrap();
+    assert_eq!(prepared.x.to_dense(), by_hand.x.to_dense());
+    assert_eq!((prepared.x.n_rows(), prepared.y.len()), (150, 150));
+    assert!(prepared
+        .x
+        .row_norms()
+        .iter()
+        .all(|n| (n - 1.0).abs() < 1e-12));
+    // Standardised columns: dense rows (the raw data is about 40% non-zero).
+    assert!(prepared.x.nnz() > 150 * 20 * 9 / 10, "{}", prepared.x.nnz());
+
+    write_spec("preprocess = [\"unit-norm\", { step = \"subsample\", n = 201, seed = 3 }]");
+    let err = prepare().unwrap_err().to_string();
+    assert!(
+        err.contains("`data.preprocess` (line 9)") && err.contains("n = 201 is more than the 200"),
+        "{err}"
+    );
+
+    write_spec("");
+    let registry_text = std::fs::read_to_string(options.root.join("datasets.toml")).unwrap();
+    std::fs::write(
+        options.root.join("datasets.toml"),
+        registry_text.replace(
+            "d = 20\n",
+            "d = 20\npreprocess = [\"min-max\", { step = \"subsample\", n = 50, seed = 1 }]\n",
+        ),
+    )
+    .unwrap();
+    let defaults = prepare().unwrap();
+    let by_hand =
+        data::apply_steps(raw, &[Step::MinMax, Step::Subsample { n: 50, seed: 1 }]).unwrap();
+    assert_eq!(defaults.x.to_dense(), by_hand.x.to_dense());
+    assert_eq!(defaults.y, by_hand.y);
 }

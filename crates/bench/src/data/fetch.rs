@@ -504,6 +504,8 @@ mod tests {
         /// Honours `Range: bytes=k-` with 206 and the rest of the body; 200 without a range.
         Ranged(&'static [u8]),
         NotFound,
+        /// 302 Found to this path on the same server.
+        Redirect(&'static str),
     }
 
     /// A one-route HTTP/1.1 server on 127.0.0.1 answering request k with `replies[k]` (the
@@ -560,6 +562,10 @@ mod tests {
                         None => (format!("200 OK\r\nContent-Length: {}", body.len()), body),
                     },
                     Reply::NotFound => ("404 Not Found\r\nContent-Length: 0".to_string(), &b""[..]),
+                    Reply::Redirect(to) => (
+                        format!("302 Found\r\nLocation: {to}\r\nContent-Length: 0"),
+                        &b""[..],
+                    ),
                 };
                 let _ = write!(out, "HTTP/1.1 {head}\r\nConnection: close\r\n\r\n");
                 let _ = out.write_all(body);
@@ -799,6 +805,31 @@ mod tests {
         assert!(msg.contains(&url) && msg.contains("404"), "{msg}");
         assert!(cache_files(cache.path()).is_empty());
         server.join().unwrap();
+    }
+
+    #[test]
+    fn a_redirect_is_followed_and_verified() {
+        let cache = tempfile::tempdir().unwrap();
+        let (url, server) = serve_seq(
+            vec![Reply::Redirect("/moved/data.svm"), Reply::Full(BODY)],
+            2,
+        );
+        let paths = fetch(&entry(&url, BODY), &options(cache.path(), vec![])).unwrap();
+        assert_eq!(fs::read(&paths[0]).unwrap(), BODY);
+        assert_eq!(cache_files(cache.path()), ["data.svm"]);
+        assert_eq!(server.join().unwrap().len(), 2, "the redirect was followed");
+    }
+
+    #[test]
+    fn a_redirect_loop_is_an_error_and_leaves_no_file() {
+        let cache = tempfile::tempdir().unwrap();
+        let (url, server) = serve_seq(vec![Reply::Redirect("/files/data.svm")], 50);
+        let err = fetch(&entry(&url, BODY), &options(cache.path(), vec![])).unwrap_err();
+        assert!(matches!(err, DataError::Download { .. }), "{err}");
+        assert!(err.to_string().contains(&url), "{err}");
+        assert!(cache_files(cache.path()).is_empty());
+        let served = server.join().unwrap().len();
+        assert!((2..50).contains(&served), "gave up after {served} requests");
     }
 
     #[test]

@@ -30,6 +30,7 @@ mod proptests;
 mod registry;
 mod rows;
 mod source;
+mod steps;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -48,9 +49,10 @@ pub use preprocess::{
     ColumnScaler,
 };
 pub use registry::{
-    Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,
-    PreprocessStep, Registry, Role, Split, Subsample, TarCompression, Task,
+    Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part, Registry,
+    Role, Split, Subsample, TarCompression, Task,
 };
+pub use steps::{apply_steps, Prepared, Step, STEP_NAMES};
 
 /// A loaded dataset: the train rows first, then the test rows.
 #[derive(Debug, Clone)]
@@ -166,6 +168,13 @@ pub fn load_report(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Loaded> 
         cache: cache_file,
         from_cache: false,
     })
+}
+
+/// Reads a parsed binary cache file written by [`load`] (named by [`Loaded::cache`]); `name`
+/// is the dataset's, for the error messages. Public so that the cache's speed can be measured
+/// against parsing (`examples/adult_cache.rs`).
+pub fn read_parsed_cache(path: &std::path::Path, name: &str) -> Result<Dataset> {
+    cache::read(path, name)
 }
 
 /// Parses the files of `entry` found at `paths` (entry order), applies the entry's subsample
@@ -435,7 +444,7 @@ url = "https://example.org/mine.csv.gz"
         std::fs::write(&reg_path, registry_text).unwrap();
         let registry = Registry::from_file(&reg_path).unwrap();
         let entry = registry.get("mine").unwrap();
-        assert_eq!(entry.preprocess, [PreprocessStep::Standardize]);
+        assert_eq!(entry.preprocess, [Step::Standardize]);
         let data = load(entry, &offline(dir.path())).unwrap();
         assert_eq!(
             (data.x.n_rows(), data.x.n_cols(), data.n_train),
@@ -459,6 +468,66 @@ url = "https://example.org/mine.csv.gz"
         std::fs::write(dir.path().join("mine.csv.gz"), gzip(b"id,c,s,v\n")).unwrap();
         let err = load(entry, &offline(dir.path())).unwrap_err();
         assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
+    }
+
+    /// A user's entry naming only a file on their disk: a local path and no reachable URL
+    /// (port 9 on loopback, nobody listening), no mirror. It loads, its digest is locked on
+    /// first use, a changed file is then refused, and the cache holds only the parsed matrix.
+    #[test]
+    fn a_user_registry_entry_with_only_a_local_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let own = dir.path().join("elsewhere");
+        std::fs::create_dir(&own).unwrap();
+        let file = own.join("my-data.svm");
+        std::fs::write(&file, "1.5 1:1 3:2\n-0.5 2:4\n2 1:-1 2:1 3:1\n").unwrap();
+        let registry_text = format!(
+            r#"
+[[dataset]]
+name = "my-data"
+description = "a regression set on my disk"
+task = "regression"
+format = "libsvm"
+n = 3
+d = 3
+preprocess = ["unit-norm"]
+
+[[dataset.files]]
+role = "train"
+file = "my-data.svm"
+url = "http://127.0.0.1:9/my-data.svm"
+local = [{{ path = "{}" }}]
+"#,
+            file.display()
+        );
+        let reg_path = dir.path().join("datasets.toml");
+        std::fs::write(&reg_path, registry_text).unwrap();
+        let registry = Registry::from_file(&reg_path).unwrap();
+        let entry = registry.get("my-data").unwrap();
+        let opts = FetchOptions {
+            cache_dir: dir.path().join("cache"),
+            mirrors: vec![],
+            progress: false,
+        };
+        let loaded = load_report(entry, &opts).unwrap();
+        assert_eq!(loaded.sources[0].path, file, "used in place, not copied");
+        assert_eq!(loaded.dataset.y, [1.5, -0.5, 2.0]);
+        assert_eq!(
+            loaded.dataset.x.to_dense().row(2).to_vec(),
+            [-1.0, 1.0, 1.0]
+        );
+        let cached: Vec<_> = std::fs::read_dir(dir.path().join("cache/my-data"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        assert_eq!(cached, std::slice::from_ref(&loaded.cache));
+        let digest = format!("{:x}", Sha256::digest(std::fs::read(&file).unwrap()));
+        let lock = std::fs::read_to_string(dir.path().join("datasets.lock")).unwrap();
+        assert!(lock.contains(&digest), "{lock}");
+
+        std::fs::write(&file, "1 1:1\n1 1:2\n1 1:3\n").unwrap();
+        let err = load(entry, &opts).unwrap_err();
+        assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
+        assert!(err.to_string().contains(&digest), "{err}");
     }
 
     #[test]
@@ -616,50 +685,5 @@ url = "https://example.org/mine.csv.gz"
             classes.iter().all(|&(_, count)| count == 7_000),
             "{classes:?}"
         );
-    }
-
-    /// Parse time vs binary-cache read time for Adult (run with --ignored; prints the ratio).
-    #[test]
-    #[ignore = "timing, run by hand"]
-    fn adult_cache_timing() {
-        let mirror =
-            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets/adult");
-        let registry =
-            Registry::from_file(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../datasets.toml"))
-                .unwrap();
-        let cache = tempfile::tempdir().unwrap();
-        let opts = FetchOptions {
-            cache_dir: cache.path().to_path_buf(),
-            mirrors: vec![mirror],
-            progress: false,
-        };
-        let entry = registry.get("adult").unwrap();
-        let paths = fetch(entry, &opts).unwrap();
-        let best = |f: &mut dyn FnMut()| {
-            (0..5)
-                .map(|_| {
-                    let t = std::time::Instant::now();
-                    f();
-                    t.elapsed().as_secs_f64()
-                })
-                .fold(f64::INFINITY, f64::min)
-        };
-        let parse = best(&mut || {
-            parse_files(entry, &paths).unwrap();
-        });
-        let first = load_report(entry, &opts).unwrap();
-        assert!(!first.from_cache);
-        let read = best(&mut || {
-            assert!(load_report(entry, &opts).unwrap().from_cache);
-        });
-        let raw = best(&mut || {
-            cache::read(&first.cache, "adult").unwrap();
-        });
-        println!(
-            "adult: parse {parse:.4} s, load from cache (incl. sha256 of sources) {read:.4} s, \
-             cache read alone {raw:.4} s; parse / cache read = {:.1}",
-            parse / raw
-        );
-        assert!(raw < parse);
     }
 }

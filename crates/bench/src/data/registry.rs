@@ -20,6 +20,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{DataError, Result};
+use super::steps::Step;
 
 /// The learning task a dataset's labels define.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -238,15 +239,6 @@ pub struct Subsample {
     pub seed: u64,
 }
 
-/// A preprocessing step a dataset recommends (the papers' defaults for it).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PreprocessStep {
-    UnitNorm,
-    Standardize,
-    MinMax,
-}
-
 /// One dataset of the registry, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DatasetEntry {
@@ -263,7 +255,9 @@ pub struct DatasetEntry {
     pub labels: Option<LabelMap>,
     pub split: Split,
     pub subsample: Option<Subsample>,
-    pub preprocess: Vec<PreprocessStep>,
+    /// The preprocessing a spec gets when it names none (the papers' defaults for the data),
+    /// in the vocabulary of [`Step`].
+    pub preprocess: Vec<Step>,
     /// Where digests of files without a pinned `sha256` are recorded; `None` means
     /// `<cache_dir>/datasets.lock`.
     pub lock_file: Option<PathBuf>,
@@ -330,7 +324,7 @@ struct RawDataset {
     split: Option<RawSplit>,
     subsample: Option<Subsample>,
     #[serde(default)]
-    preprocess: Vec<PreprocessStep>,
+    preprocess: Vec<Spanned<toml::Value>>,
     files: Vec<Spanned<RawFile>>,
 }
 
@@ -466,6 +460,27 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
             ));
         }
     }
+    let mut preprocess = Vec::with_capacity(raw.preprocess.len());
+    let mut rows = raw.subsample.map_or(raw.n, |s| s.n);
+    for value in &raw.preprocess {
+        let step_line = line_of(text, value.span().start);
+        let step = Step::from_toml(value.get_ref())
+            .and_then(|step| step.rows_after(rows).map(|r| (step, r)));
+        match step {
+            Ok((step, after)) => {
+                preprocess.push(step);
+                rows = after;
+            }
+            Err(problem) => {
+                return Err(invalid(
+                    origin,
+                    step_line,
+                    &name,
+                    &format!("preprocess: {problem}"),
+                ))
+            }
+        }
+    }
     let mut files = Vec::with_capacity(raw.files.len());
     let mut seen = HashSet::new();
     for spanned in raw.files {
@@ -515,7 +530,7 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
         labels: raw.labels,
         split,
         subsample: raw.subsample,
-        preprocess: raw.preprocess,
+        preprocess,
         lock_file: None,
     })
 }
@@ -738,7 +753,7 @@ sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
             ("covtype-100k", Format::Libsvm, 581_012, 54),
             ("covtype", Format::Csv, 581_012, 54),
             ("forest", Format::Csv, 581_012, 54),
-            ("cpusmall", Format::Libsvm, 8_192, 12),
+            ("cpu", Format::Csv, 8_192, 21),
             ("cadata", Format::Libsvm, 20_640, 8),
             ("yearpredictionmsd", Format::Libsvm, 515_345, 90),
             ("kddcup99", Format::Csv, 5_209_460, 41),
