@@ -551,13 +551,7 @@ fn solve_kernel_dual(
             break;
         }
     }
-    // f(alpha) = 1/2 alpha'Q alpha - e'alpha = 1/2 alpha'(G + e) - e'alpha = 1/2 alpha'(G - e).
-    let objective = 0.5
-        * alpha
-            .iter()
-            .zip(&grad)
-            .map(|(a, g)| a * (g - 1.0))
-            .sum::<f64>();
+    let objective = dual_objective(&alpha, &grad);
     let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
     (
         alpha,
@@ -636,6 +630,16 @@ impl<K: Kernel> KernelSvm<K> {
             })
             .collect())
     }
+}
+
+/// The kernel SVM's dual objective from the gradient the solvers keep up to date, `G = Q alpha - e`:
+/// `f(alpha) = 1/2 alpha'Q alpha - e'alpha = 1/2 alpha'(G + e) - e'alpha = 1/2 alpha'(G - e)`.
+pub(crate) fn dual_objective(alpha: &[f64], grad: &[f64]) -> f64 {
+    0.5 * alpha
+        .iter()
+        .zip(grad)
+        .map(|(a, g)| a * (g - 1.0))
+        .sum::<f64>()
 }
 
 #[cfg(test)]

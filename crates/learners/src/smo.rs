@@ -157,12 +157,7 @@ pub(crate) fn solve_smo(
         }
     }
     let rho = compute_rho(&alpha, &grad, y, c);
-    let objective = 0.5
-        * alpha
-            .iter()
-            .zip(&grad)
-            .map(|(a, g)| a * (g - 1.0))
-            .sum::<f64>();
+    let objective = crate::kernel_baselines::dual_objective(&alpha, &grad);
     let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
     SmoSolution {
         alpha,

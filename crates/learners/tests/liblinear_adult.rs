@@ -10,15 +10,11 @@
 
 mod support;
 
-use rfbench_learners::{metrics, LinearSvmParams, SvmLoss};
-use support::{adult_dir, liblinear_tools, read_libsvm, run_liblinear, ADULT_DIM};
-
-fn skip(why: &str) {
-    if std::env::var("RFBENCH_REQUIRE_LIBLINEAR").is_ok_and(|v| v == "1") {
-        panic!("RFBENCH_REQUIRE_LIBLINEAR=1 but {why}");
-    }
-    eprintln!("SKIPPED: {why}");
-}
+use rfbench_learners::metrics;
+use support::{
+    adult_dir, assert_dual_cd_matches_liblinear, liblinear_tools, read_libsvm, skip, Comparison,
+    ADULT_DIM,
+};
 
 #[test]
 fn dual_cd_matches_liblinear_on_adult() {
@@ -34,38 +30,14 @@ fn dual_cd_matches_liblinear_on_adult() {
     let (x, y) = read_libsvm(&train_path, ADULT_DIM);
     let (xt, yt) = read_libsvm(&test_path, ADULT_DIM);
     let work = tempfile::tempdir().unwrap();
-
-    for (loss, solver) in [(SvmLoss::L1, 3), (SvmLoss::L2, 1)] {
-        let (their_objective, their_iterations, their_accuracy) =
-            run_liblinear(&tools, solver, 0.1, &train_path, &test_path, work.path());
-        // Five visiting orders: the margins must hold for each, not for a lucky seed.
-        for seed in 0..5 {
-            let svm = LinearSvmParams::new()
-                .loss(loss)
-                .c(1.0)
-                .eps(0.1)
-                .bias(Some(1.0))
-                .seed(seed)
-                .fit(&x, &y)
-                .unwrap();
-            let report = &svm.reports()[0];
-            let accuracy = 100.0 * metrics::accuracy(&yt, &svm.predict(&xt).unwrap()).unwrap();
-            let relative = (report.objective - their_objective).abs() / their_objective.abs();
-            println!(
-                "{loss:?} (-s {solver}) seed {seed}: objective ours {:.6} LIBLINEAR \
-                 {their_objective:.6} (relative difference {relative:.2e}); iterations ours {} \
-                 LIBLINEAR {their_iterations}; final gap {:.4}; test accuracy ours {accuracy:.4}% \
-                 LIBLINEAR {their_accuracy:.4}%",
-                report.objective, report.iterations, report.gap
-            );
-            assert!(report.converged, "{report:?}");
-            assert!(relative < 1e-3, "objective off by {relative:.2e} relative");
-            assert!(
-                (accuracy - their_accuracy).abs() < 0.2,
-                "accuracy {accuracy} vs {their_accuracy}"
-            );
-        }
-    }
+    let cmp = Comparison {
+        label: "a9a",
+        train: (&train_path, &x, &y),
+        test: (&test_path, &xt, &yt),
+        work: work.path(),
+    };
+    // Five visiting orders: the margins must hold for each, not for a lucky seed.
+    assert_dual_cd_matches_liblinear(&tools, &cmp, 0..5);
 }
 
 /// The exact-kernel SVM against LIBSVM with the polynomial kernel (`svm-train -t 1`,

@@ -17,18 +17,13 @@ mod support;
 use std::io::Write;
 use std::path::Path;
 
-use rfbench_learners::{metrics, LinearSvmParams, SvmLoss};
 use rfbench_maps::{CsrMatrix, FeatureMap, TensorSketchParams};
-use support::{adult_dir, liblinear_tools, read_libsvm, run_liblinear, ADULT_DIM};
+use support::{
+    adult_dir, assert_dual_cd_matches_liblinear, liblinear_tools, read_libsvm, skip, Comparison,
+    ADULT_DIM,
+};
 
 const D: usize = 500;
-
-fn skip(why: &str) {
-    if std::env::var("RFBENCH_REQUIRE_LIBLINEAR").is_ok_and(|v| v == "1") {
-        panic!("RFBENCH_REQUIRE_LIBLINEAR=1 but {why}");
-    }
-    eprintln!("SKIPPED: {why}");
-}
 
 /// Tensor Sketch features of the unit-normalised rows of `x`, written in LIBSVM format.
 fn write_features(map: &impl FeatureMap, x: &CsrMatrix, labels: &[i64], out: &Path) {
@@ -74,34 +69,11 @@ fn dual_cd_matches_liblinear_on_tensor_sketch_features_of_adult() {
     let (x, y) = read_libsvm(&train_path, D);
     let (xt, yt) = read_libsvm(&test_path, D);
 
-    for (loss, solver) in [(SvmLoss::L1, 3), (SvmLoss::L2, 1)] {
-        let (their_objective, their_iterations, their_accuracy) =
-            run_liblinear(&tools, solver, 0.1, &train_path, &test_path, work.path());
-        for seed in 0..3 {
-            let svm = LinearSvmParams::new()
-                .loss(loss)
-                .c(1.0)
-                .eps(0.1)
-                .bias(Some(1.0))
-                .seed(seed)
-                .fit(&x, &y)
-                .unwrap();
-            let report = &svm.reports()[0];
-            let accuracy = 100.0 * metrics::accuracy(&yt, &svm.predict(&xt).unwrap()).unwrap();
-            let relative = (report.objective - their_objective).abs() / their_objective.abs();
-            println!(
-                "TS D {D} {loss:?} (-s {solver}) seed {seed}: objective ours {:.6} LIBLINEAR \
-                 {their_objective:.6} (relative difference {relative:.2e}); iterations ours {} \
-                 LIBLINEAR {their_iterations}; final gap {:.4}; test accuracy ours \
-                 {accuracy:.4}% LIBLINEAR {their_accuracy:.4}%",
-                report.objective, report.iterations, report.gap
-            );
-            assert!(report.converged, "{report:?}");
-            assert!(relative < 1e-3, "objective off by {relative:.2e} relative");
-            assert!(
-                (accuracy - their_accuracy).abs() < 0.2,
-                "accuracy {accuracy} vs {their_accuracy}"
-            );
-        }
-    }
+    let cmp = Comparison {
+        label: "TS D 500",
+        train: (&train_path, &x, &y),
+        test: (&test_path, &xt, &yt),
+        work: work.path(),
+    };
+    assert_dual_cd_matches_liblinear(&tools, &cmp, 0..3);
 }
