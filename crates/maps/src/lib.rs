@@ -37,6 +37,7 @@
 // Links the system OpenBLAS behind ndarray's `blas` feature (turned on by ndarray-linalg).
 extern crate openblas_src;
 
+mod big_alloc;
 mod count_sketch;
 mod csr;
 mod dense_map;
