@@ -57,6 +57,7 @@ mod random_fourier;
 mod random_maclaurin;
 mod random_maclaurin_h01;
 mod shift_invariant_kernel;
+mod sym_eig;
 mod tensor_sketch;
 #[cfg(test)]
 mod test_support;

@@ -9,8 +9,8 @@
 //! above the exact `k(x, x)`) otherwise, its error governed by the spectrum of the Gram matrix
 //! rather than by a Monte Carlo rate.
 //!
-//! **Inverse square root.** `K_mm = V diag(lambda) V'` by a symmetric eigendecomposition (LAPACK
-//! `syevd` through ndarray-linalg); `K_mm^{-1/2} = V diag(lambda^{-1/2}) V'` where eigenvalues
+//! **Inverse square root.** `K_mm = V diag(lambda) V'` by a symmetric eigendecomposition (LAPACK's
+//! divide-and-conquer `dsyevd`, module `sym_eig`); `K_mm^{-1/2} = V diag(lambda^{-1/2}) V'` where eigenvalues
 //! `lambda <= cutoff * lambda_max` (default `cutoff = 1e-10`) are treated as zero: their
 //! directions get weight 0 (a pseudo-inverse), not a huge `lambda^{-1/2}` that would blow up
 //! rounding errors. Duplicate landmarks or a low-rank kernel (polynomial with few dimensions) are
@@ -24,7 +24,6 @@
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
-use ndarray_linalg::{Eigh, UPLO};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -254,9 +253,8 @@ impl NystroemValidParams {
             &sq_norms,
             gram.view_mut(),
         );
-        let (eigenvalues, eigenvectors) = gram
-            .eigh(UPLO::Lower)
-            .map_err(|e| MapError::EigenDecomposition(e.to_string()))?;
+        let (eigenvalues, eigenvectors) =
+            crate::sym_eig::eigh(gram).map_err(MapError::EigenDecomposition)?;
         let largest = eigenvalues.iter().fold(0.0f64, |a, &b| a.max(b));
         let threshold = self.0.eigenvalue_cutoff * largest;
         let scales: Array1<f64> =
@@ -409,7 +407,8 @@ impl FeatureMap for Nystroem {
         let rows = rows.into();
         check_batch(self, &rows, &out)?;
         let sq_norms = squared_norms(self.landmarks.view());
-        let mut kernel_block = Array2::zeros((BLOCK_ROWS.min(rows.n_rows()), self.output_dim()));
+        let mut kernel_block =
+            crate::big_alloc::zeros(BLOCK_ROWS.min(rows.n_rows()), self.output_dim());
         for (b, mut out_block) in out.axis_chunks_iter_mut(Axis(0), BLOCK_ROWS).enumerate() {
             let (start, n) = (b * BLOCK_ROWS, out_block.nrows());
             let dense_rows;
