@@ -42,6 +42,7 @@ mod count_sketch;
 mod csr;
 mod dense_map;
 mod error;
+mod fast_exp;
 mod fastfood;
 mod feature_map;
 mod fourier;

@@ -130,8 +130,9 @@ impl Kernel {
                     let x_sq = xr.dot(&xr);
                     let factor = -1.0 / (2.0 * sigma * sigma);
                     o.iter_mut().zip(sq_norms).for_each(|(v, &l_sq)| {
-                        *v = (factor * (x_sq + l_sq - 2.0 * *v).max(0.0)).exp();
+                        *v = factor * (x_sq + l_sq - 2.0 * *v).max(0.0);
                     });
+                    crate::fast_exp::exp_in_place(o.as_slice_mut().expect("standard layout"));
                 }
                 Kernel::Polynomial(k) => o.iter_mut().for_each(|v| *v = k.from_dot(*v)),
                 Kernel::Laplacian { .. } => unreachable!("handled above"),
