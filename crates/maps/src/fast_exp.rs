@@ -81,7 +81,7 @@ fn exp_portable(x: &mut [f64]) {
         // Written so that NaN goes to the slow path.
         let in_range = chunk
             .iter()
-            .fold(true, |ok, &v| ok & (v >= LOWER) & (v <= UPPER));
+            .fold(true, |ok, &v| ok & (LOWER..=UPPER).contains(&v));
         if in_range {
             chunk.iter_mut().for_each(|v| *v = exp_fast(*v));
         } else {
