@@ -91,9 +91,11 @@ impl Kernel {
     }
 }
 
-/// Rows per block of the batched transform: bounds the `rows x m` kernel block (16 MB at
-/// `m = 1000`) while keeping the matrix products large.
-const BLOCK_ROWS: usize = 2048;
+/// Rows per block of the batched transform: bounds the `rows x m` kernel block (32 MB at
+/// `m = 1000`) while keeping the matrix products large. Fewer blocks also mean fewer hand-overs
+/// between BLAS's threads and rayon's (each spins a while after its part): 4096 rather than 2048
+/// took about 12% less CPU time for fit + transform of 10,000 rows at `m = 1000`.
+const BLOCK_ROWS: usize = 4096;
 
 impl Kernel {
     /// `out = [k(x_i, l_j)]` for dense rows `x` and landmarks `l` (`sq_norms[j] = ‖l_j‖²`) by one
@@ -395,7 +397,7 @@ impl FeatureMap for Nystroem {
         }
     }
 
-    /// Batches: per block of 2048 rows (sparse rows made dense), the kernel block
+    /// Batches: per block of 4096 rows (sparse rows made dense), the kernel block
     /// against the landmarks by one matrix product and the features `K N'` by a second (BLAS
     /// dgemm, threaded by BLAS), instead of `m` kernel evaluations and a matrix-vector product per
     /// row. Dense and CSR input give the same bits; the result matches [`FeatureMap::map_row`]
