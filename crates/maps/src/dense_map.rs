@@ -99,7 +99,7 @@ macro_rules! dense_fourier_map {
                 &self,
                 x: ndarray::ArrayView2<'_, f32>,
             ) -> $crate::error::Result<ndarray::Array2<f32>> {
-                let mut out = ndarray::Array2::zeros((x.nrows(), self.params.n_components));
+                let mut out = $crate::big_alloc::zeros(x.nrows(), self.params.n_components);
                 self.transform_f32_into(x, out.view_mut())?;
                 Ok(out)
             }

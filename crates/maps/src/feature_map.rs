@@ -81,7 +81,7 @@ pub trait FeatureMap: Sync {
         Self: Sized,
     {
         let rows = rows.into();
-        let mut out = Array2::zeros((rows.n_rows(), self.output_dim()));
+        let mut out = crate::big_alloc::zeros(rows.n_rows(), self.output_dim());
         self.transform_into(rows, out.view_mut())?;
         Ok(out)
     }

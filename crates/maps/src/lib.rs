@@ -37,10 +37,12 @@
 // Links the system OpenBLAS behind ndarray's `blas` feature (turned on by ndarray-linalg).
 extern crate openblas_src;
 
+mod big_alloc;
 mod count_sketch;
 mod csr;
 mod dense_map;
 mod error;
+mod fast_exp;
 mod fastfood;
 mod feature_map;
 mod fourier;
@@ -56,6 +58,7 @@ mod random_fourier;
 mod random_maclaurin;
 mod random_maclaurin_h01;
 mod shift_invariant_kernel;
+mod sym_eig;
 mod tensor_sketch;
 #[cfg(test)]
 mod test_support;

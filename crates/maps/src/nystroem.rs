@@ -9,8 +9,8 @@
 //! above the exact `k(x, x)`) otherwise, its error governed by the spectrum of the Gram matrix
 //! rather than by a Monte Carlo rate.
 //!
-//! **Inverse square root.** `K_mm = V diag(lambda) V'` by a symmetric eigendecomposition (LAPACK
-//! `syevd` through ndarray-linalg); `K_mm^{-1/2} = V diag(lambda^{-1/2}) V'` where eigenvalues
+//! **Inverse square root.** `K_mm = V diag(lambda) V'` by a symmetric eigendecomposition (LAPACK's
+//! divide-and-conquer `dsyevd`, module `sym_eig`); `K_mm^{-1/2} = V diag(lambda^{-1/2}) V'` where eigenvalues
 //! `lambda <= cutoff * lambda_max` (default `cutoff = 1e-10`) are treated as zero: their
 //! directions get weight 0 (a pseudo-inverse), not a huge `lambda^{-1/2}` that would blow up
 //! rounding errors. Duplicate landmarks or a low-rank kernel (polynomial with few dimensions) are
@@ -24,7 +24,6 @@
 
 use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
-use ndarray_linalg::{Eigh, UPLO};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -92,9 +91,11 @@ impl Kernel {
     }
 }
 
-/// Rows per block of the batched transform: bounds the `rows x m` kernel block (16 MB at
-/// `m = 1000`) while keeping the matrix products large.
-const BLOCK_ROWS: usize = 2048;
+/// Rows per block of the batched transform: bounds the `rows x m` kernel block (32 MB at
+/// `m = 1000`) while keeping the matrix products large. Fewer blocks also mean fewer hand-overs
+/// between BLAS's threads and rayon's (each spins a while after its part): 4096 rather than 2048
+/// took about 12% less CPU time for fit + transform of 10,000 rows at `m = 1000`.
+const BLOCK_ROWS: usize = 4096;
 
 impl Kernel {
     /// `out = [k(x_i, l_j)]` for dense rows `x` and landmarks `l` (`sq_norms[j] = ‖l_j‖²`) by one
@@ -131,8 +132,9 @@ impl Kernel {
                     let x_sq = xr.dot(&xr);
                     let factor = -1.0 / (2.0 * sigma * sigma);
                     o.iter_mut().zip(sq_norms).for_each(|(v, &l_sq)| {
-                        *v = (factor * (x_sq + l_sq - 2.0 * *v).max(0.0)).exp();
+                        *v = factor * (x_sq + l_sq - 2.0 * *v).max(0.0);
                     });
+                    crate::fast_exp::exp_in_place(o.as_slice_mut().expect("standard layout"));
                 }
                 Kernel::Polynomial(k) => o.iter_mut().for_each(|v| *v = k.from_dot(*v)),
                 Kernel::Laplacian { .. } => unreachable!("handled above"),
@@ -254,9 +256,8 @@ impl NystroemValidParams {
             &sq_norms,
             gram.view_mut(),
         );
-        let (eigenvalues, eigenvectors) = gram
-            .eigh(UPLO::Lower)
-            .map_err(|e| MapError::EigenDecomposition(e.to_string()))?;
+        let (eigenvalues, eigenvectors) =
+            crate::sym_eig::eigh(gram).map_err(MapError::EigenDecomposition)?;
         let largest = eigenvalues.iter().fold(0.0f64, |a, &b| a.max(b));
         let threshold = self.0.eigenvalue_cutoff * largest;
         let scales: Array1<f64> =
@@ -396,7 +397,7 @@ impl FeatureMap for Nystroem {
         }
     }
 
-    /// Batches: per block of 2048 rows (sparse rows made dense), the kernel block
+    /// Batches: per block of 4096 rows (sparse rows made dense), the kernel block
     /// against the landmarks by one matrix product and the features `K N'` by a second (BLAS
     /// dgemm, threaded by BLAS), instead of `m` kernel evaluations and a matrix-vector product per
     /// row. Dense and CSR input give the same bits; the result matches [`FeatureMap::map_row`]
@@ -409,7 +410,8 @@ impl FeatureMap for Nystroem {
         let rows = rows.into();
         check_batch(self, &rows, &out)?;
         let sq_norms = squared_norms(self.landmarks.view());
-        let mut kernel_block = Array2::zeros((BLOCK_ROWS.min(rows.n_rows()), self.output_dim()));
+        let mut kernel_block =
+            crate::big_alloc::zeros(BLOCK_ROWS.min(rows.n_rows()), self.output_dim());
         for (b, mut out_block) in out.axis_chunks_iter_mut(Axis(0), BLOCK_ROWS).enumerate() {
             let (start, n) = (b * BLOCK_ROWS, out_block.nrows());
             let dense_rows;
