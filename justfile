@@ -28,10 +28,11 @@ build: setup
 reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
-# Build and run the whole test suite (and make sure the benchmarks compile).
+# Build and run the whole test suite (and make sure the benchmarks compile: built with the test
+# profile, which reuses the test build's dependencies; `just bench` builds them optimised).
 test: setup
     cargo test --workspace
-    cargo bench --workspace --no-run
+    cargo test --workspace --benches --no-run
 
 # Regenerate every experiment's quick profile and compare it with the committed reference.
 check *FLAGS: build
