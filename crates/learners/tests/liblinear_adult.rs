@@ -12,18 +12,13 @@ mod support;
 
 use rfbench_learners::metrics;
 use support::{
-    adult_dir, assert_dual_cd_matches_liblinear, liblinear_tools, read_libsvm, skip, Comparison,
-    ADULT_DIM,
+    adult_and_liblinear, adult_dir, assert_dual_cd_matches_liblinear, read_libsvm, skip,
+    Comparison, ADULT_DIM,
 };
 
 #[test]
 fn dual_cd_matches_liblinear_on_adult() {
-    let Some(dir) = adult_dir() else {
-        skip("Adult (a9a, a9a.t) not found; set RFBENCH_MIRROR to its directory");
-        return;
-    };
-    let Some(tools) = liblinear_tools() else {
-        skip("liblinear-train / liblinear-predict not installed (apt-get install liblinear-tools)");
+    let Some((dir, tools)) = adult_and_liblinear() else {
         return;
     };
     let (train_path, test_path) = (dir.join("a9a"), dir.join("a9a.t"));

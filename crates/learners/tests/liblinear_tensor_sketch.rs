@@ -19,8 +19,7 @@ use std::path::Path;
 
 use rfbench_maps::{CsrMatrix, FeatureMap, TensorSketchParams};
 use support::{
-    adult_dir, assert_dual_cd_matches_liblinear, liblinear_tools, read_libsvm, skip, Comparison,
-    ADULT_DIM,
+    adult_and_liblinear, assert_dual_cd_matches_liblinear, read_libsvm, Comparison, ADULT_DIM,
 };
 
 const D: usize = 500;
@@ -43,12 +42,7 @@ fn write_features(map: &impl FeatureMap, x: &CsrMatrix, labels: &[i64], out: &Pa
 
 #[test]
 fn dual_cd_matches_liblinear_on_tensor_sketch_features_of_adult() {
-    let Some(dir) = adult_dir() else {
-        skip("Adult (a9a, a9a.t) not found; set RFBENCH_MIRROR to its directory");
-        return;
-    };
-    let Some(tools) = liblinear_tools() else {
-        skip("liblinear-train / liblinear-predict not installed (apt-get install liblinear-tools)");
+    let Some((dir, tools)) = adult_and_liblinear() else {
         return;
     };
     let work = tempfile::tempdir().unwrap();

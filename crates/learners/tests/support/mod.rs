@@ -131,6 +131,19 @@ pub fn skip(why: &str) {
     eprintln!("SKIPPED: {why}");
 }
 
+/// The Adult directory and the LIBLINEAR tools, or `None` after [`skip`] says which is missing.
+pub fn adult_and_liblinear() -> Option<(PathBuf, (String, String))> {
+    let Some(dir) = adult_dir() else {
+        skip("Adult (a9a, a9a.t) not found; set RFBENCH_MIRROR to its directory");
+        return None;
+    };
+    let Some(tools) = liblinear_tools() else {
+        skip("liblinear-train / liblinear-predict not installed (apt-get install liblinear-tools)");
+        return None;
+    };
+    Some((dir, tools))
+}
+
 /// One LIBLINEAR comparison: `train`/`test` are LIBSVM files, `(x, y)`/`(xt, yt)` the same data
 /// as read by [`read_libsvm`].
 pub struct Comparison<'a> {
