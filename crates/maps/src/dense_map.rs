@@ -77,7 +77,7 @@ macro_rules! dense_fourier_map {
             }
 
             /// Maps `f32` records to `f32` features into `out` (`n x D`): the frequencies
-            /// rounded to `f32`, sgemm, single-precision cosines (module `fourier_f32`). Same
+            /// rounded to `f32`, a single-precision product and cosines (module `fourier_f32`). Same
             /// checks and errors as [`FeatureMap::transform_into`].
             pub fn transform_f32_into(
                 &self,
@@ -122,7 +122,7 @@ macro_rules! dense_fourier_map {
                 self.inner.map_row(row, out);
             }
 
-            /// Dense input: one matrix product (BLAS); CSR input densified by blocks into the
+            /// Dense input: blocked matrix products (module `block_product`); CSR input densified by blocks into the
             /// same product unless sparser than `DENSIFY_DENSITY`, then row by row.
             fn transform_into<'a>(
                 &self,

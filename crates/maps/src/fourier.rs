@@ -19,7 +19,7 @@
 //! Both terms are bounded (`[-1, 1]` and `[-2, 2]`), so Hoeffding's inequality bounds the error of
 //! a single entry, which is what the tests use for the maximum error.
 
-use ndarray::linalg::{general_mat_mul, general_mat_vec_mul};
+use ndarray::linalg::general_mat_vec_mul;
 use ndarray::{s, ArrayView2, ArrayViewMut2, Axis};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,6 +27,7 @@ use rand_distr::{Cauchy, ChiSquared, Distribution, StandardNormal};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::block_product::{product_into, PRODUCT_ROWS};
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -513,39 +514,45 @@ impl DenseFourier {
         self.output.finish_in_place(out);
     }
 
-    /// Dense rows: one matrix product `X W` written straight into the output's first `m` columns
-    /// (BLAS dgemm through ndarray, threaded by BLAS itself; dgemv per row when there are fewer
-    /// than [`GEMV_ROWS`] rows), then the cosines in place, in parallel over blocks of
-    /// [`ROWS_PER_TASK`] rows. One product for the whole batch rather than one per block: dgemm
-    /// packs `W` (25 MB at d = 780, m = 4000) once per call. A row's features do not depend on
-    /// the other rows beyond the rounding of the product (the tests check `1e-12` against
-    /// [`Self::map_row`]), nor on the number of rayon threads.
+    /// Dense rows: by blocks of [`PRODUCT_ROWS`] rows in parallel, each block's product `X W`
+    /// (module `block_product`, one thread per block) written straight into the block's first `m`
+    /// output columns, then its cosines in place while the block is in cache; dgemv per row when
+    /// there are fewer than [`GEMV_ROWS`] rows. A row's features do not depend on the other rows
+    /// beyond the rounding of the product (the tests check `1e-12` against [`Self::map_row`]),
+    /// nor on the number of rayon threads (the blocks are fixed).
     pub(crate) fn transform_dense(&self, x: ArrayView2<'_, f64>, mut out: ArrayViewMut2<'_, f64>) {
         let m = self.output.n_frequencies();
+        let finish_block = |mut block: ArrayViewMut2<'_, f64>| {
+            let mut buffer = Vec::new();
+            for mut out_row in block.rows_mut() {
+                match out_row.as_slice_mut() {
+                    Some(slice) => self.output.finish_in_place(slice),
+                    None => {
+                        buffer.clear();
+                        buffer.extend(out_row.iter());
+                        self.output.finish_in_place(&mut buffer);
+                        out_row.iter_mut().zip(&buffer).for_each(|(o, &b)| *o = b);
+                    }
+                }
+            }
+        };
         if x.nrows() < GEMV_ROWS {
             // A matrix product would pack (copy) all of W for a row or two.
             for (x_row, mut out_row) in x.rows().into_iter().zip(out.rows_mut()) {
                 let mut proj = out_row.slice_mut(s![..m]);
                 general_mat_vec_mul(1.0, &self.weights.t(), &x_row, 0.0, &mut proj);
             }
-        } else {
-            general_mat_mul(1.0, &x, &self.weights, 0.0, &mut out.slice_mut(s![.., ..m]));
+            finish_block(out);
+            return;
         }
-        out.axis_chunks_iter_mut(Axis(0), ROWS_PER_TASK)
+        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
             .into_par_iter()
-            .for_each(|mut block| {
-                let mut buffer = Vec::new();
-                for mut out_row in block.rows_mut() {
-                    match out_row.as_slice_mut() {
-                        Some(slice) => self.output.finish_in_place(slice),
-                        None => {
-                            buffer.clear();
-                            buffer.extend(out_row.iter());
-                            self.output.finish_in_place(&mut buffer);
-                            out_row.iter_mut().zip(&buffer).for_each(|(o, &b)| *o = b);
-                        }
-                    }
-                }
+            .enumerate()
+            .for_each(|(b, mut block)| {
+                let start = b * PRODUCT_ROWS;
+                let rows = x.slice(s![start..start + block.nrows(), ..]);
+                product_into(rows, self.weights.view(), block.slice_mut(s![.., ..m]));
+                finish_block(block);
             });
     }
 }

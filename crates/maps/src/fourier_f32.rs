@@ -2,25 +2,25 @@
 //! [`crate::OrthogonalRandomFeatures`]): `f32` records in, `f32` features out.
 //!
 //! **Why.** The transform is one matrix product `X W` (`2 n d m` flops) plus `n m` cosines. In
-//! `f32` the product runs on BLAS sgemm, twice the SIMD lanes of dgemm, and the cosines on twice
+//! `f32` the product runs on single-precision kernels, twice the SIMD lanes of dgemm, and the cosines on twice
 //! the lanes too; the output takes half the memory. The frequencies are drawn and stored in `f64`
 //! (one fitted map serves both precisions) and rounded to `f32` once per call (`d m` values, a
 //! few milliseconds at `d = 780, m = 4000`, against the product's hundreds).
 //!
 //! **Error.** Rounding the inputs and frequencies to `f32` perturbs a projection `w'x` by about
-//! `2^-24 sum_i |w_i x_i|` (relative `6e-8` per term; sgemm's accumulation adds the same order times
+//! `2^-24 sum_i |w_i x_i|` (relative `6e-8` per term; the product's accumulation adds the same order times
 //! `sqrt(d)`), and the cosine polynomial below is accurate to a few `f32` ulps. A feature moves by
 //! about `1e-6 sqrt(2/D)` for the kernels' typical projections (`|w'x|` of order 10): five orders
 //! of magnitude below the Monte Carlo error `1/sqrt(D)` of the estimate itself, which is why the
 //! tests hold the `f32` features to the same Gram tolerances as the `f64` ones and bound their
 //! distance to the `f64` features directly.
 
-use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array2, ArrayView2, ArrayViewMut2, Axis};
 use rayon::prelude::*;
 
+use crate::block_product::{product_into, PRODUCT_ROWS};
 use crate::error::{MapError, Result};
-use crate::fourier::{DenseFourier, FourierForm, ROWS_PER_TASK};
+use crate::fourier::{DenseFourier, FourierForm};
 
 /// [`sin_cos_fast_f32`] reduces with `q * PIO2_1` and `q * PIO2_2` exact while `|q| < 2^13`
 /// (their constants have 8 and 11 significant bits): `|x| <= 2^13 pi/2 ≈ 12,868`. A round bound
@@ -206,8 +206,9 @@ pub(crate) fn check_batch_f32(
 }
 
 impl DenseFourier {
-    /// `f32` records (checked): one sgemm `X W` into the output's first `m` columns, then the
-    /// cosines in place in parallel over blocks of rows, as [`DenseFourier::transform_dense`].
+    /// `f32` records (checked): by blocks of [`PRODUCT_ROWS`] rows in parallel, each block's
+    /// product `X W` (single precision, module `block_product`) into its first `m` columns, then
+    /// its cosines in place, as [`DenseFourier::transform_dense`].
     pub(crate) fn transform_dense_f32(
         &self,
         x: ArrayView2<'_, f32>,
@@ -216,13 +217,16 @@ impl DenseFourier {
         let output = self.output();
         let m = output.n_frequencies();
         let weights: Array2<f32> = self.weights().mapv(|w| w as f32);
-        general_mat_mul(1.0, &x, &weights, 0.0, &mut out.slice_mut(s![.., ..m]));
         let offsets: Vec<f32> = output.offsets().iter().map(|&b| b as f32).collect();
         let scale = output.scale() as f32;
         let form = output.form();
-        out.axis_chunks_iter_mut(Axis(0), ROWS_PER_TASK)
+        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
             .into_par_iter()
-            .for_each(|mut block| {
+            .enumerate()
+            .for_each(|(b, mut block)| {
+                let start = b * PRODUCT_ROWS;
+                let rows = x.slice(s![start..start + block.nrows(), ..]);
+                product_into(rows, weights.view(), block.slice_mut(s![.., ..m]));
                 let mut buffer = Vec::new();
                 for mut out_row in block.rows_mut() {
                     let finish = |row: &mut [f32]| match form {

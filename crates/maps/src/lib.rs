@@ -38,6 +38,7 @@
 extern crate openblas_src;
 
 mod big_alloc;
+mod block_product;
 mod count_sketch;
 mod csr;
 mod dense_map;

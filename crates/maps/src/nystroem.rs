@@ -18,17 +18,17 @@
 //!
 //! **Cost.** Fit: `m^2` kernel evaluations and an `O(m^3)` eigendecomposition; memory `O(m (m +
 //! d))`. Transform: `m` kernel evaluations (`O(m d)`) and an `m x m` matrix-vector product per row.
-//! Both run as matrix products (BLAS dgemm) for the Gaussian and polynomial kernels: the kernel
+//! Both run as matrix products (module `block_product`) for the Gaussian and polynomial kernels: the kernel
 //! block through `‖x‖² + ‖l‖² - 2 x'l` resp. `x'l`, then `K N'` for a block of rows, as
 //! scikit-learn's `Nystroem` does; the Laplacian's L1 distances are computed entry by entry.
 
-use ndarray::linalg::general_mat_mul;
 use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::block_product::{product_into, PRODUCT_ROWS};
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -91,18 +91,9 @@ impl Kernel {
     }
 }
 
-/// Rows per block of the batched transform: bounds the `rows x m` kernel block (32 MB at
-/// `m = 1000`) while keeping the matrix products large. Fewer blocks also mean fewer hand-overs
-/// between BLAS's threads and rayon's (each spins a while after its part): 4096 rather than 2048
-/// took about 12% less CPU time for fit + transform of 10,000 rows at `m = 1000`.
-const BLOCK_ROWS: usize = 4096;
-
 impl Kernel {
-    /// `out = [k(x_i, l_j)]` for dense rows `x` and landmarks `l` (`sq_norms[j] = ‖l_j‖²`) by one
-    /// matrix product `X L'` (BLAS dgemm): Gaussian as `exp(-(‖x‖² + ‖l‖² - 2 x'l) / (2 sigma²))`
-    /// (the squared distance clamped at 0 against cancellation, as scikit-learn does),
-    /// polynomial as `(x'l + c)^p`. The L1 distance of the Laplacian kernel is no product: entry
-    /// by entry, in parallel over rows. Matches [`Kernel::matrix`] to rounding (tested).
+    /// `out = [k(x_i, l_j)]` for dense rows `x` and landmarks `l` (`sq_norms[j] = ‖l_j‖²`), in
+    /// parallel over blocks of [`PRODUCT_ROWS`] rows, each by [`Kernel::block_serial`].
     fn block_into(
         &self,
         x: ArrayView2<'_, f64>,
@@ -110,24 +101,40 @@ impl Kernel {
         sq_norms: &[f64],
         mut out: ArrayViewMut2<'_, f64>,
     ) {
+        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(b, block)| {
+                let start = b * PRODUCT_ROWS;
+                let rows = x.slice(s![start..start + block.nrows(), ..]);
+                self.block_serial(rows, landmarks, sq_norms, block);
+            });
+    }
+
+    /// One block on the calling thread: one matrix product `X L'` (module `block_product`), then
+    /// the Gaussian as `exp(-(‖x‖² + ‖l‖² - 2 x'l) / (2 sigma²))` (the squared distance clamped
+    /// at 0 against cancellation, as scikit-learn does) or the polynomial as `(x'l + c)^p`, while
+    /// the block is in cache. The L1 distance of the Laplacian kernel is no product: entry by
+    /// entry. Matches [`Kernel::matrix`] to rounding (tested).
+    fn block_serial(
+        &self,
+        x: ArrayView2<'_, f64>,
+        landmarks: ArrayView2<'_, f64>,
+        sq_norms: &[f64],
+        mut out: ArrayViewMut2<'_, f64>,
+    ) {
         if let Kernel::Laplacian { .. } = self {
-            out.axis_iter_mut(Axis(0))
-                .into_par_iter()
-                .zip(x.axis_iter(Axis(0)))
-                .for_each(|(mut o, xr)| {
-                    let xr = xr.to_vec();
-                    for (v, l) in o.iter_mut().zip(landmarks.rows()) {
-                        *v = self.eval_slices(&xr, l.as_slice().expect("standard layout"));
-                    }
-                });
+            for (mut o, xr) in out.rows_mut().into_iter().zip(x.rows()) {
+                let xr = xr.to_vec();
+                for (v, l) in o.iter_mut().zip(landmarks.rows()) {
+                    *v = self.eval_slices(&xr, l.as_slice().expect("standard layout"));
+                }
+            }
             return;
         }
-        general_mat_mul(1.0, &x, &landmarks.t(), 0.0, &mut out);
-        let kernel = *self;
-        out.axis_iter_mut(Axis(0))
-            .into_par_iter()
-            .zip(x.axis_iter(Axis(0)))
-            .for_each(|(mut o, xr)| match kernel {
+        product_into(x, landmarks.t(), out.view_mut());
+        for (mut o, xr) in out.rows_mut().into_iter().zip(x.rows()) {
+            match *self {
                 Kernel::Gaussian { sigma } => {
                     let x_sq = xr.dot(&xr);
                     let factor = -1.0 / (2.0 * sigma * sigma);
@@ -138,7 +145,8 @@ impl Kernel {
                 }
                 Kernel::Polynomial(k) => o.iter_mut().for_each(|v| *v = k.from_dot(*v)),
                 Kernel::Laplacian { .. } => unreachable!("handled above"),
-            });
+            }
+        }
     }
 }
 
@@ -397,11 +405,12 @@ impl FeatureMap for Nystroem {
         }
     }
 
-    /// Batches: per block of 4096 rows (sparse rows made dense), the kernel block
-    /// against the landmarks by one matrix product and the features `K N'` by a second (BLAS
-    /// dgemm, threaded by BLAS), instead of `m` kernel evaluations and a matrix-vector product per
-    /// row. Dense and CSR input give the same bits; the result matches [`FeatureMap::map_row`]
-    /// to rounding (tested).
+    /// Batches: in parallel over blocks of [`PRODUCT_ROWS`] rows (sparse rows made dense), the
+    /// kernel block against the landmarks by one matrix product and the features `K N'` by a
+    /// second (module `block_product`), on one thread per block while the block is in cache,
+    /// instead of `m` kernel evaluations and a matrix-vector product per row. Dense and CSR input
+    /// give the same bits, and so do all thread counts (the blocks are fixed); the result matches
+    /// [`FeatureMap::map_row`] to rounding (tested).
     fn transform_into<'a>(
         &self,
         rows: impl Into<Rows<'a>>,
@@ -410,30 +419,31 @@ impl FeatureMap for Nystroem {
         let rows = rows.into();
         check_batch(self, &rows, &out)?;
         let sq_norms = squared_norms(self.landmarks.view());
-        let mut kernel_block =
-            crate::big_alloc::zeros(BLOCK_ROWS.min(rows.n_rows()), self.output_dim());
-        for (b, mut out_block) in out.axis_chunks_iter_mut(Axis(0), BLOCK_ROWS).enumerate() {
-            let (start, n) = (b * BLOCK_ROWS, out_block.nrows());
-            let dense_rows;
-            let x = match &rows {
-                Rows::Dense(x) => x.slice(s![start..start + n, ..]),
-                Rows::Sparse(_) => {
-                    let mut dense = Array2::zeros((n, self.input_dim()));
-                    for (i, mut o) in dense.rows_mut().into_iter().enumerate() {
-                        densify(
-                            &rows.row(start + i),
-                            o.as_slice_mut().expect("standard layout"),
-                        );
+        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
+            .into_par_iter()
+            .enumerate()
+            .for_each(|(b, out_block)| {
+                let (start, n) = (b * PRODUCT_ROWS, out_block.nrows());
+                let dense_rows;
+                let x = match &rows {
+                    Rows::Dense(x) => x.slice(s![start..start + n, ..]),
+                    Rows::Sparse(_) => {
+                        let mut dense = Array2::zeros((n, self.input_dim()));
+                        for (i, mut o) in dense.rows_mut().into_iter().enumerate() {
+                            densify(
+                                &rows.row(start + i),
+                                o.as_slice_mut().expect("standard layout"),
+                            );
+                        }
+                        dense_rows = dense;
+                        dense_rows.view()
                     }
-                    dense_rows = dense;
-                    dense_rows.view()
-                }
-            };
-            let mut k = kernel_block.slice_mut(s![..n, ..]);
-            self.kernel
-                .block_into(x, self.landmarks.view(), &sq_norms, k.view_mut());
-            general_mat_mul(1.0, &k, &self.normalization.t(), 0.0, &mut out_block);
-        }
+                };
+                let mut k = Array2::zeros((n, self.output_dim()));
+                self.kernel
+                    .block_serial(x, self.landmarks.view(), &sq_norms, k.view_mut());
+                product_into(k.view(), self.normalization.t(), out_block);
+            });
         Ok(())
     }
 }
@@ -541,13 +551,13 @@ mod tests {
     }
 
     /// The matrix-product kernel block against the entry-by-entry reference, and the batched
-    /// transform (blocks of rows, two dgemms) against the row-by-row `map_row`, over more rows
+    /// transform (blocks of rows, two products each) against the row-by-row `map_row`, over more rows
     /// than one block. Differences are rounding only: the expanded squared distance loses about
     /// `eps (‖x‖² + ‖l‖²)` (here `‖x‖² ≈ d = 6`), the features sum `m = 30` products of entries
     /// below `‖N‖`.
     #[test]
     fn matrix_product_paths_match_the_references() {
-        let x = gaussian_data(BLOCK_ROWS + 300, 6, 12);
+        let x = gaussian_data(4 * PRODUCT_ROWS + 300, 6, 12);
         for kernel in kernels() {
             let map = NystroemParams::new(kernel, 30).seed(3).fit(&x).unwrap();
             let l = map.landmarks();
@@ -572,6 +582,31 @@ mod tests {
                         "{kernel:?} row {i}: {a} vs {b}"
                     );
                 }
+            }
+        }
+    }
+
+    /// Fit and batched transform give the same bits on one, two and three threads, for dense and
+    /// CSR input, over several blocks of the blocked products.
+    #[test]
+    fn deterministic_across_thread_counts() {
+        let x = gaussian_data(3 * PRODUCT_ROWS + 17, 9, 21);
+        let csr = CsrMatrix::from_dense(x.view()).unwrap();
+        for kernel in kernels() {
+            let run = |threads: usize| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let map = NystroemParams::new(kernel, 300).seed(4).fit(&x).unwrap();
+                    (map.transform(&x).unwrap(), map.transform(&csr).unwrap())
+                })
+            };
+            let reference = run(1);
+            assert_eq!(reference.0, reference.1, "{kernel:?}: dense vs CSR");
+            for threads in [2, 3] {
+                assert_eq!(run(threads), reference, "{kernel:?}, {threads} threads");
             }
         }
     }

@@ -383,10 +383,12 @@ mod tests {
         ));
     }
 
-    /// Same features on one, two and three threads (bit for bit).
+    /// Same features on one, two and three threads (bit for bit), dense, CSR and `f32`; 700 rows
+    /// are three blocks of the blocked product.
     #[test]
     fn deterministic_across_thread_counts() {
         let x = gaussian_data(700, 16, 3);
+        let x32 = x.mapv(|v| v as f32);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
         let map = RandomFourierParams::new(ShiftInvariantKernel::gaussian(3.0).unwrap(), 128)
             .fit(16)
@@ -396,7 +398,13 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            pool.install(|| (map.transform(&x).unwrap(), map.transform(&csr).unwrap()))
+            pool.install(|| {
+                (
+                    map.transform(&x).unwrap(),
+                    map.transform(&csr).unwrap(),
+                    map.transform_f32(x32.view()).unwrap(),
+                )
+            })
         };
         let reference = run(1);
         for threads in [2, 3] {
