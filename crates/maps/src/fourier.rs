@@ -27,7 +27,7 @@ use rand_distr::{Cauchy, ChiSquared, Distribution, StandardNormal};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::block_product::{product_into, PRODUCT_ROWS};
+use crate::block_product::tiled_product_then;
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -514,17 +514,20 @@ impl DenseFourier {
         self.output.finish_in_place(out);
     }
 
-    /// Dense rows: by blocks of [`PRODUCT_ROWS`] rows in parallel, each block's product `X W`
-    /// (module `block_product`, one thread per block) written straight into the block's first `m`
-    /// output columns, then its cosines in place while the block is in cache; dgemv per row when
+    /// Dense rows: by tiles of rows and frequencies in parallel (module `block_product`, one
+    /// thread per tile), each tile's product `X W` written straight into its part of the output's
+    /// first `m` columns, then its cosines in place while the tile is in cache; dgemv per row when
     /// there are fewer than [`GEMV_ROWS`] rows. A row's features do not depend on the other rows
     /// beyond the rounding of the product (the tests check `1e-12` against [`Self::map_row`]),
-    /// nor on the number of rayon threads (the blocks are fixed).
+    /// nor on the number of rayon threads (the tiles are fixed).
     pub(crate) fn transform_dense(&self, x: ArrayView2<'_, f64>, mut out: ArrayViewMut2<'_, f64>) {
         let m = self.output.n_frequencies();
-        let finish_block = |mut block: ArrayViewMut2<'_, f64>| {
+        if x.nrows() < GEMV_ROWS {
+            // A matrix product would pack (copy) all of W for a row or two.
             let mut buffer = Vec::new();
-            for mut out_row in block.rows_mut() {
+            for (x_row, mut out_row) in x.rows().into_iter().zip(out.rows_mut()) {
+                let mut proj = out_row.slice_mut(s![..m]);
+                general_mat_vec_mul(1.0, &self.weights.t(), &x_row, 0.0, &mut proj);
                 match out_row.as_slice_mut() {
                     Some(slice) => self.output.finish_in_place(slice),
                     None => {
@@ -535,32 +538,27 @@ impl DenseFourier {
                     }
                 }
             }
-        };
-        if x.nrows() < GEMV_ROWS {
-            // A matrix product would pack (copy) all of W for a row or two.
-            for (x_row, mut out_row) in x.rows().into_iter().zip(out.rows_mut()) {
-                let mut proj = out_row.slice_mut(s![..m]);
-                general_mat_vec_mul(1.0, &self.weights.t(), &x_row, 0.0, &mut proj);
-            }
-            finish_block(out);
             return;
         }
-        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(b, mut block)| {
-                let start = b * PRODUCT_ROWS;
-                let rows = x.slice(s![start..start + block.nrows(), ..]);
-                product_into(rows, self.weights.view(), block.slice_mut(s![.., ..m]));
-                finish_block(block);
-            });
+        let (scale, offsets) = (self.output.scale, &self.output.offsets);
+        let paired = self.output.form == FourierForm::Paired;
+        tiled_product_then(
+            x,
+            self.weights.view(),
+            out,
+            paired,
+            |cols, proj, sin| match sin {
+                Some(sin) => cos_sin_in_place(proj, sin, scale),
+                None => cos_phase_in_place(proj, &offsets[cols], scale),
+            },
+        );
     }
 }
 
 /// CSR batches at least this dense go through [`DenseFourier::transform_sparse_by_blocks`]. One
-/// axpy per non-zero streams a row of `W` per non-zero at vector speed, dgemm runs about ten times
-/// faster per multiply-add (measured at d = 780, m = 4000: CSR rows of density 0.19 row by row
-/// took twice the dense time), so the break-even density is near 1/10.
+/// axpy per non-zero streams a row of `W` per non-zero at vector speed, the blocked matrix product
+/// runs about ten times faster per multiply-add (measured at d = 780, m = 4000: CSR rows of
+/// density 0.19 row by row took 2.5 times the dense time), so the break-even density is near 1/10.
 pub(crate) const DENSIFY_DENSITY: f64 = 0.1;
 
 /// Rows per densified block of a CSR batch (6 MB of `f64` at d = 780).

@@ -15,10 +15,9 @@
 //! tests hold the `f32` features to the same Gram tolerances as the `f64` ones and bound their
 //! distance to the `f64` features directly.
 
-use ndarray::{s, Array2, ArrayView2, ArrayViewMut2, Axis};
-use rayon::prelude::*;
+use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 
-use crate::block_product::{product_into, PRODUCT_ROWS};
+use crate::block_product::tiled_product_then;
 use crate::error::{MapError, Result};
 use crate::fourier::{DenseFourier, FourierForm};
 
@@ -206,47 +205,25 @@ pub(crate) fn check_batch_f32(
 }
 
 impl DenseFourier {
-    /// `f32` records (checked): by blocks of [`PRODUCT_ROWS`] rows in parallel, each block's
-    /// product `X W` (single precision, module `block_product`) into its first `m` columns, then
-    /// its cosines in place, as [`DenseFourier::transform_dense`].
-    pub(crate) fn transform_dense_f32(
-        &self,
-        x: ArrayView2<'_, f32>,
-        mut out: ArrayViewMut2<'_, f32>,
-    ) {
+    /// `f32` records (checked): the tiled product `X W` in single precision (module
+    /// `block_product`), each tile's cosines in place while it is in cache, as
+    /// [`DenseFourier::transform_dense`].
+    pub(crate) fn transform_dense_f32(&self, x: ArrayView2<'_, f32>, out: ArrayViewMut2<'_, f32>) {
         let output = self.output();
-        let m = output.n_frequencies();
         let weights: Array2<f32> = self.weights().mapv(|w| w as f32);
         let offsets: Vec<f32> = output.offsets().iter().map(|&b| b as f32).collect();
         let scale = output.scale() as f32;
-        let form = output.form();
-        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(b, mut block)| {
-                let start = b * PRODUCT_ROWS;
-                let rows = x.slice(s![start..start + block.nrows(), ..]);
-                product_into(rows, weights.view(), block.slice_mut(s![.., ..m]));
-                let mut buffer = Vec::new();
-                for mut out_row in block.rows_mut() {
-                    let finish = |row: &mut [f32]| match form {
-                        FourierForm::Paired => {
-                            let (cos, sin) = row.split_at_mut(m);
-                            cos_sin_in_place_f32(cos, sin, scale);
-                        }
-                        FourierForm::Phase => cos_phase_in_place_f32(row, &offsets, scale),
-                    };
-                    match out_row.as_slice_mut() {
-                        Some(slice) => finish(slice),
-                        None => {
-                            buffer.clear();
-                            buffer.extend(out_row.iter());
-                            finish(&mut buffer);
-                            out_row.iter_mut().zip(&buffer).for_each(|(o, &b)| *o = b);
-                        }
-                    }
-                }
-            });
+        let paired = output.form() == FourierForm::Paired;
+        tiled_product_then(
+            x,
+            weights.view(),
+            out,
+            paired,
+            |cols, proj, sin| match sin {
+                Some(sin) => cos_sin_in_place_f32(proj, sin, scale),
+                None => cos_phase_in_place_f32(proj, &offsets[cols], scale),
+            },
+        );
     }
 }
 

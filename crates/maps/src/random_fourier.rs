@@ -290,8 +290,8 @@ mod tests {
         assert_eq!(map.memory_bytes(), 12 * 2000 * 8);
     }
 
-    /// The matrix product (and dgemv for tiny batches) equals the row-by-row reference `map_row`
-    /// to rounding; CSR input of density 0.3 (densified by blocks, over more than one block)
+    /// The tiled matrix product (and dgemv for tiny batches) equals the row-by-row reference
+    /// `map_row` to rounding, with one and with several column tiles; CSR input of density 0.3 (densified by blocks, over more than one block)
     /// gives the dense path's features, CSR input of density 0.05 goes row by row and gives
     /// `map_row`'s bits.
     #[test]
@@ -301,20 +301,26 @@ mod tests {
             let csr = CsrMatrix::from_dense(x.view()).unwrap();
             let row_by_row = (csr.nnz() as f64) < DENSIFY_DENSITY * (n * 20) as f64;
             assert_eq!(row_by_row, density < 0.1);
-            for kernel in kernels() {
-                for form in [FourierForm::Paired, FourierForm::Phase] {
-                    let map = RandomFourierParams::new(kernel, 64)
+            // 2178 features: several column tiles of the tiled product, the last one partial.
+            let sizes = [64, 2 * crate::block_product::PRODUCT_COLS + 130];
+            for (kernel, form, n_components) in kernels().into_iter().flat_map(|kernel| {
+                [FourierForm::Paired, FourierForm::Phase]
+                    .into_iter()
+                    .flat_map(move |form| sizes.map(|size| (kernel, form, size)))
+            }) {
+                {
+                    let map = RandomFourierParams::new(kernel, n_components)
                         .form(form)
                         .fit(20)
                         .unwrap();
                     let dense = map.transform(&x).unwrap();
-                    // n rows through dgemm, 2 rows through dgemv.
+                    // n rows through the tiled product, 2 rows through dgemv.
                     let small = map.transform(x.slice(ndarray::s![..2, ..])).unwrap();
                     for (a, b) in small.iter().zip(dense.slice(ndarray::s![..2, ..])) {
                         assert!((a - b).abs() < 1e-12, "{a} vs {b}");
                     }
                     let sparse = map.transform(&csr).unwrap();
-                    let mut one = vec![0.0; 64];
+                    let mut one = vec![0.0; n_components];
                     for i in 0..x.nrows() {
                         map.map_row(&Row::Dense(x.row(i)), &mut one, &mut ());
                         if row_by_row {
