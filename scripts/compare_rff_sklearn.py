@@ -176,7 +176,7 @@ def fastfood_batched(results):
     if not table:
         return
     print()
-    print("2b. Batched throughput of the same maps (rows per second; RKS as one dgemm, Fastfood "
+    print("2b. Batched throughput of the same maps (rows per second; RKS as a matrix product, Fastfood "
           "row by row in parallel)")
     print(f"   {'d':>5} {'n':>6}  {'fastfood':>10} {'ff_fft':>10} {'rks':>10}  "
           f"{'fastfood / rks':>14}")

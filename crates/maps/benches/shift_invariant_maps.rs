@@ -20,9 +20,10 @@
 //!    `d = 8192, n = 65536` holds 4.3 GB of `f64` weights and takes a while to draw: it runs
 //!    unless `RFBENCH_SKIP_LARGEST_RKS` is set (then that row reports Fastfood only).
 //!    The same maps also map a **batch** of [`BATCH_ROWS`] Gaussian rows (groups
-//!    `fastfood_batched_d=<d>_n=<n>`, throughput in rows per second): RKS then runs as one matrix
-//!    product (dgemm, which amortises reading the `d x n` matrix over the rows) while Fastfood
-//!    stays row by row in parallel, so the batched ratio is the one that matters for training.
+//!    `fastfood_batched_d=<d>_n=<n>`, throughput in rows per second): RKS then runs as a matrix
+//!    product (tiled over frequencies, one thread per tile, which amortises reading the `d x n`
+//!    matrix over the rows) while Fastfood stays row by row in parallel, so the batched ratio is
+//!    the one that matters for training.
 //! 3. **The FWHT's fast path against the plain radix-2 loop** (group `fwht`), sizes 1024 and
 //!    8192.
 //!
@@ -65,7 +66,7 @@ const SKLEARN_SIGMA: f64 = std::f64::consts::FRAC_1_SQRT_2;
 const TABLE1: [(usize, usize); 3] = [(1024, 16_384), (4096, 32_768), (8192, 65_536)];
 /// The Gaussian kernel's bandwidth in Table 1 (any value gives the same times).
 const TABLE1_SIGMA: f64 = 10.0;
-/// Rows of the batched Fastfood / RKS comparison: enough for dgemm to reach its speed, few
+/// Rows of the batched Fastfood / RKS comparison: enough for the product to reach its speed, few
 /// enough that RKS at d = 8192, n = 65,536 (69 GFLOP per batch) keeps the run in minutes.
 const BATCH_ROWS: usize = 64;
 /// Map seeds: fixed, so every run times the same frequencies.
