@@ -405,7 +405,7 @@ impl FeatureMap for Nystroem {
         }
     }
 
-    /// Batches: in parallel over blocks of [`PRODUCT_ROWS`] rows (sparse rows made dense), the
+    /// Batches: in parallel over fixed blocks of 256 rows (sparse rows made dense), the
     /// kernel block against the landmarks by one matrix product and the features `K N'` by a
     /// second (module `block_product`), on one thread per block while the block is in cache,
     /// instead of `m` kernel evaluations and a matrix-vector product per row. Dense and CSR input
