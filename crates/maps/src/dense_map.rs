@@ -76,9 +76,9 @@ macro_rules! dense_fourier_map {
                 self.inner.memory_bytes()
             }
 
-            /// Maps `f32` records to `f32` features into `out` (`n x D`): the frequencies
-            /// rounded to `f32`, a single-precision product and cosines (module `fourier_f32`). Same
-            /// checks and errors as [`FeatureMap::transform_into`].
+            /// Maps `f32` records to `f32` features into `out` (`n x D`): the frequencies rounded
+            /// to `f32`, a single-precision product and cosines (module `fourier_f32`). Same checks
+            /// and errors as [`FeatureMap::transform_into`].
             pub fn transform_f32_into(
                 &self,
                 x: ndarray::ArrayView2<'_, f32>,
@@ -122,8 +122,9 @@ macro_rules! dense_fourier_map {
                 self.inner.map_row(row, out);
             }
 
-            /// Dense input: blocked matrix products (module `block_product`); CSR input densified by blocks into the
-            /// same product unless sparser than `DENSIFY_DENSITY`, then row by row.
+            /// Dense input: blocked matrix products (module `block_product`); CSR input densified
+            /// by blocks into the same product unless sparser than `DENSIFY_DENSITY`, then row by
+            /// row.
             fn transform_into<'a>(
                 &self,
                 rows: impl Into<$crate::csr::Rows<'a>>,

@@ -2,18 +2,18 @@
 //! [`crate::OrthogonalRandomFeatures`]): `f32` records in, `f32` features out.
 //!
 //! **Why.** The transform is one matrix product `X W` (`2 n d m` flops) plus `n m` cosines. In
-//! `f32` the product runs on single-precision kernels, twice the SIMD lanes of dgemm, and the cosines on twice
-//! the lanes too; the output takes half the memory. The frequencies are drawn and stored in `f64`
-//! (one fitted map serves both precisions) and rounded to `f32` once per call (`d m` values, a
-//! few milliseconds at `d = 780, m = 4000`, against the product's hundreds).
+//! `f32` the product runs on single-precision kernels, twice the SIMD lanes of dgemm, and the
+//! cosines on twice the lanes too; the output takes half the memory. The frequencies are drawn and
+//! stored in `f64` (one fitted map serves both precisions) and rounded to `f32` once per call
+//! (`d m` values, a few milliseconds at `d = 780, m = 4000`, against the product's hundreds).
 //!
 //! **Error.** Rounding the inputs and frequencies to `f32` perturbs a projection `w'x` by about
-//! `2^-24 sum_i |w_i x_i|` (relative `6e-8` per term; the product's accumulation adds the same order times
-//! `sqrt(d)`), and the cosine polynomial below is accurate to a few `f32` ulps. A feature moves by
-//! about `1e-6 sqrt(2/D)` for the kernels' typical projections (`|w'x|` of order 10): five orders
-//! of magnitude below the Monte Carlo error `1/sqrt(D)` of the estimate itself, which is why the
-//! tests hold the `f32` features to the same Gram tolerances as the `f64` ones and bound their
-//! distance to the `f64` features directly.
+//! `2^-24 sum_i |w_i x_i|` (relative `6e-8` per term; the product's accumulation adds the same
+//! order times `sqrt(d)`), and the cosine polynomial below is accurate to a few `f32` ulps. A
+//! feature moves by about `1e-6 sqrt(2/D)` for the kernels' typical projections (`|w'x|` of order
+//! 10): five orders of magnitude below the Monte Carlo error `1/sqrt(D)` of the estimate itself,
+//! which is why the tests hold the `f32` features to the same Gram tolerances as the `f64` ones and
+//! bound their distance to the `f64` features directly.
 
 use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 

@@ -18,8 +18,8 @@
 //!
 //! **Cost.** Fit: `m^2` kernel evaluations and an `O(m^3)` eigendecomposition; memory `O(m (m +
 //! d))`. Transform: `m` kernel evaluations (`O(m d)`) and an `m x m` matrix-vector product per row.
-//! Both run as matrix products (module `block_product`) for the Gaussian and polynomial kernels: the kernel
-//! block through `‖x‖² + ‖l‖² - 2 x'l` resp. `x'l`, then `K N'` for a block of rows, as
+//! Both run as matrix products (module `block_product`) for the Gaussian and polynomial kernels:
+//! the kernel block through `‖x‖² + ‖l‖² - 2 x'l` resp. `x'l`, then `K N'` for a block of rows, as
 //! scikit-learn's `Nystroem` does; the Laplacian's L1 distances are computed entry by entry.
 
 use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
@@ -551,10 +551,10 @@ mod tests {
     }
 
     /// The matrix-product kernel block against the entry-by-entry reference, and the batched
-    /// transform (blocks of rows, two products each) against the row-by-row `map_row`, over more rows
-    /// than one block. Differences are rounding only: the expanded squared distance loses about
-    /// `eps (‖x‖² + ‖l‖²)` (here `‖x‖² ≈ d = 6`), the features sum `m = 30` products of entries
-    /// below `‖N‖`.
+    /// transform (blocks of rows, two products each) against the row-by-row `map_row`, over more
+    /// rows than one block. Differences are rounding only: the expanded squared distance loses
+    /// about `eps (‖x‖² + ‖l‖²)` (here `‖x‖² ≈ d = 6`), the features sum `m = 30` products of
+    /// entries below `‖N‖`.
     #[test]
     fn matrix_product_paths_match_the_references() {
         let x = gaussian_data(4 * PRODUCT_ROWS + 300, 6, 12);

@@ -291,9 +291,9 @@ mod tests {
     }
 
     /// The tiled matrix product (and dgemv for tiny batches) equals the row-by-row reference
-    /// `map_row` to rounding, with one and with several column tiles; CSR input of density 0.3 (densified by blocks, over more than one block)
-    /// gives the dense path's features, CSR input of density 0.05 goes row by row and gives
-    /// `map_row`'s bits.
+    /// `map_row` to rounding, with one and with several column tiles; CSR input of density 0.3
+    /// (densified by blocks, over more than one block) gives the dense path's features, CSR input
+    /// of density 0.05 goes row by row and gives `map_row`'s bits.
     #[test]
     fn dense_blocked_sparse_and_rows_agree() {
         for (density, n) in [(0.3, 1100), (0.05, 300)] {
