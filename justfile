@@ -4,7 +4,10 @@
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
-rfbench := "target/release/rfbench"
+# The runner: the release build, unless RFBENCH_BIN names one already built (CI points it at the
+# test build's target/debug/rfbench, built by `just test`, instead of a second, optimised build of
+# every dependency).
+rfbench := env_var_or_default("RFBENCH_BIN", "target/release/rfbench")
 
 # List the recipes.
 default:
@@ -20,9 +23,10 @@ setup:
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libopenblas-dev
 
-# Build the runner (release).
+# Build the runner (release; with RFBENCH_BIN set, check that it names an executable instead).
 build: setup
-    cargo build --release -p rfbench
+    if [ -z "${RFBENCH_BIN:-}" ]; then cargo build --release -p rfbench; \
+    elif [ ! -x "$RFBENCH_BIN" ]; then echo "RFBENCH_BIN=$RFBENCH_BIN: no such executable" >&2; exit 1; fi
 
 # Run experiments/NAME.toml: results/NAME.csv, figures/NAME.png and a report (add --quick for the CI profile).
 reproduce NAME *FLAGS: build
