@@ -4,10 +4,10 @@
 //!
 //! **Why not BLAS.** The system OpenBLAS (0.3.21) selects its Haswell (256-bit) kernels on the
 //! AVX-512 processors we run on, and so does NumPy's bundled copy (0.3.31). The `gemm` crate picks
-//! its kernels at run time (AVX-512F where the processor has it, AVX2/FMA or SSE otherwise).
-//! Measured on the 2-core development machine, `10,000 x 780` times `780 x 4000`, medians of 5 in
-//! one run: the `gemm` crate on two threads 0.214 s (`f32`) and 0.44 s (`f64`) into a freshly
-//! allocated output, NumPy's OpenBLAS 0.308 s and 1.107 s into a preallocated one.
+//! its kernels at run time (AVX-512F where the processor has it, AVX2/FMA or SSE otherwise). With
+//! OpenBLAS, `perf` put 68-73% of the `f32` random Fourier transform's time in sgemm; the README's
+//! interleaved comparison with scikit-learn (`scripts/compare_rff_sklearn.py --interleaved`)
+//! measures the whole transform before and after.
 //!
 //! **Why by blocks.** The product of a block and the cosines (or exponentials) that follow it run
 //! back to back on one thread while the block's outputs are still in cache, instead of one pass
@@ -85,6 +85,21 @@ pub(crate) fn product_into<T: Real>(
             gemm::Parallelism::None,
         );
     }
+}
+
+/// `f(rows, block)` for the fixed blocks of [`PRODUCT_ROWS`] rows of `out`, in parallel: `rows`
+/// is the block's range of row indices (to take the matching input rows).
+pub(crate) fn for_each_row_block<T: Real>(
+    mut out: ArrayViewMut2<'_, T>,
+    f: impl Fn(Range<usize>, ArrayViewMut2<'_, T>) + Sync,
+) {
+    out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
+        .into_par_iter()
+        .enumerate()
+        .for_each(|(b, block)| {
+            let start = b * PRODUCT_ROWS;
+            f(start..start + block.nrows(), block)
+        });
 }
 
 /// `out[.., ..m] = x w` (`m = w.ncols()`) by fixed tiles of at most [`PRODUCT_ROWS`] rows and

@@ -748,12 +748,14 @@ mod tests {
             let reference = map.transform(&x).unwrap();
             assert_eq!(map.transform(&csr).unwrap(), reference);
             for threads in [1, 2, 3] {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                assert_eq!(pool.install(|| map.transform(&x).unwrap()), reference);
-                assert_eq!(pool.install(|| map.transform(&csr).unwrap()), reference);
+                assert_eq!(
+                    crate::test_support::on_threads(threads, || map.transform(&x).unwrap()),
+                    reference
+                );
+                assert_eq!(
+                    crate::test_support::on_threads(threads, || map.transform(&csr).unwrap()),
+                    reference
+                );
             }
         }
     }

@@ -267,16 +267,18 @@ mod tests {
         assert!(worst <= 1.5e-7, "worst absolute difference {worst:e}");
     }
 
-    /// The AVX2 build of the loops gives the portable build's bits.
+    /// A SIMD build of the loops (`cos_sin`, `cos_phase`, both `unsafe` for their target
+    /// feature) against the portable build, bit for bit, on `sizes` (one chunk of 64 on the slow
+    /// path when longer than 64).
     #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx2_build_equals_portable() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            eprintln!("SKIPPED: no AVX2 on this processor");
-            return;
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(5);
-        for m in [1, 7, 64, 100, 1000] {
+    fn assert_build_equals_portable(
+        cos_sin: unsafe fn(&mut [f32], &mut [f32], f32),
+        cos_phase: unsafe fn(&mut [f32], &[f32], f32),
+        sizes: &[usize],
+        seed: u64,
+    ) {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for &m in sizes {
             let mut proj: Vec<f32> = (0..m)
                 .map(|_| (rng.random::<f32>() - 0.5) * 200.0)
                 .collect();
@@ -287,15 +289,26 @@ mod tests {
             let (mut c1, mut s1) = (proj.clone(), vec![0.0; m]);
             let (mut c2, mut s2) = (proj.clone(), vec![0.0; m]);
             cos_sin_portable(&mut c1, &mut s1, 0.3);
-            // SAFETY: AVX2 checked above.
-            unsafe { cos_sin_avx2(&mut c2, &mut s2, 0.3) };
+            // SAFETY: the callers checked the target feature.
+            unsafe { cos_sin(&mut c2, &mut s2, 0.3) };
             assert_eq!((c1, s1), (c2, s2), "m = {m}");
-            let (mut p1, mut p2) = (proj.clone(), proj.clone());
+            let (mut p1, mut p2) = (proj.clone(), proj);
             cos_phase_portable(&mut p1, &offsets, 0.3);
-            // SAFETY: AVX2 checked above.
-            unsafe { cos_phase_avx2(&mut p2, &offsets, 0.3) };
+            // SAFETY: as above.
+            unsafe { cos_phase(&mut p2, &offsets, 0.3) };
             assert_eq!(p1, p2, "m = {m}");
         }
+    }
+
+    /// The AVX2 build of the loops gives the portable build's bits.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn avx2_build_equals_portable() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("SKIPPED: no AVX2 on this processor");
+            return;
+        }
+        assert_build_equals_portable(cos_sin_avx2, cos_phase_avx2, &[1, 7, 64, 100, 1000], 5);
     }
 
     /// The AVX-512F build of the loops gives the portable build's bits.
@@ -306,28 +319,8 @@ mod tests {
             eprintln!("SKIPPED: no AVX-512F on this processor");
             return;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(6);
-        for m in [1, 7, 16, 64, 100, 1000, 4000] {
-            let mut proj: Vec<f32> = (0..m)
-                .map(|_| (rng.random::<f32>() - 0.5) * 200.0)
-                .collect();
-            if m > 64 {
-                proj[70] = 1e6; // one chunk on the slow path
-            }
-            let offsets: Vec<f32> = (0..m).map(|_| rng.random::<f32>() * 6.0).collect();
-            let (mut c1, mut s1) = (proj.clone(), vec![0.0; m]);
-            let (mut c2, mut s2) = (proj.clone(), vec![0.0; m]);
-            cos_sin_portable(&mut c1, &mut s1, 0.3);
-            // SAFETY: AVX-512F checked above.
-            unsafe { cos_sin_avx512(&mut c2, &mut s2, 0.3) };
-            assert_eq!(c1, c2, "m = {m}");
-            assert_eq!(s1, s2, "m = {m}");
-            let (mut p1, mut p2) = (proj.clone(), proj.clone());
-            cos_phase_portable(&mut p1, &offsets, 0.3);
-            // SAFETY: AVX-512F checked above.
-            unsafe { cos_phase_avx512(&mut p2, &offsets, 0.3) };
-            assert_eq!(p1, p2, "m = {m}");
-        }
+        let sizes = [1, 7, 16, 64, 100, 1000, 4000];
+        assert_build_equals_portable(cos_sin_avx512, cos_phase_avx512, &sizes, 6);
     }
 
     /// The in-place loops, fast and slow chunks (huge and infinite arguments), against `f64`.

@@ -22,13 +22,12 @@
 //! the kernel block through `‖x‖² + ‖l‖² - 2 x'l` resp. `x'l`, then `K N'` for a block of rows, as
 //! scikit-learn's `Nystroem` does; the Laplacian's L1 distances are computed entry by entry.
 
-use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2, Axis};
+use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::block_product::{product_into, PRODUCT_ROWS};
+use crate::block_product::{for_each_row_block, product_into};
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -99,16 +98,11 @@ impl Kernel {
         x: ArrayView2<'_, f64>,
         landmarks: ArrayView2<'_, f64>,
         sq_norms: &[f64],
-        mut out: ArrayViewMut2<'_, f64>,
+        out: ArrayViewMut2<'_, f64>,
     ) {
-        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(b, block)| {
-                let start = b * PRODUCT_ROWS;
-                let rows = x.slice(s![start..start + block.nrows(), ..]);
-                self.block_serial(rows, landmarks, sq_norms, block);
-            });
+        for_each_row_block(out, |rows, block| {
+            self.block_serial(x.slice(s![rows, ..]), landmarks, sq_norms, block);
+        });
     }
 
     /// One block on the calling thread: one matrix product `X L'` (module `block_product`), then
@@ -414,36 +408,29 @@ impl FeatureMap for Nystroem {
     fn transform_into<'a>(
         &self,
         rows: impl Into<Rows<'a>>,
-        mut out: ArrayViewMut2<'_, f64>,
+        out: ArrayViewMut2<'_, f64>,
     ) -> Result<()> {
         let rows = rows.into();
         check_batch(self, &rows, &out)?;
         let sq_norms = squared_norms(self.landmarks.view());
-        out.axis_chunks_iter_mut(Axis(0), PRODUCT_ROWS)
-            .into_par_iter()
-            .enumerate()
-            .for_each(|(b, out_block)| {
-                let (start, n) = (b * PRODUCT_ROWS, out_block.nrows());
-                let dense_rows;
-                let x = match &rows {
-                    Rows::Dense(x) => x.slice(s![start..start + n, ..]),
-                    Rows::Sparse(_) => {
-                        let mut dense = Array2::zeros((n, self.input_dim()));
-                        for (i, mut o) in dense.rows_mut().into_iter().enumerate() {
-                            densify(
-                                &rows.row(start + i),
-                                o.as_slice_mut().expect("standard layout"),
-                            );
-                        }
-                        dense_rows = dense;
-                        dense_rows.view()
+        for_each_row_block(out, |range, out_block| {
+            let dense_rows;
+            let x = match &rows {
+                Rows::Dense(x) => x.slice(s![range, ..]),
+                Rows::Sparse(_) => {
+                    let mut dense = Array2::zeros((range.len(), self.input_dim()));
+                    for (i, mut o) in range.zip(dense.rows_mut()) {
+                        densify(&rows.row(i), o.as_slice_mut().expect("standard layout"));
                     }
-                };
-                let mut k = Array2::zeros((n, self.output_dim()));
-                self.kernel
-                    .block_serial(x, self.landmarks.view(), &sq_norms, k.view_mut());
-                product_into(k.view(), self.normalization.t(), out_block);
-            });
+                    dense_rows = dense;
+                    dense_rows.view()
+                }
+            };
+            let mut k = Array2::zeros((x.nrows(), self.output_dim()));
+            self.kernel
+                .block_serial(x, self.landmarks.view(), &sq_norms, k.view_mut());
+            product_into(k.view(), self.normalization.t(), out_block);
+        });
         Ok(())
     }
 }
@@ -451,6 +438,7 @@ impl FeatureMap for Nystroem {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::block_product::PRODUCT_ROWS;
     use crate::csr::CsrMatrix;
     use ndarray::Axis;
     use ndarray_linalg::Inverse;
@@ -594,11 +582,7 @@ mod tests {
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
         for kernel in kernels() {
             let run = |threads: usize| {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(threads)
-                    .build()
-                    .unwrap();
-                pool.install(|| {
+                crate::test_support::on_threads(threads, || {
                     let map = NystroemParams::new(kernel, 300).seed(4).fit(&x).unwrap();
                     (map.transform(&x).unwrap(), map.transform(&csr).unwrap())
                 })

@@ -557,11 +557,10 @@ mod tests {
             .unwrap();
         let reference = sorf.transform(&x).unwrap();
         assert_eq!(sorf.transform(&csr).unwrap(), reference);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
-        assert_eq!(pool.install(|| sorf.transform(&x).unwrap()), reference);
+        assert_eq!(
+            crate::test_support::on_threads(3, || sorf.transform(&x).unwrap()),
+            reference
+        );
         let orf =
             OrthogonalRandomFeaturesParams::new(ShiftInvariantKernel::gaussian(2.0).unwrap(), 30)
                 .fit(12)
@@ -572,12 +571,14 @@ mod tests {
             .iter()
             .zip(&sparse)
             .all(|(a, b)| (a - b).abs() < 1e-12));
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap();
-        assert_eq!(one.install(|| orf.transform(&x).unwrap()), dense);
-        assert_eq!(pool.install(|| orf.transform(&csr).unwrap()), sparse);
+        assert_eq!(
+            crate::test_support::on_threads(1, || orf.transform(&x).unwrap()),
+            dense
+        );
+        assert_eq!(
+            crate::test_support::on_threads(3, || orf.transform(&csr).unwrap()),
+            sparse
+        );
     }
 
     #[test]

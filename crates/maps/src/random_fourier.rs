@@ -400,11 +400,7 @@ mod tests {
             .fit(16)
             .unwrap();
         let run = |threads: usize| {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            pool.install(|| {
+            crate::test_support::on_threads(threads, || {
                 (
                     map.transform(&x).unwrap(),
                     map.transform(&csr).unwrap(),

@@ -639,16 +639,8 @@ mod tests {
             .seed(1)
             .fit(30)
             .unwrap();
-        let one = rayon::ThreadPoolBuilder::new()
-            .num_threads(1)
-            .build()
-            .unwrap()
-            .install(|| map.transform(&x).unwrap());
-        let four = rayon::ThreadPoolBuilder::new()
-            .num_threads(4)
-            .build()
-            .unwrap()
-            .install(|| map.transform(&x).unwrap());
+        let one = crate::test_support::on_threads(1, || map.transform(&x).unwrap());
+        let four = crate::test_support::on_threads(4, || map.transform(&x).unwrap());
         assert_eq!(one, four);
         let again = TensorSketchParams::new(3, 100)
             .offset(1.0)

@@ -35,6 +35,15 @@ use rand_distr::StandardNormal;
 use crate::fourier::FourierForm;
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
+/// Runs `f` on a fresh rayon pool of `threads` threads (the thread-count determinism tests).
+pub(crate) fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("a rayon pool")
+        .install(f)
+}
+
 /// `n x d` i.i.d. `N(0, 1)` entries.
 pub(crate) fn gaussian_data(n: usize, d: usize, seed: u64) -> Array2<f64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
