@@ -1,146 +1,316 @@
-//! `rfbench check`: a regenerated result against the committed reference.
+//! `rfbench check`: a regenerated result against the committed reference, in one of two modes.
 //!
-//! For every cell and every checked metric, the two per-cell means over repetitions must agree
-//! within `z` standard errors of their difference, `sqrt(se_ref^2 + se_new^2)`, each standard
-//! error measured from that run's own spread over repetitions. The tolerance therefore comes from
-//! the measured run-to-run variability, not from a number picked to pass: a cell whose estimates
-//! scatter a lot gets a wide band, a stable cell a narrow one. With the same seeds the regenerated
-//! numbers are identical and the check guards against code changes; with `--master-seed` it tests
-//! that another draw of the randomness agrees statistically.
+//! **Same master seed** (the reference's `master_seed` column equals the run's): every number is
+//! determined by the code, so the comparison is exact. Every reference row (cell and repetition)
+//! must be regenerated, no row may be added, the status must agree, and every checked metric must
+//! agree to `rtol` (relative; the default 0 means bit for bit). A hand edit of one value, a
+//! deleted cell or a changed seed derivation all fail.
+//!
+//! **Another master seed**: the numbers are a new draw, so the comparison is a statistical test
+//! per cell and metric, with a stated false-alarm probability `alpha` (default 1 %) for the whole
+//! file. For a cell, with the reference's repetitions `r_1..r_m` and the rerun's `x_1..x_n`
+//! (independent draws of the same distribution when the code is right), the statistic
+//! `t = (mean(r) - mean(x)) / (s_x sqrt(1/m + 1/n))` uses the spread `s_x` of the RERUN only,
+//! so a wrong reference value cannot widen its own tolerance; under normality and equal
+//! variances it has Student's t distribution with `n - 1` degrees of freedom (the numerator is
+//! normal with variance `sigma^2 (1/m + 1/n)` and independent of `s_x`). Each of the `K`
+//! comparisons fails when its two-sided p-value is below `alpha / K` (Bonferroni), so the
+//! probability that a correct rerun fails anywhere is at most `alpha`, however the comparisons
+//! are correlated.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use polars::prelude::DataFrame;
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::error::Result;
-use crate::summary::{CellKey, Summary};
+use crate::error::{Error, Result};
+use crate::spec::Plan;
 
-/// One comparison.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CheckRow {
-    pub key: CellKey,
-    pub column: String,
-    pub reference: f64,
-    pub regenerated: Option<f64>,
-    pub tolerance: f64,
-    pub pass: bool,
+/// How the two files were compared.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Mode {
+    SameSeed { rtol: f64 },
+    OtherSeed { false_alarm: f64, comparisons: usize },
 }
 
-/// All comparisons of a check.
+/// One failed comparison, or a structural problem (a missing or extra row).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    /// The cell (`column=value` pairs), with `rep=R` in the same-seed mode.
+    pub cell: String,
+    /// The metric, or "row" for a structural problem.
+    pub column: String,
+    pub detail: String,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct CheckReport {
-    pub rows: Vec<CheckRow>,
+    pub mode: Mode,
+    /// Comparisons made (metric values or cell means).
+    pub compared: usize,
+    pub failures: Vec<Failure>,
 }
 
 impl CheckReport {
     pub fn passed(&self) -> bool {
-        self.rows.iter().all(|r| r.pass)
-    }
-
-    pub fn failures(&self) -> impl Iterator<Item = &CheckRow> {
-        self.rows.iter().filter(|r| !r.pass)
+        self.failures.is_empty()
     }
 }
 
-/// Compares `regenerated` with `reference` on `columns`, allowing `z` standard errors.
-pub fn compare(
-    reference: &DataFrame,
-    reference_path: &Path,
-    regenerated: &DataFrame,
-    regenerated_path: &Path,
-    columns: &[String],
-    z: f64,
-) -> Result<CheckReport> {
-    let mut rows = Vec::new();
-    for column in columns {
-        let old = Summary::from_frame(reference, column, reference_path)?;
-        let new = Summary::from_frame(regenerated, column, regenerated_path)?;
-        for (key, r) in &old.cells {
-            let row = match new.get(key) {
-                Some(n) => {
-                    let tolerance =
-                        z * (r.standard_error().powi(2) + n.standard_error().powi(2)).sqrt();
-                    let pass = (n.mean - r.mean).abs() <= tolerance;
-                    CheckRow {
-                        key: key.clone(),
-                        column: column.clone(),
-                        reference: r.mean,
-                        regenerated: Some(n.mean),
-                        tolerance,
-                        pass,
-                    }
-                }
-                None => CheckRow {
-                    key: key.clone(),
-                    column: column.clone(),
-                    reference: r.mean,
-                    regenerated: None,
-                    tolerance: 0.0,
-                    pass: false,
-                },
-            };
-            rows.push(row);
+type Rows = (Vec<String>, Vec<Vec<String>>);
+
+fn index_of(header: &[String], name: &str, path: &Path) -> Result<usize> {
+    header.iter().position(|h| h == name).ok_or_else(|| Error::Results {
+        path: path.to_path_buf(),
+        message: format!("missing column {name:?}"),
+    })
+}
+
+fn value(text: &str) -> Option<f64> {
+    if text.is_empty() {
+        None
+    } else {
+        text.parse().ok()
+    }
+}
+
+/// Rows by cell key (coordinates) and repetition.
+struct Keyed {
+    rows: BTreeMap<(String, usize), Vec<String>>,
+    status: usize,
+    columns: BTreeMap<String, usize>,
+    master_seed: Option<u64>,
+}
+
+fn keyed(data: &Rows, plan: &Plan, path: &Path) -> Result<Keyed> {
+    let (header, rows) = data;
+    let coords: Vec<usize> = plan
+        .columns
+        .iter()
+        .map(|c| index_of(header, c, path))
+        .collect::<Result<_>>()?;
+    let rep = index_of(header, "repetition", path)?;
+    let status = index_of(header, "status", path)?;
+    let mut columns = BTreeMap::new();
+    for c in &plan.check_columns {
+        columns.insert(c.clone(), index_of(header, c, path)?);
+    }
+    let seed_col = header.iter().position(|h| h == "master_seed");
+    let mut master_seed = None;
+    let mut out = BTreeMap::new();
+    for (i, row) in rows.iter().enumerate() {
+        let key: Vec<String> = plan
+            .columns
+            .iter()
+            .zip(&coords)
+            .map(|(c, &k)| format!("{c}={}", row[k]))
+            .collect();
+        let repetition: usize = row[rep].parse().map_err(|_| Error::Results {
+            path: path.to_path_buf(),
+            message: format!("row {}: repetition {:?} is not a number", i + 2, row[rep]),
+        })?;
+        if let Some(s) = seed_col {
+            master_seed = row[s].parse().ok();
+        }
+        if out.insert((key.join(", "), repetition), row.clone()).is_some() {
+            return Err(Error::Results {
+                path: path.to_path_buf(),
+                message: format!("row {}: the same cell and repetition twice", i + 2),
+            });
         }
     }
-    Ok(CheckReport { rows })
+    Ok(Keyed {
+        rows: out,
+        status,
+        columns,
+        master_seed,
+    })
+}
+
+/// Compares `regenerated` with `reference` under the plan's check settings; the mode follows
+/// from the two files' master seeds (a reference without the column is taken to use the spec's).
+pub fn compare(
+    plan: &Plan,
+    reference: &Rows,
+    reference_path: &Path,
+    regenerated: &Rows,
+    regenerated_path: &Path,
+) -> Result<CheckReport> {
+    let r = keyed(reference, plan, reference_path)?;
+    let g = keyed(regenerated, plan, regenerated_path)?;
+    let mut failures = Vec::new();
+    let structural = |failures: &mut Vec<Failure>, cell: &str, detail: String| {
+        failures.push(Failure {
+            cell: cell.to_string(),
+            column: "row".into(),
+            detail,
+        })
+    };
+    for (key, row) in &r.rows {
+        let cell = format!("{}, rep={}", key.0, key.1);
+        match g.rows.get(key) {
+            None => structural(&mut failures, &cell, "in the reference, not regenerated".into()),
+            Some(new) if new[g.status] != row[r.status] => structural(
+                &mut failures,
+                &cell,
+                format!("status {:?} in the reference, {:?} regenerated", row[r.status], new[g.status]),
+            ),
+            Some(_) => {}
+        }
+    }
+    for key in g.rows.keys() {
+        if !r.rows.contains_key(key) {
+            structural(&mut failures, &format!("{}, rep={}", key.0, key.1), "regenerated, not in the reference".into());
+        }
+    }
+    let same_seed = r.master_seed.unwrap_or(plan.master_seed) == g.master_seed.unwrap_or(plan.master_seed);
+    if same_seed {
+        let rtol = plan.check_rtol;
+        let mut compared = 0;
+        for (key, row) in &r.rows {
+            let Some(new) = g.rows.get(key) else { continue };
+            for (column, &ri) in &r.columns {
+                let gi = g.columns[column];
+                compared += 1;
+                let (a, b) = (value(&row[ri]), value(&new[gi]));
+                let equal = match (a, b) {
+                    (None, None) => true,
+                    (Some(a), Some(b)) if a.is_nan() && b.is_nan() => true,
+                    (Some(a), Some(b)) => a == b || (a - b).abs() <= rtol * a.abs().max(b.abs()),
+                    _ => false,
+                };
+                if !equal {
+                    failures.push(Failure {
+                        cell: format!("{}, rep={}", key.0, key.1),
+                        column: column.clone(),
+                        detail: format!("reference {:?}, regenerated {:?} (rtol {rtol})", row[ri], new[gi]),
+                    });
+                }
+            }
+        }
+        return Ok(CheckReport {
+            mode: Mode::SameSeed { rtol },
+            compared,
+            failures,
+        });
+    }
+
+    // Other seed: per cell (all repetitions) and metric.
+    type Samples = BTreeMap<(String, String), (Vec<f64>, Vec<f64>)>;
+    let mut samples: Samples = BTreeMap::new();
+    for (source, keyed) in [(0, &r), (1, &g)] {
+        for ((cell, _), row) in &keyed.rows {
+            if row[keyed.status] != "ok" {
+                continue;
+            }
+            for (column, &i) in &keyed.columns {
+                if let Some(v) = value(&row[i]) {
+                    let entry = samples.entry((cell.clone(), column.clone())).or_default();
+                    if source == 0 {
+                        entry.0.push(v);
+                    } else {
+                        entry.1.push(v);
+                    }
+                }
+            }
+        }
+    }
+    let alpha = plan.check_false_alarm;
+    let comparisons = samples.len().max(1);
+    let per_test = alpha / comparisons as f64;
+    for ((cell, column), (reference, rerun)) in &samples {
+        if let Some(detail) = two_sample_failure(reference, rerun, per_test) {
+            failures.push(Failure {
+                cell: cell.clone(),
+                column: column.clone(),
+                detail,
+            });
+        }
+    }
+    Ok(CheckReport {
+        mode: Mode::OtherSeed {
+            false_alarm: alpha,
+            comparisons,
+        },
+        compared: samples.len(),
+        failures,
+    })
+}
+
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (mean, var.sqrt())
+}
+
+/// The test of the module doc at level `per_test`; `Some(why)` when it rejects.
+pub fn two_sample_failure(reference: &[f64], rerun: &[f64], per_test: f64) -> Option<String> {
+    let (m, n) = (reference.len(), rerun.len());
+    if m == 0 || n < 2 {
+        return Some(format!("{m} reference and {n} regenerated values: at least 1 and 2 are needed"));
+    }
+    let mean_r = reference.iter().sum::<f64>() / m as f64;
+    let (mean_x, sd_x) = mean_sd(rerun);
+    if sd_x == 0.0 || !sd_x.is_finite() {
+        // A metric without spread (a count that does not depend on the seed) must agree.
+        let close = (mean_r - mean_x).abs() <= 1e-12 * mean_r.abs().max(mean_x.abs());
+        return (!close).then(|| format!("no spread in the rerun and means differ: {mean_r} vs {mean_x}"));
+    }
+    let t = (mean_r - mean_x) / (sd_x * (1.0 / m as f64 + 1.0 / n as f64).sqrt());
+    let dist = StudentsT::new(0.0, 1.0, (n - 1) as f64).ok()?;
+    let p = 2.0 * (1.0 - dist.cdf(t.abs()));
+    (p < per_test).then(|| {
+        format!(
+            "reference mean {mean_r:.6}, regenerated {mean_x:.6} ± {sd_x:.6} (n = {n}): t = {t:.2}, p = {p:.2e} < {per_test:.2e}"
+        )
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use polars::prelude::*;
-
-    fn frame(values: [f64; 6]) -> DataFrame {
-        df!(
-            "map" => ["ts", "ts", "ts", "rm", "rm", "rm"],
-            "degree" => [2u32; 6],
-            "offset" => [0.0; 6],
-            "n_components" => [100u64; 6],
-            "relative_error" => values,
-        )
-        .unwrap()
-    }
-
-    fn run(a: [f64; 6], b: [f64; 6]) -> CheckReport {
-        let cols = vec!["relative_error".to_string()];
-        compare(
-            &frame(a),
-            Path::new("ref.csv"),
-            &frame(b),
-            Path::new("new.csv"),
-            &cols,
-            4.0,
-        )
-        .unwrap()
-    }
 
     #[test]
-    fn identical_and_noisy_results_pass() {
-        let base = [1.0, 1.2, 0.8, 5.0, 6.0, 4.0];
-        assert!(run(base, base).passed());
-        // Shifted by one standard error of the difference: passes at z = 4.
-        assert!(run(base, [1.1, 1.3, 0.9, 5.5, 6.5, 4.5]).passed());
+    fn the_statistical_test_rejects_what_it_should() {
+        // Student t with 4 degrees of freedom: P(|T| > 4.604) = 0.01.
+        let rerun = [0.0, 1.0, -1.0, 0.5, -0.5]; // mean 0, sd 0.7906
+        let se = 0.790569 * (1.0f64 / 5.0 + 1.0 / 5.0).sqrt();
+        let just_in = [4.5 * se; 5];
+        let just_out = [4.7 * se; 5];
+        assert!(two_sample_failure(&just_in, &rerun, 0.01).is_none());
+        assert!(two_sample_failure(&just_out, &rerun, 0.01).is_some());
+        // The reference's own spread does not widen the band: one absurd value fails.
+        let edited = [0.0, 0.1, 1000.0, -0.1, 0.0];
+        assert!(two_sample_failure(&edited, &rerun, 0.01).is_some());
+        // No spread: exact agreement required.
+        assert!(two_sample_failure(&[3.0], &[3.0, 3.0], 0.01).is_none());
+        assert!(two_sample_failure(&[3.0], &[4.0, 4.0], 0.01).is_some());
     }
 
+    /// The false-alarm rate of the whole procedure under the null, by simulation: 20 cells x 2
+    /// metrics of 3 normal repetitions each, alpha = 0.05; Bonferroni keeps the file-wide rate
+    /// at or below alpha (here it is about alpha / 2 or less; 2,000 files, so 5 binomial
+    /// standard deviations above 0.05 is 0.075).
     #[test]
-    fn shifted_or_missing_results_fail() {
-        let base = [1.0, 1.2, 0.8, 5.0, 6.0, 4.0];
-        // se of each mean is 0.2/sqrt(3) = 0.115 (ts): tolerance 4 * 0.163 = 0.65; shift by 0.8.
-        let report = run(base, [1.8, 2.0, 1.6, 5.0, 6.0, 4.0]);
-        assert!(!report.passed());
-        assert_eq!(report.failures().count(), 1);
-        assert_eq!(report.failures().next().unwrap().key.map, "ts");
-        let cols = vec!["relative_error".to_string()];
-        let fewer = frame(base).head(Some(3));
-        let report = compare(
-            &frame(base),
-            Path::new("r"),
-            &fewer,
-            Path::new("n"),
-            &cols,
-            4.0,
-        )
-        .unwrap();
-        assert!(!report.passed() && report.failures().all(|r| r.regenerated.is_none()));
+    fn file_wide_false_alarm_rate_is_below_alpha() {
+        use rand::SeedableRng;
+        use rand_chacha::ChaCha8Rng;
+        use rand_distr::{Distribution, Normal};
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let normal = Normal::new(1.0, 0.3).unwrap();
+        let (files, tests, alpha) = (2000, 40, 0.05);
+        let mut alarms = 0;
+        for _ in 0..files {
+            let failed = (0..tests).any(|_| {
+                let a: Vec<f64> = (0..3).map(|_| normal.sample(&mut rng)).collect();
+                let b: Vec<f64> = (0..3).map(|_| normal.sample(&mut rng)).collect();
+                two_sample_failure(&a, &b, alpha / tests as f64).is_some()
+            });
+            alarms += usize::from(failed);
+        }
+        let rate = alarms as f64 / files as f64;
+        assert!(rate <= 0.075, "false-alarm rate {rate}");
+        assert!(rate > 0.005, "a test that never rejects is no test: {rate}");
     }
 }

@@ -16,6 +16,8 @@ pub enum Error {
     Data(#[from] crate::data::DataError),
     #[error(transparent)]
     Map(#[from] rfbench_maps::MapError),
+    #[error(transparent)]
+    Learner(#[from] rfbench_learners::LearnerError),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

@@ -1,19 +1,23 @@
-//! The rfbench runner: experiment specs (TOML) -> datasets -> sweeps -> CSV -> figures -> checks.
+//! The rfbench runner: experiment specs (TOML) -> datasets -> grid of cells -> CSV -> figures,
+//! tables, claims -> checks.
 //!
-//! `spec` parses and validates; `data` fetches, verifies and parses datasets; `experiment` runs
-//! the grid; `results` writes self-describing CSV; `summary` reads it back per cell; `figure`,
-//! `report` and `check` work from that summary. `run` strings them together for the binary.
+//! `registry` names every component (maps, learners, kernels, synthetic data, experiment kinds)
+//! with its parameters as data; `spec` parses and validates a spec into a [`spec::Plan`] whose
+//! cells `grid` expands; `kinds` measure one cell; `data` fetches, verifies, parses and
+//! preprocesses datasets; `results` writes self-describing CSV; `outputs` reads it back for
+//! figures, tables, claims and the paper's numbers; `check` compares a rerun with the committed
+//! reference. `run` strings them together for the binary.
 
 pub mod check;
 pub mod data;
 pub mod error;
-pub mod experiment;
-pub mod figure;
-pub mod report;
+pub mod grid;
+pub mod kinds;
+pub mod outputs;
+pub mod registry;
 pub mod results;
 pub mod run;
 pub mod seeds;
 pub mod spec;
-pub mod summary;
 
 pub use error::{Error, Result};

@@ -1,15 +1,17 @@
 //! `rfbench`: the command line. `main` only turns `run()`'s error into an exit code.
 
-use std::io::IsTerminal;
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
+use rfbench::check::Mode;
 use rfbench::data;
-use rfbench::run::{self, RunOptions};
+use rfbench::registry;
+use rfbench::run::{self, Progress, RunOptions};
 use rfbench::spec::{list_experiments, Profile};
-
 #[derive(Parser)]
 #[command(
     name = "rfbench",
@@ -31,25 +33,37 @@ struct Cli {
 enum Command {
     /// List the experiment specs.
     List,
-    /// Run experiments/NAME.toml: results/NAME.csv, figures/NAME.png and a report.
+    /// Run experiments/NAME.toml: results/NAME.csv, figures, tables and a report.
     Reproduce {
         name: String,
         /// Run the spec's small [profiles.quick] (writes NAME.quick.csv / .png).
         #[arg(long)]
         quick: bool,
-        /// Override the spec's master seed.
+        /// Override the spec's master seed (then --out-dir is required: the committed
+        /// results are only replaced when asked, with --out-dir .).
         #[arg(long)]
         master_seed: Option<u64>,
+        /// Write results/ and figures/ under this directory instead of the root.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
     },
     /// Regenerate NAME in a temporary directory and compare with the committed results/.
     Check {
         name: String,
         #[arg(long)]
         quick: bool,
-        /// Regenerate with another master seed: tests agreement within the statistical tolerance.
+        /// Regenerate with another master seed: a statistical test instead of an exact one.
         #[arg(long)]
         master_seed: Option<u64>,
     },
+    /// The feature maps a spec can name, with their parameters.
+    Maps,
+    /// The learners a spec can name, with their parameters.
+    Learners,
+    /// The kernels and synthetic datasets a spec can name, with their parameters.
+    Kernels,
+    /// Print the generated part of docs/spec.md (every kind, map, learner, kernel, generator).
+    Reference,
     /// Datasets of the registry (datasets.toml).
     Datasets {
         #[command(subcommand)]
@@ -79,7 +93,8 @@ fn profile(quick: bool) -> Profile {
     }
 }
 
-fn run() -> anyhow::Result<()> {
+/// Runs the command and returns what it prints on standard output.
+fn run() -> anyhow::Result<String> {
     let cli = Cli::parse();
     if let Some(threads) = cli.threads {
         rayon::ThreadPoolBuilder::new()
@@ -87,35 +102,51 @@ fn run() -> anyhow::Result<()> {
             .build_global()
             .context("configuring the thread pool")?;
     }
-    let options = |master_seed| RunOptions {
+    let options = |master_seed, out_dir: Option<PathBuf>| RunOptions {
         root: cli.root.clone(),
-        out_dir: cli.root.clone(),
+        out_dir: out_dir.unwrap_or_else(|| cli.root.clone()),
         master_seed,
-        progress: std::io::stderr().is_terminal(),
+        progress: Progress::detect(),
         fetch: data::FetchOptions::from_env(),
     };
+    let mut out = String::new();
     match &cli.command {
         Command::List => {
             for name in list_experiments(&cli.root)? {
-                println!("{name}");
+                let _ = writeln!(out, "{name}");
             }
         }
+        Command::Maps => out = registry::describe_maps(),
+        Command::Learners => out = registry::describe_learners(),
+        Command::Kernels => out = registry::describe_kernels(),
+        Command::Reference => out = registry::reference_markdown(),
         Command::Reproduce {
             name,
             quick,
             master_seed,
+            out_dir,
         } => {
-            let outcome = run::reproduce(name, profile(*quick), &options(*master_seed))
+            if master_seed.is_some() && out_dir.is_none() {
+                bail!(
+                    "--master-seed {}: give --out-dir DIR for the results of another seed \
+                     (--out-dir . replaces the committed ones)",
+                    master_seed.unwrap_or_default()
+                );
+            }
+            let outcome = run::reproduce(name, profile(*quick), &options(*master_seed, out_dir.clone()))
                 .with_context(|| format!("reproducing {name}"))?;
-            println!("{}: {}", outcome.plan.name, outcome.plan.title);
-            println!("{}", outcome.report);
-            println!(
-                "wrote {} and {}",
-                outcome.csv.display(),
-                outcome.figure.display()
-            );
-            println!(
-                "finished in {:.1} s on {} threads",
+            let _ = writeln!(out, "{}: {}", outcome.plan.name, outcome.plan.title);
+            let _ = writeln!(out, "{}", outcome.rendered.report);
+            let _ = writeln!(out, "wrote {}", outcome.csv.display());
+            for path in outcome.rendered.figures.iter().chain(&outcome.rendered.tables) {
+                let _ = writeln!(out, "wrote {}", path.display());
+            }
+            let _ = writeln!(
+                out,
+                "{} cells x {} repetitions ({} skipped) in {:.1} s on {} threads",
+                outcome.plan.cells.len(),
+                outcome.plan.repetitions,
+                outcome.skipped,
                 outcome.seconds,
                 rayon::current_num_threads()
             );
@@ -125,32 +156,33 @@ fn run() -> anyhow::Result<()> {
             quick,
             master_seed,
         } => {
-            let (report, outcome) = run::check(name, profile(*quick), &options(*master_seed))
+            let (report, outcome) = run::check(name, profile(*quick), &options(*master_seed, None))
                 .with_context(|| format!("checking {name}"))?;
-            let failures: Vec<_> = report.failures().collect();
-            for f in &failures {
-                let got = f
-                    .regenerated
-                    .map(|v| format!("{v:.6}"))
-                    .unwrap_or_else(|| "missing".into());
-                eprintln!(
-                    "FAIL {} {} p={} c={} D={}: reference {:.6}, regenerated {got}, tolerance {:.6}",
-                    f.column, f.key.map, f.key.degree, f.key.offset, f.key.n_components, f.reference, f.tolerance
-                );
-            }
             let profile_name = profile(*quick).name();
-            if !failures.is_empty() {
+            let mode = match report.mode {
+                Mode::SameSeed { rtol } => format!("same seed: exact, rtol {rtol}"),
+                Mode::OtherSeed {
+                    false_alarm,
+                    comparisons,
+                } => format!(
+                    "other seed: t tests, false-alarm probability {false_alarm} over the file \
+                     (Bonferroni over {comparisons} comparisons)"
+                ),
+            };
+            for f in &report.failures {
+                eprintln!("FAIL {} [{}]: {}", f.column, f.cell, f.detail);
+            }
+            if !report.passed() {
                 bail!(
-                    "{name} [{profile_name}]: {} of {} comparisons outside tolerance",
-                    failures.len(),
-                    report.rows.len()
+                    "{name} [{profile_name}]: {} failure(s) in {} comparisons ({mode})",
+                    report.failures.len(),
+                    report.compared
                 );
             }
-            println!(
-                "{name} [{profile_name}]: {} comparisons within tolerance (z = {}), regenerated in {:.1} s",
-                report.rows.len(),
-                outcome.plan.check_z,
-                outcome.seconds
+            let _ = writeln!(
+                out,
+                "{name} [{profile_name}]: {} comparisons pass ({mode}), regenerated in {:.1} s",
+                report.compared, outcome.seconds
             );
         }
         Command::Datasets { command } => {
@@ -160,7 +192,7 @@ fn run() -> anyhow::Result<()> {
                 DatasetsCommand::List => {
                     for e in registry.entries() {
                         let pinned = e.files.iter().filter(|f| f.sha256.is_some()).count();
-                        println!(
+                        let _ = writeln!(out, 
                             "{:<26} {:<10} n = {:>8}  d = {:>5}  sha256 pinned {pinned}/{}  {}",
                             e.name,
                             format!("{:?}", e.task).to_lowercase(),
@@ -174,9 +206,9 @@ fn run() -> anyhow::Result<()> {
                 DatasetsCommand::Fetch { name } => {
                     let loaded = data::load_report(registry.get(name)?, &fetch)?;
                     for s in &loaded.sources {
-                        println!("{}  {}", s.sha256, s.path.display());
+                        let _ = writeln!(out, "{}  {}", s.sha256, s.path.display());
                     }
-                    println!("parsed: {}", loaded.cache.display());
+                    let _ = writeln!(out, "parsed: {}", loaded.cache.display());
                 }
                 DatasetsCommand::Verify { name } => {
                     let entries: Vec<_> = match name {
@@ -206,7 +238,7 @@ fn run() -> anyhow::Result<()> {
                                 }
                                 data::FileStatus::Missing => "missing".to_string(),
                             };
-                            println!("{:<26} {:<40} {line}", e.name, f.file);
+                            let _ = writeln!(out, "{:<26} {:<40} {line}", e.name, f.file);
                         }
                     }
                     if bad > 0 {
@@ -219,8 +251,8 @@ fn run() -> anyhow::Result<()> {
                     let loaded = data::load_report(entry, &fetch)?;
                     let seconds = start.elapsed().as_secs_f64();
                     let s = loaded.dataset.summary();
-                    println!("{}: {}", entry.name, entry.description);
-                    println!(
+                    let _ = writeln!(out, "{}: {}", entry.name, entry.description);
+                    let _ = writeln!(out, 
                         "n = {} ({} train, {} test), d = {}, non-zeros = {}, density = {:.4}",
                         s.n,
                         s.n_train,
@@ -240,30 +272,42 @@ fn run() -> anyhow::Result<()> {
                                     )
                                 })
                                 .collect();
-                            println!("classes: {}", parts.join(", "));
+                            let _ = writeln!(out, "classes: {}", parts.join(", "));
                         }
-                        _ => println!("target range: [{}, {}]", s.label_range.0, s.label_range.1),
+                        _ => {
+                            let _ = writeln!(out, "target range: [{}, {}]", s.label_range.0, s.label_range.1);
+                        }
                     }
                     for src in &loaded.sources {
-                        println!("source: {}  {}", src.sha256, src.path.display());
+                        let _ = writeln!(out, "source: {}  {}", src.sha256, src.path.display());
                     }
-                    println!(
+                    let _ = writeln!(out, 
                         "parsed cache: {} ({} in {:.2} s)",
                         loaded.cache.display(),
                         if loaded.from_cache { "read" } else { "written" },
                         seconds
                     );
-                    println!("lock file: {}", data::lock_path(entry, &fetch).display());
+                    let _ = writeln!(out, "lock file: {}", data::lock_path(entry, &fetch).display());
                 }
             }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 fn main() -> ExitCode {
     match run() {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(text) => {
+            // A closed pipe (`rfbench datasets list | head -1`) is the reader's choice, not an
+            // error.
+            match std::io::stdout().lock().write_all(text.as_bytes()) {
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    eprintln!("error: writing to standard output: {e}");
+                    ExitCode::FAILURE
+                }
+                _ => ExitCode::SUCCESS,
+            }
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -1,16 +1,15 @@
-//! Result tables: one CSV row per cell with its parameters, seeds, metrics and provenance, so a
-//! result file says by itself how it was made. Written through polars, atomically (a temporary
-//! file in the same directory, then a rename), so an interrupted run never leaves half a table.
+//! Result tables: one CSV row per cell and repetition with its coordinates, seeds, status,
+//! metrics and provenance, so a result file says by itself how it was made. Written atomically
+//! (a temporary file in the same directory, then a rename), so an interrupted run never leaves
+//! half a table.
 
-use std::fs::File;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use polars::prelude::*;
-
 use crate::error::{Error, Result};
-use crate::experiment::CellResult;
+use crate::kinds::CellOutcome;
+use crate::registry::Value;
 use crate::spec::Plan;
 
 /// Where and with what a result was produced.
@@ -95,134 +94,183 @@ fn utc_date(time: std::time::SystemTime) -> String {
     format!("{year:04}-{month:02}-{day:02}")
 }
 
-/// The results as a table, one row per cell, in cell order.
-pub fn to_frame(plan: &Plan, rows: &[CellResult], provenance: &Provenance) -> Result<DataFrame> {
-    let n = rows.len();
-    let text = |v: &str| Column::new("".into(), vec![v.to_string(); n]);
-    let columns = vec![
-        text(&plan.name).with_name("experiment".into()),
-        text(plan.profile.name()).with_name("profile".into()),
-        text(&plan.dataset).with_name("dataset".into()),
-        Column::new(
-            "map".into(),
-            rows.iter().map(|r| r.cell.map.name()).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "degree".into(),
-            rows.iter().map(|r| r.cell.degree).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "offset".into(),
-            rows.iter().map(|r| r.cell.offset).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "n_components".into(),
-            rows.iter()
-                .map(|r| r.cell.n_components as u64)
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "repetition".into(),
-            rows.iter()
-                .map(|r| r.cell.repetition as u64)
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "seed".into(),
-            rows.iter().map(|r| r.cell.seed).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "pair_seed".into(),
-            rows.iter().map(|r| r.cell.pair_seed).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "pairs".into(),
-            rows.iter().map(|r| r.pairs_used as u64).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "pairs_excluded".into(),
-            rows.iter()
-                .map(|r| r.pairs_excluded as u64)
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "relative_error".into(),
-            rows.iter().map(|r| r.relative_error).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "median_relative_error".into(),
-            rows.iter()
-                .map(|r| r.median_relative_error)
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "mean_absolute_error".into(),
-            rows.iter()
-                .map(|r| r.mean_absolute_error)
-                .collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "bias".into(),
-            rows.iter().map(|r| r.bias).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "map_seconds".into(),
-            rows.iter().map(|r| r.map_seconds).collect::<Vec<_>>(),
-        ),
-        text(&provenance.version).with_name("rfbench_version".into()),
-        text(&provenance.git_commit).with_name("git_commit".into()),
-        Column::new("threads".into(), vec![provenance.threads as u64; n]),
-        text(&provenance.cpu).with_name("cpu".into()),
-        text(&provenance.date).with_name("date".into()),
-    ];
-    DataFrame::new(n, columns)
-        .map_err(|e| Error::Experiment(format!("building the results table: {e}")))
+/// One measured (or skipped) cell at one repetition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultRow {
+    /// Index into the plan's cells.
+    pub cell: usize,
+    pub repetition: usize,
+    /// Seeds by column, in the plan's seed order.
+    pub seeds: Vec<(&'static str, u64)>,
+    pub outcome: CellOutcome,
 }
 
-/// Writes `frame` as CSV to `path` atomically.
-pub fn write_csv(frame: &mut DataFrame, path: &Path) -> Result<()> {
+/// The header of a plan's results, in order: bookkeeping, coordinates, the repetition, seeds,
+/// status, metrics, provenance.
+pub fn header(plan: &Plan) -> Vec<String> {
+    let mut h: Vec<String> = vec!["experiment".into(), "profile".into()];
+    h.extend(plan.columns.iter().cloned());
+    h.push("repetition".into());
+    h.extend(plan.seeds.iter().map(|s| s.spec.column.to_string()));
+    h.push("status".into());
+    h.push("skip_reason".into());
+    h.extend(plan.metrics.iter().cloned());
+    for p in ["master_seed", "rfbench_version", "git_commit", "threads", "cpu", "date"] {
+        h.push(p.into());
+    }
+    h
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// A number as written to the results: Rust's shortest round-trip form (`{:?}`), so reading it
+/// back gives the same bits; non-finite values as empty cells would hide them, so they are
+/// written as `NaN` / `inf`.
+pub fn number(v: f64) -> String {
+    format!("{v:?}")
+}
+
+/// The results as CSV text.
+pub fn to_csv(plan: &Plan, rows: &[ResultRow], provenance: &Provenance) -> String {
+    let header = header(plan);
+    let mut out = header.iter().map(|h| field(h)).collect::<Vec<_>>().join(",");
+    out.push('\n');
+    for row in rows {
+        let cell = &plan.cells[row.cell];
+        let mut f: Vec<String> = vec![field(&plan.name), field(plan.profile.name())];
+        for column in &plan.columns {
+            f.push(match cell.get(column) {
+                Some(Value::Float(v)) => number(*v),
+                Some(v) => field(&v.to_string()),
+                None => String::new(),
+            });
+        }
+        f.push(row.repetition.to_string());
+        f.extend(row.seeds.iter().map(|(_, s)| s.to_string()));
+        match &row.outcome {
+            CellOutcome::Done(metrics) => {
+                f.push("ok".into());
+                f.push(String::new());
+                for m in &plan.metrics {
+                    f.push(metrics.get(m).map(|v| number(*v)).unwrap_or_default());
+                }
+            }
+            CellOutcome::Skipped(reason) => {
+                f.push("skipped".into());
+                f.push(field(reason));
+                f.extend(plan.metrics.iter().map(|_| String::new()));
+            }
+        }
+        f.push(plan.master_seed.to_string());
+        f.push(field(&provenance.version));
+        f.push(field(&provenance.git_commit));
+        f.push(provenance.threads.to_string());
+        f.push(field(&provenance.cpu));
+        f.push(field(&provenance.date));
+        out.push_str(&f.join(","));
+        out.push('\n');
+    }
+    out
+}
+
+/// Writes `contents` to `path` atomically: a temporary file in the same directory, flushed,
+/// made world-readable like any other output (temporary files start private), then renamed
+/// over `path`. A reader sees the old file or the new one, never half of one.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    CsvWriter::new(&mut tmp)
-        .include_header(true)
-        .finish(frame)
-        .map_err(|e| Error::Results {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".rfbench-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(contents).map_err(|e| Error::io(path, e))?;
     tmp.flush().map_err(|e| Error::io(path, e))?;
     tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
+            .map_err(|e| Error::io(tmp.path(), e))?;
+    }
     tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
     Ok(())
 }
 
-/// Reads a results CSV.
-pub fn read_csv(path: &Path) -> Result<DataFrame> {
-    if !path.is_file() {
-        return Err(Error::Results {
-            path: path.to_path_buf(),
-            message: "no such file".into(),
-        });
+/// A results CSV as rows of text fields by column name (quotes undone). The check compares
+/// these texts, so "the same number" means the same bits.
+pub fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let bad = |message: String| Error::Results {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut records = parse_csv_text(&text).map_err(|m| bad(m))?;
+    if records.is_empty() {
+        return Err(bad("empty file: no header".into()));
     }
-    File::open(path).map_err(|e| Error::io(path, e))?;
-    // Seeds use the whole u64 range, beyond what type inference (i64) accepts.
-    let seeds = Schema::from_iter([
-        Field::new("seed".into(), DataType::UInt64),
-        Field::new("pair_seed".into(), DataType::UInt64),
-    ]);
-    CsvReadOptions::default()
-        .with_has_header(true)
-        .with_schema_overwrite(Some(std::sync::Arc::new(seeds)))
-        .try_into_reader_with_file_path(Some(PathBuf::from(path)))
-        .and_then(|r| r.finish())
-        .map_err(|e| Error::Results {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        })
+    let header = records.remove(0);
+    for (i, r) in records.iter().enumerate() {
+        if r.len() != header.len() {
+            return Err(bad(format!(
+                "row {} has {} fields, the header {} (a truncated or edited file?)",
+                i + 2,
+                r.len(),
+                header.len()
+            )));
+        }
+    }
+    Ok((header, records))
+}
+
+fn parse_csv_text(text: &str) -> std::result::Result<Vec<Vec<String>>, String> {
+    let mut records = Vec::new();
+    let (mut record, mut fieldbuf) = (Vec::new(), String::new());
+    let mut chars = text.chars().peekable();
+    let mut quoted = false;
+    let mut line = 1;
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                fieldbuf.push('"');
+            }
+            (true, '"') => quoted = false,
+            (true, c) => {
+                if c == '\n' {
+                    line += 1;
+                }
+                fieldbuf.push(c)
+            }
+            (false, '"') if fieldbuf.is_empty() => quoted = true,
+            (false, ',') => record.push(std::mem::take(&mut fieldbuf)),
+            (false, '\n') => {
+                record.push(std::mem::take(&mut fieldbuf));
+                records.push(std::mem::take(&mut record));
+                line += 1;
+            }
+            (false, '\r') => {}
+            (false, c) => fieldbuf.push(c),
+        }
+    }
+    if quoted {
+        return Err(format!("line {line}: unterminated quoted field"));
+    }
+    if !fieldbuf.is_empty() || !record.is_empty() {
+        record.push(fieldbuf);
+        records.push(record);
+    }
+    Ok(records)
 }
 
 #[cfg(test)]
@@ -235,5 +283,21 @@ mod tests {
         assert_eq!(at(0), "1970-01-01");
         assert_eq!(at(951_782_400), "2000-02-29");
         assert_eq!(at(1_795_219_200), "2026-11-21");
+    }
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::*;
+
+    #[test]
+    fn fields_round_trip_through_quotes() {
+        let text = "a,b\n\"x, \"\"y\"\"\",2\n,\n";
+        let rows = parse_csv_text(text).unwrap();
+        assert_eq!(rows, vec![vec!["a", "b"], vec!["x, \"y\"", "2"], vec!["", ""]]);
+        assert_eq!(field("x, \"y\""), "\"x, \"\"y\"\"\"");
+        assert!(parse_csv_text("\"open").is_err());
+        assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
+        assert_eq!(number(1e-20), "1e-20");
     }
 }

@@ -1,20 +1,29 @@
-//! `reproduce` and `check`: a spec end to end (data, sweep, CSV, figure, report) and a regenerated
-//! run compared with the committed reference.
+//! `reproduce` and `check`: a spec end to end (data, cells, CSV, figures, tables, report) and a
+//! regenerated run compared with the committed reference.
+//!
+//! The pipeline is spec -> plan -> cells -> CSV -> everything else read back from the CSV, so
+//! what the figures, tables and report show is what the written file says.
 
+use std::collections::BTreeMap;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use rfbench_maps::Kernel;
 
 use crate::check::{self, CheckReport};
-use crate::data::{self, Prepared, Step};
+use crate::data::{self, distance_percentile, DataError, Prepared, Step};
 use crate::error::{Error, Result};
-use crate::experiment;
-use crate::figure;
-use crate::report;
-use crate::results::{self, Provenance};
-use crate::spec::{check_step_for_maps, load_plan, Plan, Profile};
-use crate::summary::Summary;
+use crate::kinds::{train_rows, CellContext, CellOutcome};
+use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
+use crate::registry::{self, ParamValues, Value};
+use crate::results::{self, Provenance, ResultRow};
+use crate::seeds::derive_seed;
+use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile};
 
 /// Where a run reads its inputs and writes its outputs.
 #[derive(Debug, Clone)]
@@ -23,11 +32,30 @@ pub struct RunOptions {
     pub root: PathBuf,
     /// Where `results/` and `figures/` are written (the root itself for `reproduce`).
     pub out_dir: PathBuf,
-    /// Replaces the spec's master seed (to test that another draw agrees within tolerance).
+    /// Replaces the spec's master seed (to test that another draw agrees statistically).
     pub master_seed: Option<u64>,
-    pub progress: bool,
+    /// Progress: a bar on a terminal, a line every few seconds otherwise, or nothing.
+    pub progress: Progress,
     /// Cache and mirror directories for the datasets.
     pub fetch: data::FetchOptions,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    Bar,
+    Lines,
+    Quiet,
+}
+
+impl Progress {
+    /// A bar on a terminal, lines otherwise (CI, `nohup`, a pipe).
+    pub fn detect() -> Progress {
+        if std::io::stderr().is_terminal() {
+            Progress::Bar
+        } else {
+            Progress::Lines
+        }
+    }
 }
 
 /// What a run produced.
@@ -35,22 +63,40 @@ pub struct RunOptions {
 pub struct Outcome {
     pub plan: Plan,
     pub csv: PathBuf,
-    pub figure: PathBuf,
-    pub report: String,
+    pub rendered: Rendered,
     pub seconds: f64,
+    pub skipped: usize,
 }
 
-/// The dataset, preprocessed as the spec says: its `[data] preprocess` steps in order, or the
-/// registry entry's defaults when the spec names none. The steps are checked against the
-/// entry's published size and the spec's maps before anything is downloaded; every error names
-/// the spec's line (or the registry entry, for its defaults).
-pub fn prepare_data(plan: &Plan, root: &Path, fetch: &data::FetchOptions) -> Result<Prepared> {
+/// The dataset of `cell`, preprocessed as the spec says (its steps, or the registry entry's
+/// defaults). `Ok(Err(reason))` when the data cannot be had on this machine (a download
+/// without network): its cells are skipped with that reason.
+fn prepare_data(
+    plan: &Plan,
+    cell: &Cell,
+    data_seed: u64,
+    root: &Path,
+    fetch: &data::FetchOptions,
+) -> Result<std::result::Result<Prepared, String>> {
     let registry_path = root.join("datasets.toml");
-    let registry = data::Registry::from_file(&registry_path)?;
-    let entry = registry.get(&plan.dataset)?;
+    let (dataset, defaults) = match cell.source {
+        DatasetSource::Synthetic(generator) => {
+            ((generator.generate)(&cell.data_params, data_seed)?, Vec::new())
+        }
+        DatasetSource::Registry => {
+            let registry = data::Registry::from_file(&registry_path)?;
+            let entry = registry.get(&cell.dataset)?;
+            let dataset = match data::load(entry, fetch) {
+                Ok(d) => d,
+                Err(e @ DataError::Download { .. }) => return Ok(Err(e.to_string())),
+                Err(e) => return Err(e.into()),
+            };
+            (dataset, entry.preprocess.clone())
+        }
+    };
     let steps: Vec<(Step, Option<usize>)> = match &plan.preprocess {
         Some(list) => list.iter().map(|p| (p.step, Some(p.line))).collect(),
-        None => entry.preprocess.iter().map(|&s| (s, None)).collect(),
+        None => defaults.into_iter().map(|s| (s, None)).collect(),
     };
     let fail = |line: Option<usize>, problem: String| match line {
         Some(line) => Error::Spec {
@@ -60,40 +106,183 @@ pub fn prepare_data(plan: &Plan, root: &Path, fetch: &data::FetchOptions) -> Res
         None => Error::Experiment(format!(
             "{}: dataset '{}': default preprocess: {problem}",
             registry_path.display(),
-            entry.name
+            cell.dataset
         )),
     };
-    let mut rows = entry.loaded_rows();
+    let mut rows = dataset.x.n_rows();
     for &(step, line) in &steps {
-        check_step_for_maps(&step, &plan.maps).map_err(|p| fail(line, p))?;
         rows = step.rows_after(rows).map_err(|p| fail(line, p))?;
     }
-    let mut prepared = Prepared::from(data::load(entry, fetch)?);
+    let mut prepared = Prepared::from(dataset);
     for &(step, line) in &steps {
         step.apply(&mut prepared)
             .map_err(|e| fail(line, format!("step {:?}: {e}", step.name())))?;
     }
-    Ok(prepared)
+    Ok(Ok(prepared))
 }
 
-fn progress_bar(len: usize, visible: bool) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(
-        Some(len as u64),
-        if visible {
-            ProgressDrawTarget::stderr()
-        } else {
-            ProgressDrawTarget::hidden()
-        },
-    );
-    if let Ok(style) =
-        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} cells, eta {eta}")
-    {
-        bar.set_style(style.progress_chars("=> "));
+/// The cell's kernel with every bandwidth rule resolved on the training rows, and the values
+/// used (written to `{param}_used`).
+fn resolve_kernel(
+    plan: &Plan,
+    cell: &Cell,
+    data: &Prepared,
+) -> Result<(Option<Kernel>, Vec<(String, f64)>)> {
+    let Some(info) = cell.kernel else {
+        return Ok((None, Vec::new()));
+    };
+    let mut params = ParamValues::default();
+    let mut used = Vec::new();
+    for (name, value) in &cell.kernel_params.0 {
+        let resolved = match value {
+            Value::Rule(rule) => {
+                let seed = derive_seed(
+                    plan.master_seed,
+                    &format!("bandwidth|{}", cell.data_key()),
+                );
+                let sigma = distance_percentile(&train_rows(data), rule.percentile, rule.pairs, seed)?;
+                if !(sigma.is_finite() && sigma > 0.0) {
+                    return Err(Error::Experiment(format!(
+                        "dataset {:?}: the bandwidth rule ({rule}) gives {sigma}: the sampled rows coincide",
+                        cell.dataset
+                    )));
+                }
+                used.push((format!("{name}_used"), sigma));
+                Value::Float(sigma)
+            }
+            other => other.clone(),
+        };
+        params.0.insert(name.clone(), resolved);
     }
-    bar
+    Ok((Some((info.build)(&params)?), used))
 }
 
-/// Runs experiment `name` under `profile`: writes `results/STEM.csv` and `figures/STEM.png`
+struct Reporter {
+    bar: Option<ProgressBar>,
+    lines: bool,
+    total: usize,
+    done: AtomicUsize,
+    start: Instant,
+    last: Mutex<Instant>,
+}
+
+impl Reporter {
+    fn new(total: usize, progress: Progress) -> Reporter {
+        let bar = (progress == Progress::Bar).then(|| {
+            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            if let Ok(style) = ProgressStyle::with_template(
+                "{elapsed_precise} [{bar:40}] {pos}/{len} cells, eta {eta}",
+            ) {
+                bar.set_style(style.progress_chars("=> "));
+            }
+            bar
+        });
+        Reporter {
+            bar,
+            lines: progress == Progress::Lines,
+            total,
+            done: AtomicUsize::new(0),
+            start: Instant::now(),
+            last: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn tick(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+        }
+        if self.lines {
+            let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+            if last.elapsed().as_secs_f64() >= 10.0 || done == self.total {
+                *last = Instant::now();
+                let elapsed = self.start.elapsed().as_secs_f64();
+                let remaining = elapsed / done as f64 * (self.total - done) as f64;
+                eprintln!(
+                    "{done}/{} cells, {elapsed:.0} s elapsed, about {remaining:.0} s remaining",
+                    self.total
+                );
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+/// Runs every cell of `plan` at every repetition. Cells run concurrently when the kind allows
+/// it; results come back in (cell, repetition) order whatever the schedule.
+pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
+    // Each dataset is loaded once (by its coordinates and data seed).
+    let mut data: BTreeMap<(String, u64), std::result::Result<Prepared, String>> = BTreeMap::new();
+    for cell in &plan.cells {
+        let seed = plan.seed("data_seed", cell, 0).unwrap_or(plan.master_seed);
+        let key = (cell.data_key(), seed);
+        if !data.contains_key(&key) {
+            let prepared = prepare_data(plan, cell, seed, &options.root, &options.fetch)?;
+            data.insert(key, prepared);
+        }
+    }
+    let jobs: Vec<(usize, usize)> = (0..plan.cells.len())
+        .flat_map(|c| (0..plan.repetitions).map(move |r| (c, r)))
+        .collect();
+    let reporter = Reporter::new(jobs.len(), options.progress);
+    let run_one = |&(c, repetition): &(usize, usize)| -> Result<ResultRow> {
+        let cell = &plan.cells[c];
+        let seeds: Vec<(&'static str, u64)> = plan
+            .seeds
+            .iter()
+            .map(|s| {
+                (
+                    s.spec.column,
+                    derive_seed(plan.master_seed, &plan.seed_key(s, cell, repetition)),
+                )
+            })
+            .collect();
+        let data_seed = plan.seed("data_seed", cell, 0).unwrap_or(plan.master_seed);
+        let outcome = match &data[&(cell.data_key(), data_seed)] {
+            Err(reason) => CellOutcome::Skipped(reason.clone()),
+            Ok(prepared) => {
+                let (kernel, used) = resolve_kernel(plan, cell, prepared)?;
+                let by_column: BTreeMap<&'static str, u64> = seeds.iter().copied().collect();
+                let ctx = CellContext {
+                    plan,
+                    cell,
+                    repetition,
+                    seeds: &by_column,
+                    data: prepared,
+                    kernel,
+                };
+                match (plan.kind.run)(&ctx)? {
+                    CellOutcome::Done(mut metrics) => {
+                        metrics.extend(used);
+                        CellOutcome::Done(metrics)
+                    }
+                    skipped => skipped,
+                }
+            }
+        };
+        reporter.tick();
+        Ok(ResultRow {
+            cell: c,
+            repetition,
+            seeds,
+            outcome,
+        })
+    };
+    let rows: Result<Vec<ResultRow>> = if plan.kind.parallel_cells {
+        jobs.par_iter().map(run_one).collect()
+    } else {
+        jobs.iter().map(run_one).collect()
+    };
+    reporter.finish();
+    rows
+}
+
+/// Runs experiment `name` under `profile`: writes `results/STEM.csv`, its figures and tables
 /// under `out_dir` (STEM is the name, plus `.quick` for the quick profile).
 pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<Outcome> {
     let start = Instant::now();
@@ -101,47 +290,54 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
     }
-    let x = prepare_data(&plan, &options.root, &options.fetch)?.x;
-    let n_cells = experiment::cells(&plan).len();
-    let bar = progress_bar(n_cells, options.progress);
-    let rows = experiment::run(&plan, &x, || bar.inc(1))?;
-    bar.finish_and_clear();
+    let rows = run_cells(&plan, options)?;
+    let skipped = rows
+        .iter()
+        .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
+        .count();
 
     let stem = profile.stem(&plan.name);
-    let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
-    let mut frame = results::to_frame(&plan, &rows, &Provenance::collect(&options.root))?;
-    results::write_csv(&mut frame, &csv)?;
+    let results_dir = options.out_dir.join("results");
+    let csv = results_dir.join(format!("{stem}.csv"));
+    let text = results::to_csv(&plan, &rows, &Provenance::collect(&options.root));
+    results::write_atomic(&csv, text.as_bytes())?;
 
-    // Everything below is drawn from the file just written, as a later `rfbench figure` would.
-    let written = results::read_csv(&csv)?;
-    let summary = Summary::from_frame(&written, &plan.figure.y, &csv)?;
-    let figure_path = options.out_dir.join("figures").join(format!("{stem}.png"));
-    let title = format!("{} [{} profile]", plan.title, profile.name());
-    figure::draw(
-        &summary,
-        &title,
-        &plan.figure.x_label,
-        &plan.figure.y_label,
-        &figure_path,
+    // Everything below is drawn from the file just written.
+    let columns = plan.output_columns();
+    let written = Results::from_csv(&csv, &columns)?;
+    let ctx = RenderContext {
+        stem,
+        title: plan.title.clone(),
+        profile_note: format!("{} profile", profile.name()),
+        figures_dir: options.out_dir.join("figures"),
+        results_dir,
+        labels: Labels(registry::labels().into_iter().collect()),
+    };
+    let rendered = outputs::render(
+        &written,
+        &plan.figures,
+        &plan.tables,
+        &plan.claims,
+        &plan.paper_values,
+        &ctx,
     )?;
-    let report = report::render(&summary, &plan.paper_values);
     Ok(Outcome {
         plan,
         csv,
-        figure: figure_path,
-        report,
+        rendered,
         seconds: start.elapsed().as_secs_f64(),
+        skipped,
     })
 }
 
 /// Regenerates experiment `name` into a temporary directory and compares it with the committed
-/// `results/STEM.csv` under the spec's tolerances.
+/// `results/STEM.csv` (exactly with the same master seed, statistically with another).
 pub fn check(name: &str, profile: Profile, options: &RunOptions) -> Result<(CheckReport, Outcome)> {
     let reference_path = options
         .root
         .join("results")
         .join(format!("{}.csv", profile.stem(name)));
-    let reference = results::read_csv(&reference_path)?;
+    let reference = results::read_rows(&reference_path)?;
     let scratch =
         tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
     let outcome = reproduce(
@@ -152,14 +348,13 @@ pub fn check(name: &str, profile: Profile, options: &RunOptions) -> Result<(Chec
             ..options.clone()
         },
     )?;
-    let regenerated = results::read_csv(&outcome.csv)?;
+    let regenerated = results::read_rows(&outcome.csv)?;
     let report = check::compare(
+        &outcome.plan,
         &reference,
         &reference_path,
         &regenerated,
         &outcome.csv,
-        &outcome.plan.check_columns,
-        outcome.plan.check_z,
     )?;
     Ok((report, outcome))
 }

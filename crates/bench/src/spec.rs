@@ -1,20 +1,32 @@
 //! Experiment specs: TOML files in `experiments/`, parsed in two stages.
 //!
-//! 1. [`RawSpec`] mirrors the TOML one to one with serde, unknown keys denied, so a typo is an
-//!    error naming the key and its line rather than a silently ignored setting.
-//! 2. [`Plan`] is the validated form: the profile applied, every value range-checked (errors name
-//!    the key and line, from the spans serde keeps), the grid ready to expand.
+//! 1. [`RawSpec`] mirrors the TOML with serde, unknown top-level keys denied, every value kept
+//!    with its span so that an error names the key and its line.
+//! 2. [`Plan`] is the validated form: the profile applied, every component and parameter checked
+//!    against the registry, the grid expanded into [`Cell`]s, seed scopes resolved, the outputs'
+//!    column names checked against the columns the run will write.
 //!
-//! Experiments are data, not code (benchopt's rule): a user adds a sweep by editing lists here.
+//! Experiments are data, not code (benchopt's rule): a user writes a sweep by editing lists.
+//! The full reference, generated from the registry, is `docs/spec.md`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::data::Step;
+use crate::data::{Registry, Step, Task};
 use crate::error::{Error, Result};
+use crate::grid::{self, Group, RawCell, Scope};
+use crate::kinds::{KindInfo, SeedScope, SeedSpec};
+use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
+use crate::registry::{
+    self, GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues,
+    TaskKind, Value,
+};
+
+type Table = BTreeMap<String, Spanned<toml::Value>>;
 
 /// The TOML file as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -24,97 +36,52 @@ pub struct RawSpec {
     pub title: String,
     /// Which source document and item the experiment reproduces, e.g. "000 Fig. 1".
     pub paper: String,
-    /// What the experiment measures; only "kernel-error" exists so far.
+    /// The experiment kind (see `rfbench` docs/spec.md): kernel-error, gram-error, timing, learning.
     pub kind: Spanned<String>,
-    pub data: RawData,
-    pub run: RawRun,
-    pub grid: RawGrid,
+    /// `dataset` (a name or a list), `preprocess`, and a synthetic source's parameters.
+    pub data: Table,
+    /// `master_seed`, `repetitions`, and the kind's parameters.
+    pub run: Table,
+    /// `name` and the kernel's parameters (lists are axes).
     #[serde(default)]
-    pub profiles: RawProfiles,
-    pub figure: RawFigure,
-    pub check: RawCheck,
+    pub kernel: Table,
+    /// Global axes and constants.
+    #[serde(default)]
+    pub grid: Table,
+    /// Axes of one map: `[maps.rff] form = ["paired", "phase"]`.
+    #[serde(default)]
+    pub maps: BTreeMap<String, Table>,
+    /// Axes of one learner: `[learners.linear-svm] C = [0.1, 1]`.
+    #[serde(default)]
+    pub learners: BTreeMap<String, Table>,
+    /// Seed scopes that replace the kind's defaults: `pair_seed = ["dataset", "repetition"]`.
+    #[serde(default)]
+    pub seeds: BTreeMap<String, Spanned<Vec<String>>>,
+    #[serde(default)]
+    pub profiles: BTreeMap<String, Table>,
+    #[serde(default)]
+    pub figures: Vec<RawFigure>,
+    #[serde(default)]
+    pub tables: Vec<RawTable>,
+    #[serde(default)]
+    pub claims: Vec<RawClaim>,
     #[serde(default)]
     pub paper_values: Vec<RawPaperValue>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawData {
-    pub dataset: Spanned<String>,
-    /// Ordered preprocessing steps (see [`crate::data::Step`] for the vocabulary); when the key
-    /// is left out the registry entry's defaults apply, and `[]` means none.
-    pub preprocess: Option<Vec<Spanned<toml::Value>>>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawRun {
-    pub master_seed: u64,
-    pub repetitions: Spanned<usize>,
-    /// Random pairs per repetition on which the kernel estimate is compared with the exact kernel.
-    pub pairs: Spanned<usize>,
-    pub metric: Spanned<String>,
-}
-
-/// Parameter lists whose Cartesian product is the sweep.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawGrid {
-    pub map: Spanned<Vec<String>>,
-    pub degree: Spanned<Vec<u32>>,
-    pub offset: Spanned<Vec<f64>>,
-    pub n_components: Spanned<Vec<usize>>,
-}
-
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawProfiles {
-    pub quick: Option<RawProfile>,
-}
-
-/// Overrides applied by `--quick`: a small version of the run, for CI.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawProfile {
-    pub repetitions: Option<Spanned<usize>>,
-    pub pairs: Option<Spanned<usize>>,
-    pub n_components: Option<Spanned<Vec<usize>>>,
-    pub degree: Option<Spanned<Vec<u32>>>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawFigure {
-    pub x: String,
-    pub y: String,
-    pub x_label: String,
-    pub y_label: String,
-    /// One panel per value of this column.
-    pub panels: String,
+    pub check: RawCheck,
 }
 
 /// How `rfbench check` compares a regenerated result with the committed reference.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
-    /// Metric columns compared, per grid cell, as means over repetitions.
-    pub columns: Vec<String>,
-    /// Allowed difference in standard errors of the difference of two means (each standard error
-    /// from that run's own spread over repetitions).
-    pub z: Spanned<f64>,
-}
-
-/// A number the paper reports, to print beside ours.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RawPaperValue {
-    /// Which rows of our results it corresponds to: column = value.
+    /// Metric columns compared.
+    pub columns: Spanned<Vec<String>>,
+    /// Same master seed: largest relative difference allowed (0 = bit for bit).
     #[serde(default)]
-    pub select: toml::Table,
-    /// How our rows are summarised for the comparison: "max" or "mean" of the per-cell means.
-    pub statistic: String,
-    pub value: f64,
-    pub note: String,
+    pub rtol: Option<Spanned<f64>>,
+    /// Other master seed: the probability, over the whole file, that a correct rerun fails.
+    #[serde(default)]
+    pub false_alarm: Option<Spanned<f64>>,
 }
 
 /// Which grid cells to run: the spec's own lists or its quick profile.
@@ -141,50 +108,64 @@ impl Profile {
     }
 }
 
-/// The feature maps an experiment can name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum MapKind {
-    TensorSketch,
-    RandomMaclaurin,
-}
-
-impl MapKind {
-    pub const ALL: [MapKind; 2] = [MapKind::TensorSketch, MapKind::RandomMaclaurin];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            MapKind::TensorSketch => "tensor-sketch",
-            MapKind::RandomMaclaurin => "random-maclaurin",
-        }
-    }
-
-    /// The papers' abbreviation, for legends.
-    pub fn short(self) -> &'static str {
-        match self {
-            MapKind::TensorSketch => "TS",
-            MapKind::RandomMaclaurin => "RM",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<MapKind> {
-        Self::ALL.into_iter().find(|m| m.name() == name)
-    }
-
-    /// Whether the map's kernel has a bandwidth (set by the `bandwidth` preprocessing step).
-    /// The polynomial sketches do not.
-    pub fn takes_bandwidth(self) -> bool {
-        match self {
-            MapKind::TensorSketch | MapKind::RandomMaclaurin => false,
-        }
-    }
-}
-
-/// A preprocessing step of the spec and the line it is written on (for errors found only once
-/// the dataset is known, such as a subsample larger than the data).
+/// A preprocessing step of the spec and the line it is written on.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PlannedStep {
     pub step: Step,
     pub line: usize,
+}
+
+/// Where a cell's rows come from.
+#[derive(Debug, Clone, Copy)]
+pub enum DatasetSource {
+    /// An entry of `datasets.toml`.
+    Registry,
+    Synthetic(&'static GeneratorInfo),
+}
+
+/// One cell of the grid (every repetition of it shares these coordinates).
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// The cell's coordinates, in the plan's column order (absent: not applicable).
+    pub coordinates: Vec<(String, Value)>,
+    pub dataset: String,
+    pub source: DatasetSource,
+    pub task: TaskKind,
+    pub map: &'static MapInfo,
+    pub learner: Option<&'static LearnerInfo>,
+    pub kernel: Option<&'static KernelInfo>,
+    pub map_params: ParamValues,
+    pub learner_params: ParamValues,
+    pub kernel_params: ParamValues,
+    pub data_params: ParamValues,
+    pub kind_params: ParamValues,
+}
+
+impl Cell {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.coordinates
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+
+    /// The coordinates that identify the dataset (its name and a generator's parameters).
+    pub fn data_key(&self) -> String {
+        let mut key = format!("dataset={}", self.dataset);
+        for (name, value) in &self.data_params.0 {
+            key.push_str(&format!("|{name}={value}"));
+        }
+        key
+    }
+}
+
+/// A seed column and the axes its key is built from.
+#[derive(Debug, Clone)]
+pub struct PlannedSeed {
+    pub spec: &'static SeedSpec,
+    /// Axis names in column order; `repetition` is separate.
+    pub axes: Vec<String>,
+    pub with_repetition: bool,
 }
 
 /// The validated experiment, with a profile applied.
@@ -195,38 +176,63 @@ pub struct Plan {
     pub paper: String,
     pub source: PathBuf,
     pub profile: Profile,
-    pub dataset: String,
+    pub kind: &'static KindInfo,
     /// `None`: the registry entry's default steps.
     pub preprocess: Option<Vec<PlannedStep>>,
     pub master_seed: u64,
     pub repetitions: usize,
-    pub pairs: usize,
-    pub maps: Vec<MapKind>,
-    pub degrees: Vec<u32>,
-    pub offsets: Vec<f64>,
-    pub n_components: Vec<usize>,
-    pub figure: RawFigure,
-    pub check_columns: Vec<String>,
-    pub check_z: f64,
+    pub cells: Vec<Cell>,
+    /// Coordinate columns of the results, in order.
+    pub columns: Vec<String>,
+    /// The names written as lists (they enter seed keys).
+    pub axes: BTreeSet<String>,
+    pub seeds: Vec<PlannedSeed>,
+    /// Metric columns of the results, in order.
+    pub metrics: Vec<String>,
+    pub figures: Vec<RawFigure>,
+    pub tables: Vec<RawTable>,
+    pub claims: Vec<RawClaim>,
     pub paper_values: Vec<RawPaperValue>,
+    pub check_columns: Vec<String>,
+    pub check_rtol: f64,
+    pub check_false_alarm: f64,
 }
 
-/// Whether `step` means anything to an experiment over `maps`: a bandwidth is a parameter of
-/// shift-invariant kernels, and a spec that sets one for maps that have none would otherwise
-/// have it silently ignored.
-pub fn check_step_for_maps(step: &Step, maps: &[MapKind]) -> std::result::Result<(), String> {
-    if matches!(step, Step::Bandwidth { .. }) && !maps.iter().any(|m| m.takes_bandwidth()) {
-        let names: Vec<_> = maps.iter().map(|m| m.name()).collect();
-        return Err(format!(
-            "step \"bandwidth\" sets a shift-invariant kernel's bandwidth, but the maps {names:?} \
-             approximate polynomial kernels, which have none"
-        ));
+impl Plan {
+    /// The key a seed of `cell` at `repetition` is derived from: the seed's prefix, then
+    /// `name=value` for every axis in its scope (`n_components` written `D`, as the papers do),
+    /// then `rep=R`. Pinned by tests: changing it changes every committed result.
+    pub fn seed_key(&self, seed: &PlannedSeed, cell: &Cell, repetition: usize) -> String {
+        let mut parts: Vec<String> = seed.spec.prefix.iter().map(|p| p.to_string()).collect();
+        for axis in &seed.axes {
+            if let Some(value) = cell.get(axis) {
+                let label = if axis == "n_components" { "D" } else { axis };
+                parts.push(format!("{label}={value}"));
+            }
+        }
+        if seed.with_repetition {
+            parts.push(format!("rep={repetition}"));
+        }
+        parts.join("|")
     }
-    Ok(())
+
+    pub fn seed(&self, column: &str, cell: &Cell, repetition: usize) -> Option<u64> {
+        self.seeds
+            .iter()
+            .find(|s| s.spec.column == column)
+            .map(|s| crate::seeds::derive_seed(self.master_seed, &self.seed_key(s, cell, repetition)))
+    }
+
+    pub fn output_columns(&self) -> Columns {
+        Columns {
+            coordinates: self.columns.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
 }
 
 /// Line (1-based) of a byte offset in `text`.
-fn line_of(text: &str, span: &Range<usize>) -> usize {
+pub fn line_of(text: &str, span: &Range<usize>) -> usize {
     text[..span.start.min(text.len())].matches('\n').count() + 1
 }
 
@@ -236,42 +242,101 @@ struct Checker<'a> {
 }
 
 impl Checker<'_> {
-    fn error<T>(
-        &self,
-        key: &str,
-        span: &Range<usize>,
-        message: impl std::fmt::Display,
-    ) -> Result<T> {
-        Err(Error::Spec {
+    fn fail(&self, key: &str, line: usize, message: impl std::fmt::Display) -> Error {
+        Error::Spec {
             path: self.path.to_path_buf(),
-            message: format!("key `{key}` (line {}): {message}", line_of(self.text, span)),
-        })
+            message: format!("key `{key}` (line {line}): {message}"),
+        }
     }
 
-    fn positive_list<T: Copy + PartialOrd + Default + std::fmt::Display>(
-        &self,
-        key: &str,
-        list: &Spanned<Vec<T>>,
-    ) -> Result<Vec<T>> {
-        if list.get_ref().is_empty() {
-            return self.error(key, &list.span(), "the list is empty");
+    fn error<T>(&self, key: &str, span: &Range<usize>, message: impl std::fmt::Display) -> Result<T> {
+        Err(self.fail(key, line_of(self.text, span), message))
+    }
+}
+
+const COMPONENTS: [&str; 4] = ["dataset", "map", "learner", "kernel"];
+
+/// The values of a group: a list is an axis (a list of lists when zipped), anything else a
+/// constant; duplicates in an axis are an error (they would narrow error bars and tolerances).
+fn group_of(
+    c: &Checker<'_>,
+    key: &str,
+    name: &str,
+    value: &Spanned<toml::Value>,
+    scope: Scope,
+) -> Result<Group> {
+    let line = line_of(c.text, &value.span());
+    let names: Vec<String> = name.split(',').map(|n| n.trim().to_string()).collect();
+    if names.iter().any(|n| n.is_empty()) {
+        return Err(c.fail(key, line, "an empty name in a zipped axis"));
+    }
+    let (rows, is_axis) = match (value.get_ref(), names.len()) {
+        (toml::Value::Array(items), 1) => {
+            if items.is_empty() {
+                return Err(c.fail(key, line, "the list is empty"));
+            }
+            (items.iter().map(|v| vec![v.clone()]).collect::<Vec<_>>(), true)
         }
-        if let Some(v) = list.get_ref().iter().find(|v| **v <= T::default()) {
-            return self.error(
+        (other, 1) => (vec![vec![other.clone()]], false),
+        (toml::Value::Array(items), n) => {
+            let mut rows = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    toml::Value::Array(row) if row.len() == n => rows.push(row.clone()),
+                    toml::Value::Array(row) => {
+                        return Err(c.fail(
+                            key,
+                            line,
+                            format!(
+                                "zipped axis of {n} names: entry {} has {} values",
+                                i + 1,
+                                row.len()
+                            ),
+                        ))
+                    }
+                    other => {
+                        return Err(c.fail(
+                            key,
+                            line,
+                            format!("zipped axis: entry {} must be a list of {n} values, got {other}", i + 1),
+                        ))
+                    }
+                }
+            }
+            if rows.is_empty() {
+                return Err(c.fail(key, line, "the list is empty"));
+            }
+            (rows, true)
+        }
+        (other, n) => {
+            return Err(c.fail(
                 key,
-                &list.span(),
-                format!("every value must be positive, found {v}"),
-            );
+                line,
+                format!("a zipped axis of {n} names needs a list of lists, got {other}"),
+            ))
         }
-        Ok(list.get_ref().clone())
+    };
+    let mut seen = BTreeSet::new();
+    for row in &rows {
+        let shown = format!("{row:?}");
+        if !seen.insert(shown) {
+            let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+            return Err(c.fail(key, line, format!("the value {} is listed twice", values.join(", "))));
+        }
     }
+    Ok(Group {
+        names,
+        rows,
+        is_axis,
+        scope,
+        key: key.to_string(),
+        line,
+    })
+}
 
-    fn positive(&self, key: &str, value: &Spanned<usize>) -> Result<usize> {
-        if *value.get_ref() == 0 {
-            return self.error(key, &value.span(), "must be at least 1, got 0");
-        }
-        Ok(*value.get_ref())
-    }
+/// A spec value of a component name, as text.
+fn name_of(v: &toml::Value) -> Option<&str> {
+    v.as_str()
 }
 
 impl RawSpec {
@@ -283,429 +348,571 @@ impl RawSpec {
         })
     }
 
-    /// Validates the spec and applies `profile`.
-    pub fn plan(&self, text: &str, path: &Path, profile: Profile) -> Result<Plan> {
+    /// Validates the spec against the registry and `datasets` and applies `profile`.
+    pub fn plan(&self, text: &str, path: &Path, profile: Profile, datasets: &Registry) -> Result<Plan> {
         let c = Checker { text, path };
-        if self.kind.get_ref() != "kernel-error" {
-            return c.error(
-                "kind",
-                &self.kind.span(),
-                format!(
-                    "unknown kind {:?}; known: \"kernel-error\"",
-                    self.kind.get_ref()
-                ),
-            );
-        }
-        if self.run.metric.get_ref() != "mean-relative-error" {
-            return c.error(
-                "run.metric",
-                &self.run.metric.span(),
-                format!(
-                    "unknown metric {:?}; known: \"mean-relative-error\"",
-                    self.run.metric.get_ref()
-                ),
-            );
-        }
-        let mut maps = Vec::new();
-        for name in self.grid.map.get_ref() {
-            match MapKind::parse(name) {
-                Some(m) => maps.push(m),
+        let kind = match registry::kind(self.kind.get_ref()) {
+            Some(k) => k,
+            None => {
+                return c.error(
+                    "kind",
+                    &self.kind.span(),
+                    format!("unknown kind {:?}; known: {:?}", self.kind.get_ref(), registry::kind_names()),
+                )
+            }
+        };
+
+        // The profile replaces values of [run], [data], [kernel] and [grid] by name.
+        let overrides: Table = match profile {
+            Profile::Full => Table::new(),
+            Profile::Quick => match self.profiles.get("quick") {
+                Some(t) => t.clone(),
                 None => {
-                    let known: Vec<_> = MapKind::ALL.iter().map(|m| m.name()).collect();
-                    return c.error(
-                        "grid.map",
-                        &self.grid.map.span(),
-                        format!("unknown map {name:?}; known: {known:?}"),
-                    );
+                    return Err(Error::Spec {
+                        path: path.to_path_buf(),
+                        message: "`--quick` needs a [profiles.quick] table".into(),
+                    })
                 }
-            }
-        }
-        if maps.is_empty() {
-            return c.error("grid.map", &self.grid.map.span(), "the list is empty");
-        }
-        let preprocess = match &self.data.preprocess {
-            None => None,
-            Some(list) => {
-                let mut steps = Vec::with_capacity(list.len());
-                for value in list {
-                    let step = match Step::from_toml(value.get_ref()) {
-                        Ok(step) => step,
-                        Err(problem) => return c.error("data.preprocess", &value.span(), problem),
-                    };
-                    if let Err(problem) = check_step_for_maps(&step, &maps) {
-                        return c.error("data.preprocess", &value.span(), problem);
-                    }
-                    steps.push(PlannedStep {
-                        step,
-                        line: line_of(text, &value.span()),
-                    });
-                }
-                Some(steps)
-            }
+            },
         };
-        let quick = match (profile, &self.profiles.quick) {
-            (Profile::Quick, None) => {
+        for name in self.profiles.keys() {
+            if name != "quick" {
                 return Err(Error::Spec {
                     path: path.to_path_buf(),
-                    message: "`--quick` needs a [profiles.quick] table".into(),
-                })
-            }
-            (Profile::Quick, Some(q)) => Some(q),
-            (Profile::Full, _) => None,
-        };
-        let pick_list = |full: &Spanned<Vec<usize>>, over: Option<&Spanned<Vec<usize>>>| {
-            over.cloned().unwrap_or_else(|| full.clone())
-        };
-        let repetitions = quick
-            .and_then(|q| q.repetitions.clone())
-            .unwrap_or_else(|| self.run.repetitions.clone());
-        let pairs = quick
-            .and_then(|q| q.pairs.clone())
-            .unwrap_or_else(|| self.run.pairs.clone());
-        let degrees = quick
-            .and_then(|q| q.degree.clone())
-            .unwrap_or_else(|| self.grid.degree.clone());
-        let n_components = pick_list(
-            &self.grid.n_components,
-            quick.and_then(|q| q.n_components.as_ref()),
-        );
-        let repetitions = c.positive("repetitions", &repetitions)?;
-        if repetitions < 2 {
-            return c.error(
-                "repetitions",
-                &self.run.repetitions.span(),
-                "at least 2 are needed for error bars and checks",
-            );
-        }
-        let offsets = self.grid.offset.get_ref().clone();
-        if offsets.is_empty() {
-            return c.error("grid.offset", &self.grid.offset.span(), "the list is empty");
-        }
-        if let Some(o) = offsets.iter().find(|o| !(o.is_finite() && **o >= 0.0)) {
-            return c.error(
-                "grid.offset",
-                &self.grid.offset.span(),
-                format!("offsets must be finite and >= 0, found {o}"),
-            );
-        }
-        let z = *self.check.z.get_ref();
-        if !(z.is_finite() && z > 0.0) {
-            return c.error(
-                "check.z",
-                &self.check.z.span(),
-                format!("must be positive, got {z}"),
-            );
-        }
-        if self.figure.x != "n_components" || self.figure.panels != "degree" {
-            return Err(Error::Spec {
-                path: path.to_path_buf(),
-                message: format!(
-                    "figure: x = {:?}, panels = {:?}: kernel-error figures plot x = \"n_components\" in panels by \"degree\"",
-                    self.figure.x, self.figure.panels
-                ),
-            });
-        }
-        if !crate::experiment::METRIC_COLUMNS.contains(&self.figure.y.as_str()) {
-            return Err(Error::Spec {
-                path: path.to_path_buf(),
-                message: format!(
-                    "figure.y: unknown column {:?}; known: {:?}",
-                    self.figure.y,
-                    crate::experiment::METRIC_COLUMNS
-                ),
-            });
-        }
-        for column in &self.check.columns {
-            if !crate::experiment::METRIC_COLUMNS.contains(&column.as_str()) {
-                return Err(Error::Spec {
-                    path: path.to_path_buf(),
-                    message: format!(
-                        "check.columns: unknown column {column:?}; known: {:?}",
-                        crate::experiment::METRIC_COLUMNS
-                    ),
+                    message: format!("[profiles.{name}]: unknown profile; known: [\"quick\"]"),
                 });
             }
         }
+        for (name, value) in &overrides {
+            let known = self.run.contains_key(name)
+                || self.data.contains_key(name)
+                || self.kernel.contains_key(name)
+                || self.grid.contains_key(name);
+            if !known {
+                return c.error(
+                    &format!("profiles.quick.{name}"),
+                    &value.span(),
+                    "a profile may only replace a key of [run], [data], [kernel] or [grid] that the spec sets",
+                );
+            }
+        }
+        let pick = |section: &str, name: &str, value: &Spanned<toml::Value>| -> (String, Spanned<toml::Value>) {
+            match overrides.get(name) {
+                Some(v) => (format!("profiles.quick.{name}"), v.clone()),
+                None => (format!("{section}.{name}"), value.clone()),
+            }
+        };
+
+        // [run]: the seed, the repetitions, the kind's parameters.
+        let master_seed = match self.run.get("master_seed").map(|v| (v, v.get_ref())) {
+            Some((_, toml::Value::Integer(s))) if *s >= 0 => *s as u64,
+            Some((v, other)) => return c.error("run.master_seed", &v.span(), format!("must be an integer >= 0, got {other}")),
+            None => return Err(Error::Spec { path: path.to_path_buf(), message: "[run] needs `master_seed`".into() }),
+        };
+        let repetitions = match self.run.get("repetitions") {
+            Some(v) => {
+                let (key, v) = pick("run", "repetitions", v);
+                match v.get_ref() {
+                    toml::Value::Integer(r) if (2..=10_000).contains(r) => *r as usize,
+                    other => return c.error(&key, &v.span(), format!("must be an integer in 2..=10000 (error bars and checks need 2), got {other}")),
+                }
+            }
+            None => return Err(Error::Spec { path: path.to_path_buf(), message: "[run] needs `repetitions`".into() }),
+        };
+
+        let mut groups: Vec<Group> = Vec::new();
+        let mut preprocess = None;
+        for (name, value) in &self.data {
+            let (key, value) = pick("data", name, value);
+            if name == "preprocess" {
+                preprocess = Some(self.preprocess(&c, &key, &value)?);
+                continue;
+            }
+            groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
+        }
+        if !groups.iter().any(|g| g.names.iter().any(|n| n == "dataset")) {
+            return Err(Error::Spec { path: path.to_path_buf(), message: "[data] needs `dataset`".into() });
+        }
+        for (name, value) in &self.run {
+            if name == "master_seed" || name == "repetitions" {
+                continue;
+            }
+            let (key, value) = pick("run", name, value);
+            groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
+        }
+        for (name, value) in &self.kernel {
+            let (key, value) = pick("kernel", name, value);
+            let column = if name == "name" { "kernel" } else { name.as_str() };
+            groups.push(group_of(&c, &key, column, &value, Scope::Global)?);
+        }
+        for (name, value) in &self.grid {
+            let (key, value) = pick("grid", name, value);
+            groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
+        }
+        for (section, column, tables) in [("maps", "map", &self.maps), ("learners", "learner", &self.learners)] {
+            for (component, table) in tables {
+                let known = if column == "map" { registry::map(component).is_some() } else { registry::learner(component).is_some() };
+                if !known {
+                    let names = if column == "map" { registry::map_names() } else { registry::learner_names() };
+                    let line = table.values().next().map(|v| line_of(text, &v.span())).unwrap_or(0);
+                    return Err(c.fail(&format!("{section}.{component}"), line, format!("unknown {column} {component:?}; known: {names:?}")));
+                }
+                for (name, value) in table {
+                    let scope = Scope::Component { column, name: component.clone() };
+                    groups.push(group_of(&c, &format!("{section}.{component}.{name}"), name, value, scope)?);
+                }
+            }
+        }
+
+        // Component names, checked before the grid is expanded.
+        for g in &groups {
+            for (k, name) in g.names.iter().enumerate() {
+                let check: Option<(Vec<&str>, &str)> = match name.as_str() {
+                    "map" => Some((registry::map_names(), "map")),
+                    "learner" => Some((registry::learner_names(), "learner")),
+                    "kernel" => Some((registry::kernel_names(), "kernel")),
+                    _ => None,
+                };
+                for row in &g.rows {
+                    let value = &row[k];
+                    if name == "dataset" {
+                        let Some(ds) = name_of(value) else {
+                            return Err(c.fail(&g.key, g.line, format!("a dataset is a name, got {value}")));
+                        };
+                        if registry::generator(ds).is_none() && datasets.get(ds).is_err() {
+                            let mut known: Vec<String> = datasets.entries().iter().map(|e| e.name.clone()).collect();
+                            known.extend(registry::GENERATORS.iter().map(|g| g.name.to_string()));
+                            return Err(c.fail(&g.key, g.line, format!("unknown dataset {ds:?}; known: {known:?}")));
+                        }
+                    }
+                    if let Some((known, what)) = &check {
+                        match name_of(value) {
+                            Some(n) if known.contains(&n) => {}
+                            _ => return Err(c.fail(&g.key, g.line, format!("unknown {what} {value}; known: {known:?}"))),
+                        }
+                    }
+                }
+                if name == "learner" && !kind.uses_learner {
+                    return Err(c.fail(&g.key, g.line, format!("kind {:?} trains no learner", kind.name)));
+                }
+            }
+        }
+
+        // Which names a cell takes, from its components.
+        let components_of = |cell: &RawCell| {
+            let text = |n: &str| cell.get(n).and_then(|v| v.as_str());
+            (
+                text("dataset").and_then(registry::generator),
+                text("map").and_then(registry::map),
+                text("learner").and_then(registry::learner),
+                text("kernel").and_then(registry::kernel),
+            )
+        };
+        let param_lists = |cell: &RawCell| -> Vec<&'static [ParamSpec]> {
+            let (generator, map, learner, kernel) = components_of(cell);
+            let mut lists: Vec<&'static [ParamSpec]> = vec![kind.params];
+            lists.extend(generator.map(|g| g.params));
+            lists.extend(kernel.map(|k| k.params));
+            lists.extend(map.map(|m| m.params));
+            lists.extend(learner.map(|l| l.params));
+            lists
+        };
+        let applicable = |cell: &RawCell, name: &str| {
+            COMPONENTS.contains(&name) || param_lists(cell).iter().any(|l| l.iter().any(|p| p.name == name))
+        };
+        let raw_cells = grid::expand(&groups, &COMPONENTS, applicable);
+
+        // A name no cell takes is a typo or a parameter of a component the spec does not use.
+        for g in &groups {
+            for name in &g.names {
+                let used = raw_cells.iter().any(|cell| cell.get(name).is_some() && cell.groups.iter().any(|&i| std::ptr::eq(&groups[i], g)));
+                if !used {
+                    let mut known: BTreeSet<&str> = BTreeSet::new();
+                    for cell in &raw_cells {
+                        for list in param_lists(cell) {
+                            known.extend(list.iter().map(|p| p.name));
+                        }
+                    }
+                    return Err(c.fail(&g.key, g.line, format!(
+                        "no component of this spec takes a parameter `{name}`; the spec's components take: {:?}",
+                        known
+                    )));
+                }
+            }
+        }
+
+        // Column order: components, then the parameters of the data source, kernel, map, learner
+        // and kind, each in registry order.
+        let mut columns: Vec<String> = Vec::new();
+        let mut add = |name: &str| {
+            if !columns.iter().any(|c| c == name) {
+                columns.push(name.to_string());
+            }
+        };
+        add("dataset");
+        let mut order: Vec<Vec<&'static [ParamSpec]>> = vec![Vec::new(); 5];
+        for cell in &raw_cells {
+            let (generator, map, learner, kernel) = components_of(cell);
+            order[0].extend(generator.map(|g| g.params));
+            order[1].extend(kernel.map(|k| k.params));
+            order[2].extend(map.map(|m| m.params));
+            order[3].extend(learner.map(|l| l.params));
+        }
+        order[4].push(kind.params);
+        for name in ["map", "learner", "kernel"] {
+            if raw_cells.iter().any(|cell| cell.get(name).is_some()) {
+                add(name);
+            }
+        }
+        for lists in &order {
+            for list in lists {
+                for p in list.iter() {
+                    add(p.name);
+                }
+            }
+        }
+        // A generator's parameters come right after the dataset.
+        let data_params: Vec<String> = order[0].iter().flat_map(|l| l.iter().map(|p| p.name.to_string())).collect();
+        columns.sort_by_key(|c| {
+            if c == "dataset" {
+                0
+            } else if data_params.contains(c) {
+                1
+            } else {
+                2
+            }
+        });
+
+        let axes: BTreeSet<String> = groups.iter().filter(|g| g.is_axis).flat_map(|g| g.names.clone()).collect();
+
+        // Typed, defaulted cells.
+        let mut cells = Vec::with_capacity(raw_cells.len());
+        for raw in &raw_cells {
+            cells.push(self.cell(&c, kind, raw, &groups, &columns, datasets)?);
+        }
+        if cells.is_empty() {
+            return Err(Error::Spec { path: path.to_path_buf(), message: "the grid has no cells".into() });
+        }
+        // Columns no cell fills (a parameter of no component used) are dropped.
+        columns.retain(|col| cells.iter().any(|cell| cell.get(col).is_some()));
+
+        // Seeds: the kind's defaults, or the spec's scopes.
+        let data_axes: Vec<String> = columns
+            .iter()
+            .filter(|col| (*col == "dataset" || data_params.contains(col)) && axes.contains(*col))
+            .cloned()
+            .collect();
+        for (name, scope) in &self.seeds {
+            if !kind.seeds.iter().any(|s| s.column == name) {
+                let known: Vec<&str> = kind.seeds.iter().map(|s| s.column).collect();
+                return c.error(&format!("seeds.{name}"), &scope.span(), format!("unknown seed; kind {:?} has {known:?}", kind.name));
+            }
+            for axis in scope.get_ref() {
+                if axis != "repetition" && !axes.contains(axis) {
+                    return c.error(&format!("seeds.{name}"), &scope.span(), format!("`{axis}` is not an axis of this spec (axes: {axes:?}, and \"repetition\")"));
+                }
+            }
+        }
+        let seeds = kind
+            .seeds
+            .iter()
+            .map(|spec| match self.seeds.get(spec.column) {
+                Some(scope) => PlannedSeed {
+                    spec,
+                    axes: columns.iter().filter(|col| scope.get_ref().contains(col)).cloned().collect(),
+                    with_repetition: scope.get_ref().iter().any(|a| a == "repetition"),
+                },
+                None => match spec.scope {
+                    SeedScope::AllAxes => PlannedSeed {
+                        spec,
+                        axes: columns.iter().filter(|col| axes.contains(*col)).cloned().collect(),
+                        with_repetition: true,
+                    },
+                    SeedScope::Data { repetition } => PlannedSeed { spec, axes: data_axes.clone(), with_repetition: repetition },
+                },
+            })
+            .collect();
+
+        let mut metrics: Vec<String> = kind.metrics.iter().map(|m| m.to_string()).collect();
+        for learner in registry::LEARNERS {
+            if cells.iter().any(|cell| cell.learner.is_some_and(|l| l.name == learner.name)) {
+                for extra in learner.extras {
+                    if !metrics.iter().any(|m| m == extra) {
+                        metrics.push(extra.to_string());
+                    }
+                }
+            }
+        }
+
+        // A bandwidth computed by a rule is written beside the rule: `sigma_used`.
+        for cell in &cells {
+            for (name, value) in &cell.kernel_params.0 {
+                let used = format!("{name}_used");
+                if matches!(value, Value::Rule(_)) && !metrics.contains(&used) {
+                    metrics.push(used);
+                }
+            }
+        }
+
+        let columns_for_outputs = Columns { coordinates: columns.clone(), metrics: metrics.clone() };
+        outputs::validate(&self.figures, &self.tables, &self.claims, &self.paper_values, &columns_for_outputs, text, path)?;
+
+        let check_columns = self.check.columns.get_ref().clone();
+        for column in &check_columns {
+            if !metrics.contains(column) {
+                return c.error("check.columns", &self.check.columns.span(), format!("unknown metric {column:?}; known: {metrics:?}"));
+            }
+        }
+        let check_rtol = match &self.check.rtol {
+            Some(r) if r.get_ref().is_finite() && *r.get_ref() >= 0.0 && *r.get_ref() < 1.0 => *r.get_ref(),
+            Some(r) => return c.error("check.rtol", &r.span(), format!("must be in [0, 1), got {}", r.get_ref())),
+            None => 0.0,
+        };
+        let check_false_alarm = match &self.check.false_alarm {
+            Some(a) if *a.get_ref() > 0.0 && *a.get_ref() <= 0.1 => *a.get_ref(),
+            Some(a) => return c.error("check.false_alarm", &a.span(), format!("must be in (0, 0.1], got {}", a.get_ref())),
+            None => 0.01,
+        };
+
         Ok(Plan {
             name: self.name.clone(),
             title: self.title.clone(),
             paper: self.paper.clone(),
             source: path.to_path_buf(),
             profile,
-            dataset: self.data.dataset.get_ref().clone(),
+            kind,
             preprocess,
-            master_seed: self.run.master_seed,
+            master_seed,
             repetitions,
-            pairs: c.positive("pairs", &pairs)?,
-            maps,
-            degrees: c.positive_list("degree", &degrees)?,
-            offsets,
-            n_components: c.positive_list("n_components", &n_components)?,
-            figure: self.figure.clone(),
-            check_columns: self.check.columns.clone(),
-            check_z: z,
+            cells,
+            columns,
+            axes,
+            seeds,
+            metrics,
+            figures: self.figures.clone(),
+            tables: self.tables.clone(),
+            claims: self.claims.clone(),
             paper_values: self.paper_values.clone(),
+            check_columns,
+            check_rtol,
+            check_false_alarm,
+        })
+    }
+
+    fn preprocess(&self, c: &Checker<'_>, key: &str, value: &Spanned<toml::Value>) -> Result<Vec<PlannedStep>> {
+        let toml::Value::Array(items) = value.get_ref() else {
+            return c.error(key, &value.span(), format!("a list of steps, got {}", value.get_ref()));
+        };
+        let line = line_of(c.text, &value.span());
+        let mut steps = Vec::with_capacity(items.len());
+        for item in items {
+            match Step::from_toml(item) {
+                Ok(Step::Bandwidth { .. }) => {
+                    return Err(c.fail(key, line, "the bandwidth is a kernel parameter now: write `sigma = { percentile = 5.0, pairs = 10000 }` (or \"median\") in [kernel]"))
+                }
+                Ok(step) => steps.push(PlannedStep { step, line }),
+                Err(problem) => return Err(c.fail(key, line, problem)),
+            }
+        }
+        Ok(steps)
+    }
+
+    /// One expanded cell, typed against the registry, defaults filled, compatibility checked.
+    fn cell(
+        &self,
+        c: &Checker<'_>,
+        kind: &'static KindInfo,
+        raw: &RawCell,
+        groups: &[Group],
+        columns: &[String],
+        datasets: &Registry,
+    ) -> Result<Cell> {
+        let origin = |name: &str| -> (String, usize) {
+            raw.groups
+                .iter()
+                .map(|&i| &groups[i])
+                .find(|g| g.names.iter().any(|n| n == name))
+                .map(|g| (g.key.clone(), g.line))
+                .unwrap_or_else(|| (name.to_string(), 0))
+        };
+        let text = |name: &str| raw.get(name).and_then(|v| v.as_str());
+        let dataset = text("dataset").unwrap_or_default().to_string();
+        let generator = registry::generator(&dataset);
+        let (source, task) = match generator {
+            Some(g) => (DatasetSource::Synthetic(g), g.task),
+            None => {
+                let entry = datasets.get(&dataset)?;
+                let task = match entry.task {
+                    Task::Regression => TaskKind::Regression,
+                    _ => TaskKind::Classification,
+                };
+                (DatasetSource::Registry, task)
+            }
+        };
+        let map = match text("map") {
+            Some(m) => registry::map(m).expect("checked above"),
+            None => return Err(Error::Spec { path: c.path.to_path_buf(), message: "the spec names no map: set `map` in [grid]".into() }),
+        };
+        let learner = text("learner").map(|l| registry::learner(l).expect("checked above"));
+        if kind.uses_learner && learner.is_none() {
+            return Err(Error::Spec { path: c.path.to_path_buf(), message: format!("kind {:?} needs a learner: set `learner` in [grid]", kind.name) });
+        }
+        let kernel = text("kernel").map(|k| registry::kernel(k).expect("checked above"));
+
+        let typed = |params: &'static [ParamSpec], who: &str| -> Result<ParamValues> {
+            let mut out = ParamValues::default();
+            for p in params {
+                match raw.get(p.name) {
+                    Some(value) => {
+                        let (key, line) = origin(p.name);
+                        let v = p.parse(value).map_err(|problem| c.fail(&key, line, format!("{who}: {problem}")))?;
+                        out.0.insert(p.name.to_string(), v);
+                    }
+                    None => match p.default {
+                        Some(d) => {
+                            out.0.insert(p.name.to_string(), d.value());
+                        }
+                        None => {
+                            return Err(Error::Spec {
+                                path: c.path.to_path_buf(),
+                                message: format!("{who} needs `{}` ({}): set it in [run], [data], [kernel] or [grid]", p.name, p.doc),
+                            })
+                        }
+                    },
+                }
+            }
+            Ok(out)
+        };
+        let kind_params = typed(kind.params, &format!("kind {:?}", kind.name))?;
+        let data_params = match generator {
+            Some(g) => typed(g.params, &format!("dataset {:?}", g.name))?,
+            None => ParamValues::default(),
+        };
+        let kernel_params = match kernel {
+            Some(k) => typed(k.params, &format!("kernel {:?}", k.name))?,
+            None => ParamValues::default(),
+        };
+        let map_params = typed(map.params, &format!("map {:?}", map.name))?;
+        let learner_params = match learner {
+            Some(l) => typed(l.params, &format!("learner {:?}", l.name))?,
+            None => ParamValues::default(),
+        };
+
+        // Compatibility of the components.
+        let (map_key, map_line) = origin("map");
+        if kind.needs_feature_map && !matches!(map.features, registry::Features::Map(_)) {
+            return Err(c.fail(&map_key, map_line, format!(
+                "kind {:?} measures a feature map; {:?} has no features",
+                kind.name, map.name
+            )));
+        }
+        match kernel {
+            Some(k) if !map.kernels.is_empty() && !map.kernels.contains(&k.name) => {
+                return Err(c.fail(&map_key, map_line, format!(
+                    "map {:?} cannot approximate the {:?} kernel; it approximates {:?}",
+                    map.name, k.name, map.kernels
+                )))
+            }
+            None if !map.kernels.is_empty() => {
+                return Err(c.fail(&map_key, map_line, format!("map {:?} approximates a kernel: name it in [kernel]", map.name)))
+            }
+            _ => {}
+        }
+        if let Some(k) = kernel {
+            // A kernel parameter the kernel itself refuses (e.g. a gamma the sketches cannot
+            // take) is caught here, before anything runs, unless it is a rule on the data.
+            let resolved = kernel_params.0.values().all(|v| !matches!(v, Value::Rule(_)));
+            if resolved {
+                if let Err(e) = (k.build)(&kernel_params) {
+                    return Err(c.fail(&origin("kernel").0, origin("kernel").1, e));
+                }
+            }
+        }
+        if let Some(l) = learner {
+            let needs = match map.features {
+                registry::Features::Exact => Needs::Kernel,
+                _ => Needs::Features,
+            };
+            if l.needs != needs {
+                let (key, line) = origin("learner");
+                let why = match l.needs {
+                    Needs::Kernel => "works on the exact kernel: pair it with map \"exact\"",
+                    Needs::Features => "trains on features: pair it with a feature map or \"none\", not \"exact\"",
+                };
+                return Err(c.fail(&key, line, format!("learner {:?} {why} (got map {:?})", l.name, map.name)));
+            }
+            if !l.tasks.contains(&task) {
+                let (key, line) = origin("learner");
+                return Err(c.fail(&key, line, format!("learner {:?} does not do {task:?} (dataset {dataset:?})", l.name)));
+            }
+        }
+
+        let mut coordinates = Vec::new();
+        for col in columns {
+            let value = match col.as_str() {
+                "dataset" => Some(Value::Text(dataset.clone())),
+                "map" => Some(Value::Text(map.name.to_string())),
+                "learner" => learner.map(|l| Value::Text(l.name.to_string())),
+                "kernel" => kernel.map(|k| Value::Text(k.name.to_string())),
+                name => [&data_params, &kernel_params, &map_params, &learner_params, &kind_params]
+                    .iter()
+                    .find_map(|p| p.get(name).cloned()),
+            };
+            if let Some(v) = value {
+                coordinates.push((col.clone(), v));
+            }
+        }
+        Ok(Cell {
+            coordinates,
+            dataset,
+            source,
+            task,
+            map,
+            learner,
+            kernel,
+            map_params,
+            learner_params,
+            kernel_params,
+            data_params,
+            kind_params,
         })
     }
 }
 
-/// Reads, parses and validates `experiments/NAME.toml` under `root`.
-pub fn load_plan(root: &Path, name: &str, profile: Profile) -> Result<Plan> {
-    let path = root.join("experiments").join(format!("{name}.toml"));
-    if !path.is_file() {
-        let known = list_experiments(root)?;
-        return Err(Error::UnknownExperiment {
-            name: name.to_string(),
-            known,
-        });
-    }
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
-    let raw = RawSpec::parse(&text, &path)?;
-    if raw.name != name {
-        return Err(Error::Spec {
-            path,
-            message: format!(
-                "`name = {:?}` does not match the file name {name:?}",
-                raw.name
-            ),
-        });
-    }
-    raw.plan(&text, &path, profile)
-}
-
-/// Names of the specs in `root/experiments`, sorted.
+/// The names of the specs in `root/experiments`, sorted.
 pub fn list_experiments(root: &Path) -> Result<Vec<String>> {
     let dir = root.join("experiments");
-    let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
-    let mut names: Vec<String> = entries
-        .filter_map(|e| e.ok())
-        .filter_map(|e| {
-            e.file_name()
-                .to_str()
-                .and_then(|n| n.strip_suffix(".toml"))
-                .map(str::to_string)
-        })
-        .collect();
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))? {
+        let path = entry.map_err(|e| Error::io(&dir, e))?.path();
+        if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                names.push(stem.to_string());
+            }
+        }
+    }
     names.sort();
     Ok(names)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const GOOD: &str = r#"
-name = "demo"
-title = "Demo"
-paper = "000 Fig. 1"
-kind = "kernel-error"
-
-[data]
-dataset = "adult"
-preprocess = ["unit-norm"]
-
-[run]
-master_seed = 7
-repetitions = 3
-pairs = 100
-metric = "mean-relative-error"
-
-[grid]
-map = ["tensor-sketch", "random-maclaurin"]
-degree = [2, 3]
-offset = [0.0, 1.0]
-n_components = [10, 20]
-
-[profiles.quick]
-repetitions = 2
-n_components = [10]
-
-[figure]
-x = "n_components"
-y = "relative_error"
-x_label = "D"
-y_label = "error"
-panels = "degree"
-
-[check]
-columns = ["relative_error"]
-z = 4.0
-"#;
-
-    fn plan(text: &str, profile: Profile) -> Result<Plan> {
-        RawSpec::parse(text, Path::new("demo.toml"))?.plan(text, Path::new("demo.toml"), profile)
+/// Reads and validates `root/experiments/NAME.toml` (datasets from `root/datasets.toml`).
+pub fn load_plan(root: &Path, name: &str, profile: Profile) -> Result<Plan> {
+    let path = root.join("experiments").join(format!("{name}.toml"));
+    if !path.is_file() {
+        return Err(Error::UnknownExperiment {
+            name: name.to_string(),
+            known: list_experiments(root).unwrap_or_default(),
+        });
     }
-
-    #[test]
-    fn good_spec_and_quick_profile() {
-        let full = plan(GOOD, Profile::Full).unwrap();
-        assert_eq!(
-            (full.repetitions, full.n_components.clone(), full.pairs),
-            (3, vec![10, 20], 100)
-        );
-        assert_eq!(
-            full.maps,
-            vec![MapKind::TensorSketch, MapKind::RandomMaclaurin]
-        );
-        let quick = plan(GOOD, Profile::Quick).unwrap();
-        assert_eq!(
-            (quick.repetitions, quick.n_components, quick.pairs),
-            (2, vec![10], 100)
-        );
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let raw = RawSpec::parse(&text, &path)?;
+    let datasets = Registry::from_file(&root.join("datasets.toml"))?;
+    let plan = raw.plan(&text, &path, profile, &datasets)?;
+    if plan.name != name {
+        return Err(Error::Spec {
+            path,
+            message: format!("`name = {:?}` differs from the file name {name:?}", plan.name),
+        });
     }
-
-    #[test]
-    fn unknown_key_names_key_and_line() {
-        let text = GOOD.replace("pairs = 100", "pairs = 100\nparis = 3");
-        let message = plan(&text, Profile::Full).unwrap_err().to_string();
-        assert!(
-            message.contains("paris") && message.contains("line 15"),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn invalid_values_name_key_and_line() {
-        let cases = [
-            (
-                "n_components = [10, 20]",
-                "n_components = [10, 0]",
-                "n_components",
-                21,
-            ),
-            ("degree = [2, 3]", "degree = [0]", "degree", 19),
-            ("offset = [0.0, 1.0]", "offset = [-1.0]", "grid.offset", 20),
-            (
-                "map = [\"tensor-sketch\", \"random-maclaurin\"]",
-                "map = [\"fastfood9\"]",
-                "grid.map",
-                18,
-            ),
-            ("pairs = 100", "pairs = 0", "pairs", 14),
-            ("kind = \"kernel-error\"", "kind = \"accuracy\"", "kind", 5),
-            ("z = 4.0", "z = -1.0", "check.z", 36),
-        ];
-        for (from, to, key, line) in cases {
-            let message = plan(&GOOD.replace(from, to), Profile::Full)
-                .unwrap_err()
-                .to_string();
-            assert!(
-                message.contains(&format!("`{key}`")) && message.contains(&format!("line {line}")),
-                "{to}: {message}"
-            );
-        }
-    }
-
-    #[test]
-    fn preprocess_steps_are_read_in_order_with_their_lines() {
-        let text = GOOD.replace(
-            "preprocess = [\"unit-norm\"]",
-            "preprocess = [\n  { step = \"subsample\", n = 500, seed = 3 },\n  \"standardise\",\n  \"min-max\",\n  \"unit-norm\",\n]",
-        );
-        let steps = plan(&text, Profile::Full).unwrap().preprocess.unwrap();
-        assert_eq!(
-            steps,
-            [
-                PlannedStep {
-                    step: Step::Subsample { n: 500, seed: 3 },
-                    line: 10
-                },
-                PlannedStep {
-                    step: Step::Standardize,
-                    line: 11
-                },
-                PlannedStep {
-                    step: Step::MinMax,
-                    line: 12
-                },
-                PlannedStep {
-                    step: Step::UnitNorm,
-                    line: 13
-                },
-            ]
-        );
-        let none = plan(
-            &GOOD.replace("preprocess = [\"unit-norm\"]\n", ""),
-            Profile::Full,
-        );
-        assert_eq!(
-            none.unwrap().preprocess,
-            None,
-            "the registry's defaults apply"
-        );
-        let empty = plan(
-            &GOOD.replace("preprocess = [\"unit-norm\"]", "preprocess = []"),
-            Profile::Full,
-        );
-        assert_eq!(empty.unwrap().preprocess, Some(vec![]));
-    }
-
-    #[test]
-    fn bad_preprocess_steps_name_key_and_line() {
-        for (steps, problem) in [
-            ("[\"unit-norm\", \"whiten\"]", "unknown step \"whiten\""),
-            (
-                "[{ step = \"bandwidth\", percentile = 0.0, seed = 1 }]",
-                "percentile must be in (0, 100], got 0",
-            ),
-            (
-                "[{ step = \"bandwidth\", percentile = 120, seed = 1 }]",
-                "got 120",
-            ),
-            (
-                "[{ step = \"subsample\", n = 0, seed = 1 }]",
-                "n must be at least 1, got 0",
-            ),
-            ("[{ step = \"subsample\", n = 10 }]", "needs `seed`"),
-            ("[\"subsample\"]", "needs a size and a seed"),
-            ("[{ step = \"min-max\", n = 10 }]", "unknown key `n`"),
-            (
-                "[{ step = \"bandwidth\", seed = 1 }]",
-                "approximate polynomial kernels",
-            ),
-            ("[7]", "got the integer 7"),
-        ] {
-            let text = GOOD.replace(
-                "preprocess = [\"unit-norm\"]",
-                &format!("preprocess = {steps}"),
-            );
-            let message = plan(&text, Profile::Full).unwrap_err().to_string();
-            assert!(
-                message.contains("`data.preprocess` (line 9)") && message.contains(problem),
-                "{steps}: {message}"
-            );
-        }
-        let message = plan(
-            &GOOD.replace("preprocess = [\"unit-norm\"]", "preprocess = \"unit-norm\""),
-            Profile::Full,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(message.contains("line 9"), "{message}");
-    }
-
-    #[test]
-    fn malformed_toml_and_wrong_types_are_errors() {
-        let message = plan(
-            &GOOD.replace("pairs = 100", "pairs = \"many\""),
-            Profile::Full,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(message.contains("line 14"), "{message}");
-        let message = plan(&GOOD.replace("[check]", "[check"), Profile::Full)
-            .unwrap_err()
-            .to_string();
-        assert!(message.contains("line 34"), "{message}");
-        let message = plan(
-            &GOOD.replace(
-                "[profiles.quick]\nrepetitions = 2\nn_components = [10]\n",
-                "",
-            ),
-            Profile::Quick,
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(message.contains("profiles.quick"), "{message}");
-    }
+    Ok(plan)
 }

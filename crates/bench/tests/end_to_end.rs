@@ -1,62 +1,196 @@
-//! End to end on a small dataset written by the test: spec -> dataset (through the mirror, with
-//! checksum) -> sweep -> CSV -> figure -> report -> check, and the check failing when the
-//! committed reference is wrong.
+//! End to end, one spec per experiment kind on small data (a LIBSVM file reachable only through
+//! the mirror, with its checksum, and the synthetic sources): spec -> dataset -> cells -> CSV ->
+//! figure -> table -> claims -> check, with a skipped cell (a dataset that cannot be downloaded)
+//! and zipped axes; then the check failing for every reason it should.
 
 use std::path::{Path, PathBuf};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rfbench::data::{self, FetchOptions, Registry, Step};
-use rfbench::run::{check, prepare_data, reproduce, RunOptions};
+use rfbench::data::FetchOptions;
+use rfbench::run::{check, reproduce, Progress, RunOptions};
 use rfbench::spec::{load_plan, Profile};
 use sha2::{Digest, Sha256};
 
-const SPEC: &str = r#"
-name = "demo"
-title = "Demo"
+const KERNEL_ERROR: &str = r#"
+name = "kernel-error-demo"
+title = "Kernel estimates of four maps, two kernels"
 paper = "none"
 kind = "kernel-error"
 
 [data]
-dataset = "tiny"
+dataset = ["tiny", "offline"]
 preprocess = ["unit-norm"]
 
 [run]
 master_seed = 11
 repetitions = 3
 pairs = 300
-metric = "mean-relative-error"
+
+[kernel]
+degree = 2
+offset = [0.0, 1.0]
+sigma = { percentile = 50, pairs = 500 }
 
 [grid]
-map = ["tensor-sketch", "random-maclaurin"]
-degree = [2, 3]
-offset = [0.0, 1.0]
+"map, kernel" = [["tensor-sketch", "polynomial"], ["random-maclaurin", "polynomial"], ["rff", "gaussian"], ["nystroem", "gaussian"]]
 n_components = [64, 256]
 
 [profiles.quick]
 repetitions = 2
 n_components = [64]
 
-[figure]
+[[figures]]
 x = "n_components"
 y = "relative_error"
+panels = "kernel"
 x_label = "D"
 y_label = "relative error"
-panels = "degree"
+
+[[tables]]
+name = "errors"
+rows = ["map", "offset"]
+columns = ["n_components"]
+value = "relative_error"
+format = "{mean:.3} ± {sd:.3}"
+
+[[claims]]
+text = "TS below RM"
+metric = "relative_error"
+left = { map = "tensor-sketch" }
+right = { map = "random-maclaurin" }
+relation = "less"
 
 [check]
-columns = ["relative_error"]
-z = 4.0
-
-[[paper_values]]
-select = { degree = 2, offset = 0.0, map = "random-maclaurin" }
-statistic = "max"
-value = 1.0
-note = "made up"
+columns = ["relative_error", "median_relative_error"]
 "#;
 
-/// A workspace root with a spec, a registry and a LIBSVM file of 200 sparse binary rows, d = 20,
-/// reachable only through the mirror (the URL points at a closed port).
+const GRAM_ERROR: &str = r#"
+name = "gram-error-demo"
+title = "Gram error of PRFF, RFF, ORF, Nystroem and binning"
+paper = "none"
+kind = "gram-error"
+
+[data]
+dataset = "gaussian"
+n = 300
+d = [3, 6]
+
+[run]
+master_seed = 5
+repetitions = 2
+n_samples = 200
+
+[kernel]
+sigma = { percentile = 5.0, pairs = 2000 }
+
+[grid]
+"map, kernel" = [["prff", "gaussian"], ["rff", "gaussian"], ["orf", "gaussian"], ["nystroem", "gaussian"], ["random-binning", "laplacian"], ["rff", "laplacian"]]
+n_components = [20, 80]
+
+[maps.random-binning]
+n_grids = [5, 20]
+width = 4096
+
+[maps.prff]
+max_iterations = 5
+
+[[figures]]
+x = "n_components"
+y = "gram_mse"
+panels = "d"
+log_y = true
+x_label = "M"
+y_label = "Gram MSE"
+
+[check]
+columns = ["gram_mse"]
+"#;
+
+const TIMING: &str = r#"
+name = "timing-demo"
+title = "Fastfood vs RFF vs ORF"
+paper = "none"
+kind = "timing"
+
+[data]
+dataset = "gaussian"
+n = 64
+d = 16
+
+[run]
+master_seed = 3
+repetitions = 2
+n_rows = 32
+repeats = 3
+threads = 1
+
+[grid]
+"map, kernel" = [["fastfood", "gaussian"], ["rff", "gaussian"], ["orf", "matern"], ["fastfood", "matern"]]
+n_components = [64, 128]
+
+[kernel]
+sigma = 2.0
+length_scale = 2.0
+
+[[figures]]
+x = "n_components"
+y = "seconds_per_row"
+x_label = "D"
+y_label = "s per row"
+
+[check]
+columns = ["memory_bytes"]
+"#;
+
+const LEARNING: &str = r#"
+name = "learning-demo"
+title = "TS + linear SVM against the exact kernel SVM"
+paper = "none"
+kind = "learning"
+
+[data]
+dataset = "make-classification"
+n = 500
+d = 8
+n_test = 150
+preprocess = ["standardize"]
+
+[run]
+master_seed = 7
+repetitions = 2
+
+[kernel]
+degree = 2
+offset = 1.0
+sigma = "median"
+
+[grid]
+"map, kernel, learner" = [["tensor-sketch", "polynomial", "linear-svm"], ["random-maclaurin", "polynomial", "linear-svm"], ["exact", "polynomial", "kernel-svm"], ["rff", "gaussian", "ridge"], ["none", "polynomial", "linear-svm"]]
+n_components = [50, 200]
+
+[learners.ridge]
+lambda = [0.1, "cv"]
+
+[[figures]]
+x = "n_components"
+y = "accuracy"
+x_label = "D"
+y_label = "accuracy (%)"
+
+[[tables]]
+rows = ["map"]
+columns = ["n_components"]
+value = "accuracy"
+format = "{mean:.1} ({train_seconds.mean:.2} s)"
+
+[check]
+columns = ["accuracy"]
+"#;
+
+/// A workspace root with the specs, a registry of two LIBSVM datasets — `tiny` (200 sparse
+/// binary rows, d = 20) reachable only through the mirror, and `offline`, reachable nowhere —
+/// and the mirror.
 fn workspace() -> (tempfile::TempDir, RunOptions) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_path_buf();
@@ -81,15 +215,24 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
         .collect();
     let registry = format!(
         "[[dataset]]\nname = \"tiny\"\ndescription = \"test data\"\ntask = \"binary\"\nformat = \"libsvm\"\nn = 200\nd = 20\n\n\
-         [[dataset.files]]\nrole = \"train\"\nfile = \"tiny.svm\"\nurl = \"http://127.0.0.1:9/tiny.svm\"\nsha256 = \"{digest}\"\n"
+         [[dataset.files]]\nrole = \"train\"\nfile = \"tiny.svm\"\nurl = \"http://127.0.0.1:9/tiny.svm\"\nsha256 = \"{digest}\"\n\n\
+         [[dataset]]\nname = \"offline\"\ndescription = \"not mirrored\"\ntask = \"binary\"\nformat = \"libsvm\"\nn = 200\nd = 20\n\n\
+         [[dataset.files]]\nrole = \"train\"\nfile = \"offline.svm\"\nurl = \"http://127.0.0.1:9/offline.svm\"\n"
     );
     std::fs::write(root.join("datasets.toml"), registry).unwrap();
-    std::fs::write(root.join("experiments/demo.toml"), SPEC).unwrap();
+    for (name, spec) in [
+        ("kernel-error-demo", KERNEL_ERROR),
+        ("gram-error-demo", GRAM_ERROR),
+        ("timing-demo", TIMING),
+        ("learning-demo", LEARNING),
+    ] {
+        std::fs::write(root.join(format!("experiments/{name}.toml")), spec).unwrap();
+    }
     let options = RunOptions {
         root: root.clone(),
         out_dir: root.clone(),
         master_seed: None,
-        progress: false,
+        progress: Progress::Quiet,
         fetch: FetchOptions {
             cache_dir: root.join("cache"),
             mirrors: vec![mirror],
@@ -99,210 +242,251 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
     (dir, options)
 }
 
-fn metric_column(path: &Path) -> Vec<String> {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let col = header.iter().position(|h| *h == "relative_error").unwrap();
-    lines
-        .map(|l| l.split(',').nth(col).unwrap().to_string())
-        .collect()
+/// The CSV as (header, rows).
+fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    rfbench::results::read_rows(path).unwrap()
+}
+
+fn column(path: &Path, name: &str) -> Vec<String> {
+    let (header, rows) = csv(path);
+    let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"));
+    rows.into_iter().map(|r| r[i].clone()).collect()
+}
+
+fn assert_png(path: &PathBuf) {
+    let png = std::fs::read(path).unwrap();
+    assert_eq!(&png[1..4], b"PNG", "{}", path.display());
+    assert!(png.len() > 5_000, "{}: {} bytes", path.display(), png.len());
 }
 
 #[test]
-fn reproduce_writes_csv_figure_and_report_and_check_passes() {
+fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("demo", Profile::Full, &options).unwrap();
-    assert_eq!(outcome.csv, options.root.join("results/demo.csv"));
-    // 2 maps x 2 degrees x 2 offsets x 2 D x 3 repetitions.
-    assert_eq!(metric_column(&outcome.csv).len(), 48);
-    let png = std::fs::read(&outcome.figure).unwrap();
-    assert_eq!(&png[1..4], b"PNG");
-    assert!(
-        outcome.report.contains("TS, <x,y>^2") && outcome.report.contains("paper"),
-        "{}",
-        outcome.report
-    );
-    let header = std::fs::read_to_string(&outcome.csv)
-        .unwrap()
-        .lines()
-        .next()
-        .unwrap()
-        .to_string();
-    for column in [
-        "seed",
-        "pair_seed",
-        "git_commit",
-        "threads",
-        "cpu",
-        "date",
-        "rfbench_version",
-    ] {
-        assert!(
-            header.split(',').any(|h| h == column),
-            "missing {column} in {header}"
-        );
+    let outcome = reproduce("kernel-error-demo", Profile::Full, &options).unwrap();
+    // 2 datasets x (TS, RM: 2 offsets; RFF, Nystroem: 1) x 2 D x 3 repetitions.
+    let status = column(&outcome.csv, "status");
+    assert_eq!(status.len(), 2 * 6 * 2 * 3);
+    let reasons = column(&outcome.csv, "skip_reason");
+    let datasets = column(&outcome.csv, "dataset");
+    for ((s, r), d) in status.iter().zip(&reasons).zip(&datasets) {
+        match d.as_str() {
+            "offline" => assert!(s == "skipped" && r.contains("cannot download"), "{s} {r}"),
+            _ => assert!(s == "ok" && r.is_empty(), "{s} {r}"),
+        }
     }
+    // The bandwidth rule's value is written; the polynomial cells have none.
+    let used = column(&outcome.csv, "sigma_used");
+    let kernels = column(&outcome.csv, "kernel");
+    for ((u, k), s) in used.iter().zip(&kernels).zip(&status) {
+        assert_eq!(!u.is_empty(), k == "gaussian" && s == "ok", "{u} {k}");
+    }
+    // The exact Gaussian at the median distance is 0.5 at that distance: estimates are close.
+    let errors = column(&outcome.csv, "relative_error");
+    for ((e, k), s) in errors.iter().zip(&kernels).zip(&status) {
+        if s == "ok" && k == "gaussian" {
+            let e: f64 = e.parse().unwrap();
+            assert!(e > 0.0 && e < 1.0, "{e}");
+        }
+    }
+    assert_eq!(outcome.rendered.figures.len(), 1);
+    assert_png(&outcome.rendered.figures[0]);
+    assert_eq!(outcome.rendered.tables.len(), 1);
+    let table = std::fs::read_to_string(&outcome.rendered.tables[0]).unwrap();
+    assert!(table.contains("| TS"), "{table}");
+    assert!(outcome.rendered.report.contains("TS below RM"), "{}", outcome.rendered.report);
+    assert!(outcome.rendered.claims.iter().all(|c| c.holds), "{:?}", outcome.rendered.claims);
 
-    let (report, _) = check("demo", Profile::Full, &options).unwrap();
-    assert!(report.passed());
-    assert_eq!(report.rows.len(), 16);
-    // Another draw of the randomness agrees within the statistical tolerance.
-    let (report, _) = check(
-        "demo",
-        Profile::Full,
-        &RunOptions {
-            master_seed: Some(99),
-            ..options.clone()
-        },
-    )
-    .unwrap();
-    let failures = report.failures().count();
-    assert!(
-        failures <= 1,
-        "{failures} of 16 cells outside 4 standard errors with another seed"
-    );
+    let (report, _) = check("kernel-error-demo", Profile::Full, &options).unwrap();
+    assert!(report.passed(), "{:?}", report.failures);
+    assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2 / 2);
 }
 
 #[test]
-fn check_fails_when_the_reference_is_wrong() {
+fn gram_error_end_to_end_on_synthetic_data() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("demo", Profile::Quick, &options).unwrap();
-    assert_eq!(outcome.csv, options.root.join("results/demo.quick.csv"));
-    // Shift every relative error of the committed reference far beyond its spread.
-    let text = std::fs::read_to_string(&outcome.csv).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap();
-    let col = header
-        .split(',')
-        .position(|h| h == "relative_error")
+    let outcome = reproduce("gram-error-demo", Profile::Full, &options).unwrap();
+    let maps = column(&outcome.csv, "map");
+    // d in {3, 6} x (prff, rff, orf, nystroem: 2 D; binning: 2 grids; rff laplacian: 2 D) x 2 reps.
+    assert_eq!(maps.len(), 2 * (4 * 2 + 2 + 2) * 2);
+    let mse: Vec<f64> = column(&outcome.csv, "gram_mse").iter().map(|v| v.parse().unwrap()).collect();
+    assert!(mse.iter().all(|&m| m > 0.0 && m < 0.5), "{mse:?}");
+    // Binning has no n_components; the Fourier maps have no n_grids.
+    let (d, grids) = (column(&outcome.csv, "n_components"), column(&outcome.csv, "n_grids"));
+    for ((m, d), g) in maps.iter().zip(&d).zip(&grids) {
+        assert_eq!(m == "random-binning", d.is_empty() && !g.is_empty(), "{m} {d} {g}");
+    }
+    assert_png(&outcome.rendered.figures[0]);
+    let (report, _) = check("gram-error-demo", Profile::Full, &options).unwrap();
+    assert!(report.passed(), "{:?}", report.failures);
+}
+
+#[test]
+fn timing_end_to_end() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("timing-demo", Profile::Full, &options).unwrap();
+    let threads = column(&outcome.csv, "threads_used");
+    assert_eq!(threads.len(), 4 * 2 * 2);
+    assert!(threads.iter().all(|t| t == "1.0"), "{threads:?}");
+    let memory: Vec<f64> = column(&outcome.csv, "memory_bytes").iter().map(|v| v.parse().unwrap()).collect();
+    let maps = column(&outcome.csv, "map");
+    // Fastfood stores O(D) numbers, RFF and ORF a d x D matrix.
+    for (m, b) in maps.iter().zip(&memory) {
+        assert!(*b > 0.0, "{m}");
+    }
+    assert_png(&outcome.rendered.figures[0]);
+    // Timings differ run to run; the memory of the fitted maps does not.
+    let (report, _) = check("timing-demo", Profile::Full, &options).unwrap();
+    assert!(report.passed(), "{:?}", report.failures);
+}
+
+#[test]
+fn learning_end_to_end() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("learning-demo", Profile::Full, &options).unwrap();
+    let maps = column(&outcome.csv, "map");
+    // TS, RM, RFF(2 lambdas): 2 D each; exact, none: once; x 2 repetitions.
+    assert_eq!(maps.len(), (2 * 2 + 2 * 2 + 2) * 2);
+    let accuracy: Vec<f64> = column(&outcome.csv, "accuracy").iter().map(|v| v.parse().unwrap()).collect();
+    // make_classification with 2 informative dimensions is well above chance for every method.
+    assert!(accuracy.iter().all(|&a| a > 60.0 && a <= 100.0), "{accuracy:?}");
+    let lambdas = column(&outcome.csv, "lambda");
+    let learners = column(&outcome.csv, "learner");
+    for (l, learner) in lambdas.iter().zip(&learners) {
+        assert_eq!(learner == "ridge", !l.is_empty(), "{learner} {l}");
+    }
+    assert_png(&outcome.rendered.figures[0]);
+    let (report, _) = check("learning-demo", Profile::Full, &options).unwrap();
+    assert!(report.passed(), "{:?}", report.failures);
+}
+
+/// Rewrites one field of the committed CSV.
+fn edit(path: &Path, row: usize, column_name: &str, f: impl Fn(&str) -> String) {
+    let (header, mut rows) = csv(path);
+    let i = header.iter().position(|h| h == column_name).unwrap();
+    rows[row][i] = f(&rows[row][i]);
+    let mut text = header.join(",") + "\n";
+    for r in rows {
+        let quoted: Vec<String> = r
+            .iter()
+            .map(|v| if v.contains(',') { format!("\"{v}\"") } else { v.clone() })
+            .collect();
+        text.push_str(&(quoted.join(",") + "\n"));
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("kernel-error-demo", Profile::Quick, &options).unwrap();
+    let path = outcome.csv.clone();
+    let pristine = std::fs::read_to_string(&path).unwrap();
+
+    // One repetition edited from 0.25 to 1000.25: the exact comparison sees it.
+    edit(&path, 0, "relative_error", |v| (v.parse::<f64>().unwrap() + 1000.0).to_string());
+    let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert_eq!(report.failures[0].column, "relative_error");
+
+    // The last digit of one value.
+    std::fs::write(&path, &pristine).unwrap();
+    edit(&path, 1, "median_relative_error", |v| {
+        let x: f64 = v.parse().unwrap();
+        f64::from_bits(x.to_bits() + 1).to_string()
+    });
+    let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+
+    // A deleted row.
+    let mut lines: Vec<&str> = pristine.lines().collect();
+    lines.remove(3);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
+    assert!(
+        report.failures.iter().any(|f| f.column == "row" && f.detail.contains("not in the reference")),
+        "{:?}",
+        report.failures
+    );
+
+    // A truncated file is an error naming the row, not a silent pass.
+    std::fs::write(&path, &pristine[..pristine.len() - 40]).unwrap();
+    let err = check("kernel-error-demo", Profile::Quick, &options).unwrap_err().to_string();
+    assert!(err.contains("fields"), "{err}");
+
+    // Another master seed: a correct rerun passes the statistical test.
+    std::fs::write(&path, &pristine).unwrap();
+    for seed in [1, 2, 3] {
+        let (report, _) = check(
+            "kernel-error-demo",
+            Profile::Quick,
+            &RunOptions {
+                master_seed: Some(seed),
+                ..options.clone()
+            },
+        )
         .unwrap();
-    let mut out = format!("{header}\n");
-    for line in lines {
-        let mut fields: Vec<String> = line.split(',').map(str::to_string).collect();
-        fields[col] = (fields[col].parse::<f64>().unwrap() + 100.0).to_string();
-        out.push_str(&fields.join(","));
-        out.push('\n');
+        assert!(report.passed(), "seed {seed}: {:?}", report.failures);
+        assert!(matches!(report.mode, rfbench::check::Mode::OtherSeed { .. }));
     }
-    std::fs::write(&outcome.csv, out).unwrap();
-    let (report, _) = check("demo", Profile::Quick, &options).unwrap();
-    assert!(!report.passed());
-    assert_eq!(report.failures().count(), report.rows.len());
 }
 
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let (_dir, options) = workspace();
-    let run_with = |threads: usize, out: PathBuf| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
+    let run_with = |threads: usize, name: &str, out: PathBuf| {
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let options = RunOptions {
             out_dir: out,
             ..options.clone()
         };
-        pool.install(|| reproduce("demo", Profile::Quick, &options).unwrap())
-            .csv
+        pool.install(|| reproduce(name, Profile::Quick, &options).unwrap()).csv
     };
-    let one = run_with(1, options.root.join("one"));
-    let three = run_with(3, options.root.join("three"));
-    assert_eq!(metric_column(&one), metric_column(&three));
+    for (name, metric) in [("kernel-error-demo", "relative_error")] {
+        let one = run_with(1, name, options.root.join("one"));
+        let three = run_with(3, name, options.root.join("three"));
+        assert_eq!(column(&one, metric), column(&three, metric));
+    }
+    for (name, metric) in [("gram-error-demo", "gram_mse"), ("learning-demo", "accuracy")] {
+        std::fs::write(
+            options.root.join(format!("experiments/{name}.toml")),
+            std::fs::read_to_string(options.root.join(format!("experiments/{name}.toml")))
+                .unwrap()
+                .replace("[check]", "[profiles.quick]\nrepetitions = 2\n\n[check]"),
+        )
+        .unwrap();
+        let one = run_with(1, name, options.root.join("one"));
+        let three = run_with(3, name, options.root.join("three"));
+        assert_eq!(column(&one, metric), column(&three, metric), "{name}");
+    }
 }
 
+/// A spec's mistakes are errors naming the key and the line.
 #[test]
-fn errors_name_the_problem() {
+fn bad_specs_name_key_and_line() {
     let (_dir, options) = workspace();
-    let err = reproduce("nope", Profile::Full, &options)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("unknown experiment") && err.contains("demo"),
-        "{err}"
-    );
-    std::fs::write(
-        options.root.join("experiments/demo.toml"),
-        SPEC.replace("pairs = 300", "pairs = 300\nrepetition = 2"),
-    )
-    .unwrap();
-    let err = reproduce("demo", Profile::Full, &options)
-        .unwrap_err()
-        .to_string();
-    assert!(
-        err.contains("repetition") && err.contains("line 15"),
-        "{err}"
-    );
-    std::fs::write(
-        options.root.join("experiments/demo.toml"),
-        SPEC.replace("dataset = \"tiny\"", "dataset = \"huge\""),
-    )
-    .unwrap();
-    let err = reproduce("demo", Profile::Full, &options)
-        .unwrap_err()
-        .to_string();
-    assert!(err.contains("huge") && err.contains("tiny"), "{err}");
-}
-
-/// The spec's preprocessing steps reach the data in order; without a list the registry entry's
-/// defaults apply; a subsample larger than the data fails before any download, naming the line.
-#[test]
-fn preprocessing_steps_are_applied_as_the_spec_says() {
-    let (_dir, options) = workspace();
-    let spec_path = options.root.join("experiments/demo.toml");
-    let write_spec = |steps: &str| {
-        let text = SPEC.replace("preprocess = [\"unit-norm\"]", steps);
-        std::fs::write(&spec_path, text).unwrap();
-    };
-    let prepare = || {
-        let plan = load_plan(&options.root, "demo", Profile::Full)?;
-        prepare_data(&plan, &options.root, &options.fetch)
-    };
-
-    write_spec(
-        "preprocess = [{ step = \"subsample\", n = 150, seed = 3 }, \"standardize\", \"unit-norm\"]",
-    );
-    let prepared = prepare().unwrap();
-    let registry = Registry::from_file(&options.root.join("datasets.toml")).unwrap();
-    let raw = data::load(registry.get("tiny").unwrap(), &options.fetch).unwrap();
-    let by_hand = data::apply_steps(
-        raw.clone(),
-        &[
-            Step::Subsample { n: 150, seed: 3 },
-            Step::Standardize,
-            Step::UnitNorm,
-        ],
-    )
-    .unwrap();
-    assert_eq!(prepared.x.to_dense(), by_hand.x.to_dense());
-    assert_eq!((prepared.x.n_rows(), prepared.y.len()), (150, 150));
-    assert!(prepared
-        .x
-        .row_norms()
-        .iter()
-        .all(|n| (n - 1.0).abs() < 1e-12));
-    // Standardised columns: dense rows (the raw data is about 40% non-zero).
-    assert!(prepared.x.nnz() > 150 * 20 * 9 / 10, "{}", prepared.x.nnz());
-
-    write_spec("preprocess = [\"unit-norm\", { step = \"subsample\", n = 201, seed = 3 }]");
-    let err = prepare().unwrap_err().to_string();
-    assert!(
-        err.contains("`data.preprocess` (line 9)") && err.contains("n = 201 is more than the 200"),
-        "{err}"
-    );
-
-    write_spec("");
-    let registry_text = std::fs::read_to_string(options.root.join("datasets.toml")).unwrap();
-    std::fs::write(
-        options.root.join("datasets.toml"),
-        registry_text.replace(
-            "d = 20\n",
-            "d = 20\npreprocess = [\"min-max\", { step = \"subsample\", n = 50, seed = 1 }]\n",
-        ),
-    )
-    .unwrap();
-    let defaults = prepare().unwrap();
-    let by_hand =
-        data::apply_steps(raw, &[Step::MinMax, Step::Subsample { n: 50, seed: 1 }]).unwrap();
-    assert_eq!(defaults.x.to_dense(), by_hand.x.to_dense());
-    assert_eq!(defaults.y, by_hand.y);
+    let cases: &[(&str, &str, &str, &[&str])] = &[
+        ("learning-demo", "\"tensor-sketch\", \"polynomial\", \"linear-svm\"", "\"tensor-sketch\", \"polynomial\", \"linear-svn\"", &["unknown learner", "line 22"]),
+        ("kernel-error-demo", "[\"rff\", \"gaussian\"]", "[\"rff\", \"polynomial\"]", &["cannot approximate", "rff", "polynomial", "line 21"]),
+        ("kernel-error-demo", "n_components = [64, 256]", "n_components = [64, 0]", &["n_components", "line 22", "got 0"]),
+        ("kernel-error-demo", "pairs = 300", "pairs = 5000000000", &["pairs", "line 14"]),
+        ("kernel-error-demo", "y = \"relative_error\"", "y = \"relative_eror\"", &["figures", "relative_eror", "line 30"]),
+        ("kernel-error-demo", "[\"nystroem\", \"gaussian\"]]", "[\"nystroem\"]]", &["zipped", "line 21"]),
+        ("kernel-error-demo", "n_components = [64, 256]", "n_components = [64, 64]", &["twice", "line 22"]),
+        ("kernel-error-demo", "n_components = [64, 256]", "n_components = [64, 256]\nwidth = 3", &["no component", "width", "line 23"]),
+        ("kernel-error-demo", "dataset = [\"tiny\", \"offline\"]", "dataset = [\"tiny\", \"huge\"]", &["unknown dataset", "huge", "line 8"]),
+        ("timing-demo", "repeats = 3", "repeats = 3\nrepeat = 2", &["no component", "repeat", "line 16"]),
+        ("learning-demo", "[\"exact\", \"polynomial\", \"kernel-svm\"]", "[\"exact\", \"polynomial\", \"linear-svm\"]", &["trains on features", "line 22"]),
+        ("kernel-error-demo", "columns = [\"relative_error\", \"median_relative_error\"]", "columns = [\"relative\"]", &["check.columns", "relative"]),
+    ];
+    for (name, from, to, needles) in cases {
+        let path = options.root.join(format!("experiments/{name}.toml"));
+        let original = std::fs::read_to_string(&path).unwrap();
+        assert!(original.contains(from), "{name}: {from}");
+        std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
+        let err = load_plan(&options.root, name, Profile::Full).unwrap_err().to_string();
+        for needle in *needles {
+            assert!(err.contains(needle), "{name}: {to}: expected {needle:?} in: {err}");
+        }
+        std::fs::write(&path, original).unwrap();
+    }
 }

@@ -1,0 +1,163 @@
+//! `learning`: fit the map on the training rows, train the learner on their features, score the
+//! test rows. Nothing about the test rows is seen before prediction: the map's data-dependent
+//! fit (Nystroem's landmarks, PRFF), the learner's cross-validation and a bandwidth rule all use
+//! the training rows only.
+//!
+//! Metrics: classification `accuracy` (%) and `error_percent`; regression `rmse` and
+//! `normalized_rmse` (RMSE over the test targets' standard deviation); `map_seconds` (fitting
+//! the map and mapping the training and test rows), `train_seconds`, `predict_seconds`, and the
+//! learner's own diagnostics. `train_size` > 0 trains on a seeded subsample of the training rows
+//! (Rahimi & Recht's Fig. 3, error against training-set size). A cell that cannot run (an exact
+//! kernel matrix above the memory limit) is recorded as skipped with the reason.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use rfbench_learners::{metrics, LearnerError};
+use rfbench_maps::{Kernel, Rows};
+
+use super::{CellContext, CellOutcome, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED};
+use crate::data::subsample_indices;
+use crate::error::{Error, Result};
+use crate::registry::learners::LearnerInput;
+use crate::registry::params::{Default, ParamKind, ParamSpec};
+use crate::registry::{Features, TaskKind};
+
+pub const KIND: KindInfo = KindInfo {
+    name: "learning",
+    doc: "Map fitted on the training rows, learner trained on their features, scored on the \
+          test rows: accuracy / error % (classification) or RMSE / normalised RMSE \
+          (regression), map, training and prediction times (TS Figs. 3-4 and Tables 1-3, \
+          Rahimi & Recht Table 1, Fastfood Table 2, PRFF Fig. 3, the tutorial).",
+    params: &[ParamSpec {
+        name: "train_size",
+        kind: ParamKind::Int { min: 0, max: 1 << 31 },
+        default: Some(Default::Int(0)),
+        doc: "train on this many training rows drawn with data_seed (0: all)",
+    }],
+    metrics: &[
+        "accuracy",
+        "error_percent",
+        "rmse",
+        "normalized_rmse",
+        "n_features",
+        "map_seconds",
+        "train_seconds",
+        "predict_seconds",
+    ],
+    seeds: &[
+        MAP_SEED,
+        SeedSpec {
+            column: "split_seed",
+            prefix: Some("split"),
+            scope: SeedScope::Data { repetition: true },
+            doc: "which training rows when train_size > 0: the dataset's axes and the repetition",
+        },
+        DATA_SEED,
+    ],
+    uses_learner: true,
+    needs_feature_map: false,
+    parallel_cells: false,
+    run,
+};
+
+fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
+    let data = ctx.data;
+    let (n, n_train) = (data.x.n_rows(), data.n_train);
+    if n_train == n {
+        return Ok(CellOutcome::Skipped(format!(
+            "dataset {:?} has no test rows",
+            ctx.cell.dataset
+        )));
+    }
+    let train_size = ctx.cell.kind_params.usize("train_size");
+    let train_idx: Vec<usize> = if train_size > 0 {
+        if train_size > n_train {
+            return Ok(CellOutcome::Skipped(format!(
+                "train_size = {train_size} but the dataset has {n_train} training rows"
+            )));
+        }
+        subsample_indices(n_train, train_size, ctx.seed("split_seed"))?
+    } else {
+        (0..n_train).collect()
+    };
+    let test_idx: Vec<usize> = (n_train..n).collect();
+    let (x_train, x_test) = (data.x.select_rows(&train_idx), data.x.select_rows(&test_idx));
+    let y_train: Vec<f64> = train_idx.iter().map(|&i| data.y[i]).collect();
+    let y_test: Vec<f64> = test_idx.iter().map(|&i| data.y[i]).collect();
+    let learner = ctx.cell.learner.ok_or_else(|| {
+        Error::Experiment("a learning cell without a learner (checked by the spec)".into())
+    })?;
+
+    let start = Instant::now();
+    let features = match ctx.cell.map.features {
+        Features::Map(_) => {
+            let map = ctx.build_map(Rows::Sparse(&x_train))?;
+            Some((
+                map.transform(Rows::Sparse(&x_train))?,
+                map.transform(Rows::Sparse(&x_test))?,
+            ))
+        }
+        Features::Exact | Features::Raw => None,
+    };
+    let map_seconds = start.elapsed().as_secs_f64();
+    let (train, test, n_features) = match &features {
+        Some((z, zt)) => (Rows::Dense(z.view()), Rows::Dense(zt.view()), z.ncols()),
+        None => (
+            Rows::Sparse(&x_train),
+            Rows::Sparse(&x_test),
+            x_train.n_cols(),
+        ),
+    };
+    let kernel = ctx.kernel.unwrap_or_else(Kernel::linear);
+    let input = LearnerInput {
+        params: &ctx.cell.learner_params,
+        kernel: &kernel,
+        seed: ctx.seed("seed"),
+        task: ctx.cell.task,
+        train,
+        test,
+        y_train: &y_train,
+    };
+    let output = match (learner.train)(&input) {
+        Ok(output) => output,
+        Err(e @ LearnerError::KernelTooLarge { .. }) => {
+            return Ok(CellOutcome::Skipped(e.to_string()));
+        }
+        Err(e) => return Err(Error::Learner(e)),
+    };
+
+    let mut m = BTreeMap::new();
+    let classes = |v: &[f64]| v.iter().map(|&c| c as i64).collect::<Vec<_>>();
+    match ctx.cell.task {
+        TaskKind::Classification => {
+            let (truth, predicted) = (classes(&y_test), classes(&output.predictions));
+            m.insert(
+                "accuracy".to_string(),
+                100.0 * metrics::accuracy(&truth, &predicted)?,
+            );
+            m.insert(
+                "error_percent".to_string(),
+                metrics::misclassification_percent(&truth, &predicted)?,
+            );
+        }
+        TaskKind::Regression => {
+            m.insert(
+                "rmse".to_string(),
+                metrics::rmse(&y_test, &output.predictions)?,
+            );
+            m.insert(
+                "normalized_rmse".to_string(),
+                metrics::normalized_rmse(&y_test, &output.predictions)?,
+            );
+        }
+    }
+    m.insert("n_features".to_string(), n_features as f64);
+    m.insert("map_seconds".to_string(), map_seconds);
+    m.insert("train_seconds".to_string(), output.train_seconds);
+    m.insert("predict_seconds".to_string(), output.predict_seconds);
+    for (name, value) in output.extras {
+        m.insert(name.to_string(), value);
+    }
+    Ok(CellOutcome::Done(m))
+}

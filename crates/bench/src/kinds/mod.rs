@@ -1,0 +1,159 @@
+//! Experiment kinds: what a cell measures. Each kind declares its parameters, metric columns,
+//! seeds (with their default scopes) and whether its cells may run concurrently; the runner
+//! does the rest (data, grid, CSV, outputs, check) the same way for all of them.
+//!
+//! - `kernel-error`: kernel estimates on random pairs against the exact kernel (Pham & Pagh Fig. 1).
+//! - `gram-error`: the Gram matrix of a sample against the exact one, block-wise (PRFF Figs. 1-2).
+//! - `timing`: map construction and transform time, time per vector, memory (TS Fig. 2,
+//!   Fastfood Table 1); cells one at a time.
+//! - `learning`: map + learner trained on the training rows, scored on the test rows.
+
+mod gram_error;
+mod kernel_error;
+mod learning;
+mod timing;
+
+use std::collections::BTreeMap;
+
+use rfbench_maps::{DynFeatureMap, Kernel, Rows};
+
+use crate::data::Prepared;
+use crate::error::{Error, Result};
+use crate::registry::{maps::MapInput, Features, ParamSpec};
+use crate::spec::{Cell, Plan};
+
+pub use kernel_error::{sample_pairs, ErrorSummary};
+
+/// Which coordinates a seed's key is built from, unless the spec's `[seeds]` says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SeedScope {
+    /// Every axis of the cell, and the repetition.
+    AllAxes,
+    /// Only the dataset's axes (its name and a generator's parameters), and the repetition if
+    /// `repetition`: the same rows or pairs for every map of the sweep.
+    Data { repetition: bool },
+}
+
+/// A seed column.
+#[derive(Debug, Clone, Copy)]
+pub struct SeedSpec {
+    pub column: &'static str,
+    /// Prefix of the seed key (so two seeds of the same scope differ).
+    pub prefix: Option<&'static str>,
+    pub scope: SeedScope,
+    pub doc: &'static str,
+}
+
+/// The map's (and learner's) randomness: every axis and the repetition.
+pub const MAP_SEED: SeedSpec = SeedSpec {
+    column: "seed",
+    prefix: None,
+    scope: SeedScope::AllAxes,
+    doc: "the map's and learner's randomness: every axis and the repetition",
+};
+
+/// The synthetic data's seed: its own axes only, so every cell sees the same rows.
+pub const DATA_SEED: SeedSpec = SeedSpec {
+    column: "data_seed",
+    prefix: Some("data"),
+    scope: SeedScope::Data { repetition: false },
+    doc: "a synthetic dataset's rows: the dataset's axes only (the same data for every cell)",
+};
+
+/// A cell's measurements, or why it could not run.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellOutcome {
+    Done(BTreeMap<String, f64>),
+    Skipped(String),
+}
+
+/// Everything a kind's cell function sees.
+pub struct CellContext<'a> {
+    pub plan: &'a Plan,
+    pub cell: &'a Cell,
+    pub repetition: usize,
+    /// Seeds by column.
+    pub seeds: &'a BTreeMap<&'static str, u64>,
+    /// The prepared dataset: training rows first.
+    pub data: &'a Prepared,
+    /// The kernel, its bandwidth resolved; `None` when the spec names none.
+    pub kernel: Option<Kernel>,
+}
+
+impl CellContext<'_> {
+    pub fn seed(&self, column: &str) -> u64 {
+        *self
+            .seeds
+            .get(column)
+            .unwrap_or_else(|| panic!("kind declared no seed {column:?}"))
+    }
+
+    /// The cell's kernel (present whenever its map approximates one: checked by the spec).
+    pub fn kernel(&self) -> Result<Kernel> {
+        self.kernel.ok_or_else(|| {
+            Error::Experiment(format!(
+                "map {:?} needs a kernel and the spec names none",
+                self.cell.map.name
+            ))
+        })
+    }
+
+    /// The cell's feature map, fitted on `train` with the cell's seed.
+    pub fn build_map(&self, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>> {
+        let Features::Map(construct) = self.cell.map.features else {
+            return Err(Error::Experiment(format!(
+                "kind {:?} needs a feature map, and {:?} has none",
+                self.plan.kind.name, self.cell.map.name
+            )));
+        };
+        let kernel = self.kernel()?;
+        Ok(construct(&MapInput {
+            params: &self.cell.map_params,
+            kernel: &kernel,
+            seed: self.seed("seed"),
+            train,
+        })?)
+    }
+}
+
+pub type RunCell = fn(&CellContext<'_>) -> Result<CellOutcome>;
+
+/// A registry entry for a kind.
+#[derive(Clone, Copy)]
+pub struct KindInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub params: &'static [ParamSpec],
+    pub metrics: &'static [&'static str],
+    pub seeds: &'static [SeedSpec],
+    pub uses_learner: bool,
+    /// Whether the map must produce features (`exact` and `none` make no sense here).
+    pub needs_feature_map: bool,
+    /// Whether cells may run at the same time (timing cells never do).
+    pub parallel_cells: bool,
+    pub run: RunCell,
+}
+
+pub const KINDS: &[KindInfo] = &[
+    kernel_error::KIND,
+    gram_error::KIND,
+    timing::KIND,
+    learning::KIND,
+];
+
+/// The median of a non-empty sample (the mean of the two middle values for an even count).
+pub fn median(values: &mut [f64]) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let m = values.len();
+    if m % 2 == 1 {
+        values[m / 2]
+    } else {
+        0.5 * (values[m / 2 - 1] + values[m / 2])
+    }
+}
+
+/// Training rows of the prepared data (all rows when it has no test split).
+pub fn train_rows(data: &Prepared) -> rfbench_maps::CsrMatrix {
+    let rows: Vec<usize> = (0..data.n_train).collect();
+    data.x.select_rows(&rows)
+}

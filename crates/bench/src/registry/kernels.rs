@@ -1,0 +1,118 @@
+//! The exact kernels a spec can name (the `[kernel]` table), all built through the one
+//! [`Kernel`] vocabulary of `rfbench-maps`. Bandwidths are sigma (scikit-learn's and LIBSVM's
+//! gamma is `1 / (2 sigma^2)` for the Gaussian); a bandwidth may be a rule on the training rows,
+//! which the runner resolves before the kernel is built.
+
+use rfbench_maps::{Kernel, MapError};
+
+use super::params::{non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
+
+pub type KernelConstructor = fn(&ParamValues) -> Result<Kernel, MapError>;
+
+#[derive(Clone, Copy)]
+pub struct KernelInfo {
+    pub name: &'static str,
+    pub formula: &'static str,
+    pub params: &'static [ParamSpec],
+    pub build: KernelConstructor,
+    /// A short label for legends, from the cell's parameters.
+    pub label: fn(&ParamValues) -> String,
+}
+
+const SIGMA: ParamSpec = ParamSpec {
+    name: "sigma",
+    kind: ParamKind::Bandwidth,
+    default: None,
+    doc: "bandwidth: a number, \"median\", or { percentile = P, pairs = N } of training-row distances",
+};
+
+fn polynomial(p: &ParamValues) -> Result<Kernel, MapError> {
+    let degree = p.usize("degree");
+    let degree = u32::try_from(degree).unwrap_or(u32::MAX);
+    Kernel::libsvm_polynomial(degree, p.f64("gamma"), p.f64("offset"))
+}
+
+fn polynomial_label(p: &ParamValues) -> String {
+    let (degree, gamma, offset) = (p.usize("degree"), p.f64("gamma"), p.f64("offset"));
+    let dot = if gamma == 1.0 {
+        "<x,y>".to_string()
+    } else {
+        format!("{gamma}<x,y>")
+    };
+    if offset == 0.0 {
+        format!("{dot}^{degree}")
+    } else {
+        format!("({offset} + {dot})^{degree}")
+    }
+}
+
+fn sigma_label(name: &str, p: &ParamValues) -> String {
+    match p.get("sigma").and_then(|v| v.as_f64()) {
+        Some(s) => format!("{name}, sigma = {s:.4}"),
+        None => name.to_string(),
+    }
+}
+
+pub const KERNELS: &[KernelInfo] = &[
+    KernelInfo {
+        name: "polynomial",
+        formula: "(gamma <x, y> + offset)^degree",
+        params: &[
+            ParamSpec {
+                name: "degree",
+                kind: ParamKind::Int { min: 1, max: 64 },
+                default: None,
+                doc: "p, the degree",
+            },
+            positive("gamma", Some(1.0), "scale of the inner product (LIBSVM's -g); the sketches need 1"),
+            non_negative("offset", 0.0, "c, LIBSVM's coef0 (-r); 0 is the homogeneous kernel"),
+        ],
+        build: polynomial,
+        label: polynomial_label,
+    },
+    KernelInfo {
+        name: "gaussian",
+        formula: "exp(-|x - y|_2^2 / (2 sigma^2))",
+        params: &[SIGMA],
+        build: |p| Kernel::gaussian(p.f64("sigma")),
+        label: |p| sigma_label("Gaussian", p),
+    },
+    KernelInfo {
+        name: "laplacian",
+        formula: "exp(-|x - y|_1 / sigma)",
+        params: &[SIGMA],
+        build: |p| Kernel::laplacian(p.f64("sigma")),
+        label: |p| sigma_label("Laplacian", p),
+    },
+    KernelInfo {
+        name: "matern",
+        formula: "Matern(nu, length_scale) of |x - y|_2, nu in {0.5, 1.5, 2.5}",
+        params: &[
+            ParamSpec {
+                name: "nu",
+                kind: ParamKind::Float {
+                    min: 0.5,
+                    max: 2.5,
+                    open_min: false,
+                },
+                default: Some(Default::Float(1.5)),
+                doc: "smoothness: 0.5, 1.5 or 2.5 (the closed forms)",
+            },
+            ParamSpec {
+                name: "length_scale",
+                kind: ParamKind::Bandwidth,
+                default: None,
+                doc: "l: a number, \"median\", or { percentile = P, pairs = N }",
+            },
+        ],
+        build: |p| Kernel::matern(p.f64("nu"), p.f64("length_scale")),
+        label: |p| format!("Matern {}", p.f64("nu")),
+    },
+    KernelInfo {
+        name: "linear",
+        formula: "<x, y>",
+        params: &[],
+        build: |_| Ok(Kernel::linear()),
+        label: |_| "<x,y>".to_string(),
+    },
+];

@@ -1,0 +1,281 @@
+//! The learners a spec can name. Each entry trains on the training rows (features, or the raw
+//! rows for the exact-kernel machines), predicts the test rows and reports its own diagnostics
+//! (chosen lambda, iterations, convergence) as extra result columns.
+
+use std::time::Instant;
+
+use ndarray::{Array2, Axis};
+use rfbench_learners::{
+    class_labels_from_f64, CrossValidation, KernelIntercept, KernelRidgeParams, KernelSvmParams,
+    LearnerError, LinearSvmParams, RidgeClassifierParams, RidgeParams, SvmLoss,
+};
+use rfbench_maps::{Kernel, Rows};
+
+use super::params::{choice, positive, Default, ParamKind, ParamSpec, ParamValues};
+
+/// Whether a dataset's targets are classes or real values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskKind {
+    Classification,
+    Regression,
+}
+
+/// What a learner is trained on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    /// Feature vectors (a random feature map's output, or the raw rows with map `none`).
+    Features,
+    /// The exact kernel on the raw rows (map `exact`).
+    Kernel,
+}
+
+pub struct LearnerInput<'a> {
+    pub params: &'a ParamValues,
+    pub kernel: &'a Kernel,
+    pub seed: u64,
+    pub task: TaskKind,
+    pub train: Rows<'a>,
+    pub test: Rows<'a>,
+    pub y_train: &'a [f64],
+}
+
+/// Predictions on the test rows, the times, and the learner's diagnostics (`extras`, in the
+/// order of the entry's `extras` list; NaN where one does not apply).
+pub struct LearnerOutput {
+    pub predictions: Vec<f64>,
+    pub train_seconds: f64,
+    pub predict_seconds: f64,
+    pub extras: Vec<(&'static str, f64)>,
+}
+
+pub type Trainer = fn(&LearnerInput<'_>) -> Result<LearnerOutput, LearnerError>;
+
+#[derive(Clone, Copy)]
+pub struct LearnerInfo {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub doc: &'static str,
+    pub params: &'static [ParamSpec],
+    pub needs: Needs,
+    pub tasks: &'static [TaskKind],
+    /// Diagnostic columns it writes.
+    pub extras: &'static [&'static str],
+    pub train: Trainer,
+}
+
+fn dense(rows: Rows<'_>) -> std::borrow::Cow<'_, Array2<f64>> {
+    match rows {
+        Rows::Dense(v) => std::borrow::Cow::Owned(v.to_owned()),
+        Rows::Sparse(m) => std::borrow::Cow::Owned(m.to_dense()),
+    }
+}
+
+fn timed<T>(f: impl FnOnce() -> T) -> (T, f64) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed().as_secs_f64())
+}
+
+fn labels_to_f64(labels: Vec<i64>) -> Vec<f64> {
+    labels.into_iter().map(|l| l as f64).collect()
+}
+
+fn ridge_params(p: &ParamValues, seed: u64) -> (RidgeParams, bool) {
+    match p.get("lambda").and_then(|v| v.as_f64()) {
+        Some(lambda) => (RidgeParams::new().lambda(lambda), false),
+        None => (
+            RidgeParams::new().cross_validation(CrossValidation {
+                folds: p.usize("folds"),
+                seed,
+                ..CrossValidation::default()
+            }),
+            true,
+        ),
+    }
+}
+
+fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let (params, cv) = ridge_params(i.params, i.seed);
+    let (z, zt) = (dense(i.train), dense(i.test));
+    match i.task {
+        TaskKind::Classification => {
+            let labels = class_labels_from_f64(i.y_train)?;
+            let (model, train_seconds) =
+                timed(|| RidgeClassifierParams::new(params).fit(z.view(), &labels));
+            let model = model?;
+            let (pred, predict_seconds) = timed(|| model.predict(zt.view()));
+            Ok(LearnerOutput {
+                predictions: labels_to_f64(pred?),
+                train_seconds,
+                predict_seconds,
+                extras: vec![
+                    ("lambda", model.ridge().lambda()),
+                    ("lambda_by_cv", f64::from(u8::from(cv))),
+                ],
+            })
+        }
+        TaskKind::Regression => {
+            let y = ndarray::ArrayView1::from(i.y_train).insert_axis(Axis(1)).to_owned();
+            let (model, train_seconds) = timed(|| params.fit(z.view(), y.view()));
+            let model = model?;
+            let (pred, predict_seconds) = timed(|| model.predict(zt.view()));
+            Ok(LearnerOutput {
+                predictions: pred?.column(0).to_vec(),
+                train_seconds,
+                predict_seconds,
+                extras: vec![
+                    ("lambda", model.lambda()),
+                    ("lambda_by_cv", f64::from(u8::from(cv))),
+                ],
+            })
+        }
+    }
+}
+
+fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let p = i.params;
+    let loss = if p.text("loss") == "l1" {
+        SvmLoss::L1
+    } else {
+        SvmLoss::L2
+    };
+    let bias = p.f64("bias");
+    let params = LinearSvmParams::new()
+        .c(p.f64("C"))
+        .loss(loss)
+        .eps(p.f64("eps"))
+        .max_iter(p.usize("max_iter"))
+        .bias((bias > 0.0).then_some(bias))
+        .seed(i.seed);
+    let labels = class_labels_from_f64(i.y_train)?;
+    let (model, train_seconds) = timed(|| params.fit(i.train, &labels));
+    let model = model?;
+    let (pred, predict_seconds) = timed(|| model.predict(i.test));
+    let iterations = model.reports().iter().map(|r| r.iterations).max().unwrap_or(0);
+    Ok(LearnerOutput {
+        predictions: labels_to_f64(pred?),
+        train_seconds,
+        predict_seconds,
+        extras: vec![
+            ("iterations", iterations as f64),
+            ("converged", f64::from(u8::from(model.converged()))),
+        ],
+    })
+}
+
+fn kernel_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let p = i.params;
+    let params = KernelSvmParams::new()
+        .c(p.f64("C"))
+        .eps(p.f64("eps"))
+        .intercept(KernelIntercept::Free)
+        .seed(i.seed);
+    let labels = class_labels_from_f64(i.y_train)?;
+    let (model, train_seconds) = timed(|| params.fit(*i.kernel, i.train, &labels));
+    let model = model?;
+    let (pred, predict_seconds) = timed(|| model.predict(i.test));
+    let iterations = model.reports().iter().map(|r| r.iterations).max().unwrap_or(0);
+    let support: usize = model.reports().iter().map(|r| r.support_vectors).sum();
+    Ok(LearnerOutput {
+        predictions: labels_to_f64(pred?),
+        train_seconds,
+        predict_seconds,
+        extras: vec![
+            ("iterations", iterations as f64),
+            ("converged", f64::from(u8::from(model.converged()))),
+            ("support_vectors", support as f64),
+        ],
+    })
+}
+
+fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let params = KernelRidgeParams::new().lambda(i.params.f64("lambda"));
+    let y = ndarray::ArrayView1::from(i.y_train).insert_axis(Axis(1)).to_owned();
+    let (model, train_seconds) = timed(|| params.fit(*i.kernel, i.train, y.view()));
+    let model = model?;
+    let (pred, predict_seconds) = timed(|| model.predict(i.test));
+    Ok(LearnerOutput {
+        predictions: pred?.column(0).to_vec(),
+        train_seconds,
+        predict_seconds,
+        extras: vec![("lambda", i.params.f64("lambda"))],
+    })
+}
+
+const C: ParamSpec = positive("C", Some(1.0), "penalty of the hinge losses");
+const BOTH: &[TaskKind] = &[TaskKind::Classification, TaskKind::Regression];
+
+pub const LEARNERS: &[LearnerInfo] = &[
+    LearnerInfo {
+        name: "linear-svm",
+        label: "linear SVM",
+        doc: "Linear SVM by dual coordinate descent (LIBLINEAR's solver), one-vs-rest.",
+        params: &[
+            C,
+            choice("loss", &["l1", "l2"], "l2", "l1: hinge (LIBLINEAR -s 3); l2: squared hinge (-s 1, its default)"),
+            positive("eps", Some(0.1), "stopping tolerance on the projected-gradient gap (LIBLINEAR -e)"),
+            ParamSpec {
+                name: "bias",
+                kind: ParamKind::Float { min: 0.0, max: f64::INFINITY, open_min: false },
+                default: Some(Default::Float(1.0)),
+                doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
+            },
+            ParamSpec {
+                name: "max_iter",
+                kind: ParamKind::Int { min: 1, max: 1 << 31 },
+                default: Some(Default::Int(1000)),
+                doc: "passes over the data before stopping unconverged",
+            },
+        ],
+        needs: Needs::Features,
+        tasks: &[TaskKind::Classification],
+        extras: &["iterations", "converged"],
+        train: linear_svm,
+    },
+    LearnerInfo {
+        name: "ridge",
+        label: "ridge",
+        doc: "Ridge regression / one-vs-rest ridge classifier by Cholesky of Z'Z + lambda I.",
+        params: &[
+            ParamSpec {
+                name: "lambda",
+                kind: ParamKind::NumberOrCv,
+                default: Some(Default::Text("cv")),
+                doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows",
+            },
+            ParamSpec {
+                name: "folds",
+                kind: ParamKind::Int { min: 2, max: 100 },
+                default: Some(Default::Int(5)),
+                doc: "folds of the cross-validation",
+            },
+        ],
+        needs: Needs::Features,
+        tasks: BOTH,
+        extras: &["lambda", "lambda_by_cv"],
+        train: ridge,
+    },
+    LearnerInfo {
+        name: "kernel-svm",
+        label: "kernel SVM",
+        doc: "The exact kernel SVM (LIBSVM's problem: SMO, free intercept); needs map \"exact\".",
+        params: &[
+            C,
+            positive("eps", Some(1e-3), "stopping tolerance (LIBSVM -e)"),
+        ],
+        needs: Needs::Kernel,
+        tasks: &[TaskKind::Classification],
+        extras: &["iterations", "converged", "support_vectors"],
+        train: kernel_svm,
+    },
+    LearnerInfo {
+        name: "kernel-ridge",
+        label: "kernel ridge",
+        doc: "Exact kernel ridge regression (Cholesky of K + lambda I); needs map \"exact\".",
+        params: &[positive("lambda", None, "regularisation")],
+        needs: Needs::Kernel,
+        tasks: &[TaskKind::Regression],
+        extras: &["lambda"],
+        train: kernel_ridge,
+    },
+];

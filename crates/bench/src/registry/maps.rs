@@ -1,0 +1,323 @@
+//! The feature maps a spec can name: one entry per map of `rfbench-maps`, plus `exact` (the kernel
+//! machine itself, no features) and `none` (the raw inputs). The kernel and the seed come from the
+//! cell; the entry's constructor turns the rest of the cell's parameters into an object-safe map.
+
+use rfbench_maps::{
+    DynFeatureMap, FastfoodParams, FastfoodTransform, FourierForm, Kernel, MapError,
+    NystroemParams, OrthogonalRandomFeaturesParams, PrffParams, RandomBinningParams,
+    RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams, Rows,
+    StructuredOrthogonalParams, TensorSketchParams,
+};
+
+use super::params::{choice, count, non_negative, positive, ParamSpec, ParamValues};
+
+/// What a constructor gets from the cell.
+pub struct MapInput<'a> {
+    pub params: &'a ParamValues,
+    pub kernel: &'a Kernel,
+    pub seed: u64,
+    /// The training rows: their dimension for every map, their values for maps fitted on data.
+    pub train: Rows<'a>,
+}
+
+pub type MapConstructor = fn(&MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError>;
+
+/// How a "map" entry turns inputs into what the learner sees.
+#[derive(Clone, Copy)]
+pub enum Features {
+    /// A random feature map.
+    Map(MapConstructor),
+    /// No features: the learner works on the exact kernel (`kernel-svm`, `kernel-ridge`).
+    Exact,
+    /// The raw input rows (a linear model on the inputs).
+    Raw,
+}
+
+/// A registry entry.
+#[derive(Clone, Copy)]
+pub struct MapInfo {
+    pub name: &'static str,
+    /// The papers' abbreviation, for legends and tables.
+    pub label: &'static str,
+    pub doc: &'static str,
+    pub paper: &'static str,
+    pub params: &'static [ParamSpec],
+    /// The kernels (by [`Kernel::name`]) it approximates; empty for `none`.
+    pub kernels: &'static [&'static str],
+    /// Whether fitting looks at the training rows (Nystroem's landmarks, PRFF's optimisation).
+    pub fits_on_data: bool,
+    pub features: Features,
+}
+
+const N_COMPONENTS: ParamSpec = count(
+    "n_components",
+    None,
+    "D, the number of features (the paired Fourier form needs it even)",
+);
+const FORM: ParamSpec = choice(
+    "form",
+    &["paired", "phase"],
+    "paired",
+    "paired: [cos, sin] of D/2 frequencies; phase: cos(w'x + b) of D frequencies",
+);
+const POLY: &[&str] = &["polynomial"];
+const SHIFT: &[&str] = &["gaussian", "laplacian", "matern"];
+
+fn form(p: &ParamValues) -> FourierForm {
+    match p.text("form") {
+        "phase" => FourierForm::Phase,
+        _ => FourierForm::Paired,
+    }
+}
+
+fn boxed<M: DynFeatureMap + 'static>(m: Result<M, MapError>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    m.map(|m| Box::new(m) as Box<dyn DynFeatureMap>)
+}
+
+fn d(input: &MapInput<'_>) -> usize {
+    input.train.n_cols()
+}
+
+fn tensor_sketch(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        TensorSketchParams::for_kernel(i.kernel, i.params.usize("n_components"))
+            .and_then(|p| p.seed(i.seed).fit(d(i))),
+    )
+}
+
+fn random_maclaurin(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        RandomMaclaurinParams::for_kernel(i.kernel, i.params.usize("n_components"))
+            .and_then(|p| p.seed(i.seed).fit(d(i))),
+    )
+}
+
+fn random_maclaurin_h01(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        RandomMaclaurinH01Params::for_kernel(i.kernel, i.params.usize("n_components"))
+            .and_then(|p| p.seed(i.seed).fit(d(i))),
+    )
+}
+
+fn rff(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        RandomFourierParams::for_kernel(i.kernel, i.params.usize("n_components"))
+            .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
+    )
+}
+
+fn orf(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        OrthogonalRandomFeaturesParams::for_kernel(i.kernel, i.params.usize("n_components"))
+            .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
+    )
+}
+
+fn sorf(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        StructuredOrthogonalParams::for_kernel(i.kernel, i.params.usize("n_components"))
+            .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
+    )
+}
+
+fn fastfood_with(
+    i: &MapInput<'_>,
+    transform: FastfoodTransform,
+) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        FastfoodParams::for_kernel(i.kernel, i.params.usize("n_components")).and_then(|p| {
+            p.form(form(i.params))
+                .transform(transform)
+                .seed(i.seed)
+                .fit(d(i))
+        }),
+    )
+}
+
+fn fastfood(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    fastfood_with(i, FastfoodTransform::Hadamard)
+}
+
+fn fastfood_fft(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    fastfood_with(i, FastfoodTransform::Fourier)
+}
+
+fn random_binning(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        RandomBinningParams::for_kernel(i.kernel, i.params.usize("n_grids")).and_then(|p| {
+            p.width(i.params.usize("width")).seed(i.seed).fit(d(i))
+        }),
+    )
+}
+
+fn nystroem(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    boxed(
+        NystroemParams::for_kernel(i.kernel, i.params.usize("n_components")).and_then(|p| {
+            p.eigenvalue_cutoff(i.params.f64("eigenvalue_cutoff"))
+                .seed(i.seed)
+                .fit(i.train)
+        }),
+    )
+}
+
+fn prff(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+    let p = i.params;
+    boxed(
+        PrffParams::for_kernel(i.kernel, p.usize("n_components")).and_then(|q| {
+            q.batch_size(p.usize("batch_size"))
+                .learning_rate(p.f64("learning_rate"))
+                .l2_penalty(p.f64("l2_penalty"))
+                .max_iterations(p.usize("max_iterations"))
+                .tolerance(p.f64("tolerance"))
+                .seed(i.seed)
+                .fit(i.train)
+        }),
+    )
+}
+
+/// Every map, in the order `rfbench maps` lists them.
+pub const MAPS: &[MapInfo] = &[
+    MapInfo {
+        name: "tensor-sketch",
+        label: "TS",
+        doc: "Tensor Sketch: the FFT of p count sketches; unbiased for (<x,y> + offset)^degree (gamma = 1).",
+        paper: "Pham & Pagh 2013",
+        params: &[N_COMPONENTS],
+        kernels: POLY,
+        fits_on_data: false,
+        features: Features::Map(tensor_sketch),
+    },
+    MapInfo {
+        name: "random-maclaurin",
+        label: "RM",
+        doc: "Random Maclaurin: products of N Rademacher projections, P[N = n] = 2^-(n+1).",
+        paper: "Kar & Karnick 2012",
+        params: &[N_COMPONENTS],
+        kernels: POLY,
+        fits_on_data: false,
+        features: Features::Map(random_maclaurin),
+    },
+    MapInfo {
+        name: "random-maclaurin-h01",
+        label: "RM H0/1",
+        doc: "Random Maclaurin with the exact degree-0 and degree-1 terms (Hamid et al. 2014's H0/1).",
+        paper: "Hamid et al. 2014",
+        params: &[N_COMPONENTS],
+        kernels: POLY,
+        fits_on_data: false,
+        features: Features::Map(random_maclaurin_h01),
+    },
+    MapInfo {
+        name: "rff",
+        label: "RFF",
+        doc: "Random Fourier features (Random Kitchen Sinks): i.i.d. frequencies from the kernel's spectral density.",
+        paper: "Rahimi & Recht 2007",
+        params: &[N_COMPONENTS, FORM],
+        kernels: SHIFT,
+        fits_on_data: false,
+        features: Features::Map(rff),
+    },
+    MapInfo {
+        name: "orf",
+        label: "ORF",
+        doc: "Orthogonal random features: frequencies from orthogonalised Gaussian blocks, chi-distributed norms.",
+        paper: "Yu et al. 2016",
+        params: &[N_COMPONENTS, FORM],
+        kernels: SHIFT,
+        fits_on_data: false,
+        features: Features::Map(orf),
+    },
+    MapInfo {
+        name: "sorf",
+        label: "SORF",
+        doc: "Structured orthogonal random features: products of three Hadamard-diagonal blocks.",
+        paper: "Yu et al. 2016",
+        params: &[N_COMPONENTS, FORM],
+        kernels: &["gaussian"],
+        fits_on_data: false,
+        features: Features::Map(sorf),
+    },
+    MapInfo {
+        name: "fastfood",
+        label: "Fastfood",
+        doc: "Fastfood with Walsh-Hadamard blocks: S H G Pi H B, O(D log d) per row.",
+        paper: "Le, Sarlos & Smola 2013",
+        params: &[N_COMPONENTS, FORM],
+        kernels: SHIFT,
+        fits_on_data: false,
+        features: Features::Map(fastfood),
+    },
+    MapInfo {
+        name: "fastfood-fft",
+        label: "Fastfood FFT",
+        doc: "Fastfood with Fourier blocks instead of Hadamard ones.",
+        paper: "Le, Sarlos & Smola 2013",
+        params: &[N_COMPONENTS, FORM],
+        kernels: SHIFT,
+        fits_on_data: false,
+        features: Features::Map(fastfood_fft),
+    },
+    MapInfo {
+        name: "random-binning",
+        label: "Binning",
+        doc: "Random binning: P randomly shifted grids, one-hot bins hashed into `width` columns each.",
+        paper: "Rahimi & Recht 2007",
+        params: &[
+            count("n_grids", None, "P, the number of grids"),
+            count("width", Some(1 << 20), "hash columns per grid (collisions bias the kernel up by about 1/width)"),
+        ],
+        kernels: &["laplacian"],
+        fits_on_data: false,
+        features: Features::Map(random_binning),
+    },
+    MapInfo {
+        name: "nystroem",
+        label: "Nystroem",
+        doc: "Nystroem: n_components landmarks drawn from the training rows, K_mm^(-1/2) normalisation.",
+        paper: "Williams & Seeger 2001",
+        params: &[
+            N_COMPONENTS,
+            non_negative("eigenvalue_cutoff", 1e-10, "relative eigenvalue cutoff of K_mm^(-1/2), in [0, 1)"),
+        ],
+        kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
+        fits_on_data: true,
+        features: Features::Map(nystroem),
+    },
+    MapInfo {
+        name: "prff",
+        label: "PRFF",
+        doc: "Pseudo-random Fourier features: RFF frequencies and phases optimised on the training rows.",
+        paper: "Chang et al. 2017 (PRFF)",
+        params: &[
+            N_COMPONENTS,
+            count("batch_size", Some(128), "points per mini-batch"),
+            positive("learning_rate", Some(50.0), "step size of the stochastic gradient"),
+            non_negative("l2_penalty", 0.0, "penalty on the frequencies' deviation"),
+            count("max_iterations", Some(100), "optimisation iterations"),
+            non_negative("tolerance", 1e-8, "stop when the loss changes less"),
+        ],
+        kernels: &["gaussian"],
+        fits_on_data: true,
+        features: Features::Map(prff),
+    },
+    MapInfo {
+        name: "exact",
+        label: "exact",
+        doc: "No features: the learner works on the exact kernel (kernel-svm, kernel-ridge).",
+        paper: "",
+        params: &[],
+        kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
+        fits_on_data: false,
+        features: Features::Exact,
+    },
+    MapInfo {
+        name: "none",
+        label: "linear",
+        doc: "No map: the raw inputs (a linear model on them).",
+        paper: "",
+        params: &[],
+        kernels: &[],
+        fits_on_data: false,
+        features: Features::Raw,
+    },
+];

@@ -1,0 +1,230 @@
+//! The component registry: every map, learner, kernel, synthetic data source and experiment kind
+//! a spec can name, each with its parameters as data.
+//!
+//! This is the only place that knows component names. The spec validator, the grid, the runner,
+//! `rfbench maps|learners|kernels` and the generated spec reference (`docs/spec.md`) all read
+//! these tables, so adding a map is one entry here and a parameter's range is written once.
+
+pub mod generators;
+pub mod kernels;
+pub mod learners;
+pub mod maps;
+pub mod params;
+
+use std::fmt::Write as _;
+
+pub use generators::{GeneratorInfo, GENERATORS};
+pub use kernels::{KernelInfo, KERNELS};
+pub use learners::{LearnerInfo, Needs, TaskKind, LEARNERS};
+pub use maps::{Features, MapInfo, MAPS};
+pub use params::{BandwidthRule, ParamKind, ParamSpec, ParamValues, Value};
+
+use crate::kinds::{KindInfo, KINDS};
+
+pub fn map(name: &str) -> Option<&'static MapInfo> {
+    MAPS.iter().find(|m| m.name == name)
+}
+
+pub fn learner(name: &str) -> Option<&'static LearnerInfo> {
+    LEARNERS.iter().find(|l| l.name == name)
+}
+
+pub fn kernel(name: &str) -> Option<&'static KernelInfo> {
+    KERNELS.iter().find(|k| k.name == name)
+}
+
+pub fn generator(name: &str) -> Option<&'static GeneratorInfo> {
+    GENERATORS.iter().find(|g| g.name == name)
+}
+
+pub fn kind(name: &str) -> Option<&'static KindInfo> {
+    KINDS.iter().find(|k| k.name == name)
+}
+
+pub fn map_names() -> Vec<&'static str> {
+    MAPS.iter().map(|m| m.name).collect()
+}
+
+pub fn learner_names() -> Vec<&'static str> {
+    LEARNERS.iter().map(|l| l.name).collect()
+}
+
+pub fn kernel_names() -> Vec<&'static str> {
+    KERNELS.iter().map(|k| k.name).collect()
+}
+
+pub fn kind_names() -> Vec<&'static str> {
+    KINDS.iter().map(|k| k.name).collect()
+}
+
+/// Legend labels of component values: `(column, value) -> label`.
+pub fn labels() -> Vec<((String, String), String)> {
+    let maps = MAPS
+        .iter()
+        .map(|m| (("map".to_string(), m.name.to_string()), m.label.to_string()));
+    let learners = LEARNERS
+        .iter()
+        .map(|l| (("learner".to_string(), l.name.to_string()), l.label.to_string()));
+    maps.chain(learners).collect()
+}
+
+fn default_text(p: &ParamSpec) -> String {
+    match p.default {
+        Some(d) => d.value().to_string(),
+        None => "required".to_string(),
+    }
+}
+
+fn params_table(out: &mut String, params: &[ParamSpec]) {
+    if params.is_empty() {
+        let _ = writeln!(out, "No parameters.\n");
+        return;
+    }
+    let _ = writeln!(out, "| parameter | accepts | default | meaning |");
+    let _ = writeln!(out, "|---|---|---|---|");
+    for p in params {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            p.name,
+            p.kind,
+            default_text(p),
+            p.doc
+        );
+    }
+    let _ = writeln!(out);
+}
+
+fn params_lines(out: &mut String, params: &[ParamSpec]) {
+    for p in params {
+        let _ = writeln!(
+            out,
+            "    {:<20} {} (default: {}): {}",
+            p.name,
+            p.kind,
+            default_text(p),
+            p.doc
+        );
+    }
+}
+
+/// `rfbench maps`.
+pub fn describe_maps() -> String {
+    let mut s = String::new();
+    for m in MAPS {
+        let _ = writeln!(s, "{} ({}): {}", m.name, m.label, m.doc);
+        if !m.paper.is_empty() {
+            let _ = writeln!(s, "    paper: {}", m.paper);
+        }
+        if !m.kernels.is_empty() {
+            let _ = writeln!(s, "    kernels: {}", m.kernels.join(", "));
+        }
+        if m.fits_on_data {
+            let _ = writeln!(s, "    fitted on the training rows");
+        }
+        params_lines(&mut s, m.params);
+    }
+    s
+}
+
+/// `rfbench learners`.
+pub fn describe_learners() -> String {
+    let mut s = String::new();
+    for l in LEARNERS {
+        let _ = writeln!(s, "{} ({}): {}", l.name, l.label, l.doc);
+        params_lines(&mut s, l.params);
+    }
+    s
+}
+
+/// `rfbench kernels`.
+pub fn describe_kernels() -> String {
+    let mut s = String::new();
+    for k in KERNELS {
+        let _ = writeln!(s, "{}: k(x, y) = {}", k.name, k.formula);
+        params_lines(&mut s, k.params);
+    }
+    for g in GENERATORS {
+        let _ = writeln!(s, "dataset \"{}\" (synthetic): {}", g.name, g.doc);
+        params_lines(&mut s, g.params);
+    }
+    s
+}
+
+/// The component part of `docs/spec.md`, generated from the tables (a test keeps the committed
+/// file equal to it).
+pub fn reference_markdown() -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "## Experiment kinds\n");
+    for k in KINDS {
+        let _ = writeln!(s, "### `{}`\n\n{}\n", k.name, k.doc);
+        params_table(&mut s, k.params);
+        let _ = writeln!(s, "Metrics: {}.\n", k.metrics.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(s, "Seeds (CSV column: default scope):\n");
+        for seed in k.seeds {
+            let _ = writeln!(s, "- `{}`: {}", seed.column, seed.doc);
+        }
+        let _ = writeln!(s);
+    }
+    let _ = writeln!(s, "## Maps (`map = ...`)\n");
+    for m in MAPS {
+        let _ = writeln!(s, "### `{}` ({})\n\n{}\n", m.name, m.label, m.doc);
+        if !m.paper.is_empty() {
+            let _ = writeln!(s, "Paper: {}.", m.paper);
+        }
+        if !m.kernels.is_empty() {
+            let _ = writeln!(s, "Kernels: {}.", m.kernels.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "));
+        }
+        if m.fits_on_data {
+            let _ = writeln!(s, "Fitted on the training rows.");
+        }
+        let _ = writeln!(s);
+        params_table(&mut s, m.params);
+    }
+    let _ = writeln!(s, "## Learners (`learner = ...`)\n");
+    for l in LEARNERS {
+        let _ = writeln!(s, "### `{}`\n\n{}\n", l.name, l.doc);
+        params_table(&mut s, l.params);
+        let _ = writeln!(s, "Diagnostic columns: {}.\n", l.extras.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "));
+    }
+    let _ = writeln!(s, "## Kernels (`[kernel] name = ...`)\n");
+    for k in KERNELS {
+        let _ = writeln!(s, "### `{}`: `{}`\n", k.name, k.formula);
+        params_table(&mut s, k.params);
+    }
+    let _ = writeln!(s, "## Synthetic datasets (`dataset = ...`)\n");
+    for g in GENERATORS {
+        let _ = writeln!(s, "### `{}`\n\n{}\n", g.name, g.doc);
+        params_table(&mut s, g.params);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_parameters_documented() {
+        for names in [map_names(), learner_names(), kernel_names(), kind_names()] {
+            let mut sorted = names.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            assert_eq!(sorted.len(), names.len(), "{names:?}");
+        }
+        let all = MAPS
+            .iter()
+            .flat_map(|m| m.params)
+            .chain(LEARNERS.iter().flat_map(|l| l.params))
+            .chain(KERNELS.iter().flat_map(|k| k.params));
+        for p in all {
+            assert!(!p.doc.is_empty(), "{} has no doc", p.name);
+        }
+        // Every kernel a map names exists.
+        for m in MAPS {
+            for k in m.kernels {
+                assert!(kernel(k).is_some(), "{}: unknown kernel {k}", m.name);
+            }
+        }
+    }
+}

@@ -1,0 +1,411 @@
+//! Parameters as data (scikit-learn's `_parameter_constraints`): every component declares its
+//! parameters once, as [`ParamSpec`]s, and the same table validates specs, fills defaults, feeds
+//! `rfbench maps|learners|kernels` and generates the spec reference. A range is written once.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A parameter value as a spec writes it, after validation against its [`ParamKind`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(String),
+    /// A bandwidth computed from the training rows instead of given as a number.
+    Rule(BandwidthRule),
+}
+
+/// A bandwidth rule on the training rows: the `percentile`-th percentile (0-100] of the
+/// Euclidean distances of `pairs` random pairs of training rows (PRFF's rule is the 5th; the
+/// median heuristic is the 50th). The value used is written to the results.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BandwidthRule {
+    pub percentile: f64,
+    pub pairs: usize,
+}
+
+impl fmt::Display for BandwidthRule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.percentile == 50.0 {
+            write!(f, "median of {} pair distances", self.pairs)
+        } else {
+            write!(
+                f,
+                "percentile {} of {} pair distances",
+                self.percentile, self.pairs
+            )
+        }
+    }
+}
+
+impl fmt::Display for Value {
+    /// The form written to CSV cells and seed keys: integers plainly, floats in Rust's shortest
+    /// round-trip form (`0`, `0.5`, `1000`), texts as they are.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Float(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::Text(v) => write!(f, "{v}"),
+            Value::Rule(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+impl Value {
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Value::Int(v) => Some(v as f64),
+            Value::Float(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn as_usize(&self) -> Option<usize> {
+        match *self {
+            Value::Int(v) if v >= 0 => usize::try_from(v).ok(),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Text(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// A key for grouping equal values (floats by bits).
+    pub fn key(&self) -> String {
+        match self {
+            Value::Float(v) => format!("f{:016x}", v.to_bits()),
+            other => format!("{other:?}"),
+        }
+    }
+}
+
+/// What a parameter accepts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ParamKind {
+    /// An integer in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// A finite number in the interval; `open_min` excludes `min` itself.
+    Float { min: f64, max: f64, open_min: bool },
+    Bool,
+    /// One of the listed words.
+    Choice(&'static [&'static str]),
+    /// A positive finite number, or a rule on the training rows: `"median"` or
+    /// `{ percentile = 5.0, pairs = 10000 }`.
+    Bandwidth,
+    /// A number `> 0` or the word `"cv"` (chosen by cross-validation on the training rows).
+    NumberOrCv,
+}
+
+impl fmt::Display for ParamKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ParamKind::Int { min, max } if max == i64::MAX => write!(f, "integer >= {min}"),
+            ParamKind::Int { min, max } => write!(f, "integer in {min}..={max}"),
+            ParamKind::Float {
+                min,
+                max,
+                open_min,
+            } => {
+                let lo = if open_min { ">" } else { ">=" };
+                if max.is_infinite() {
+                    write!(f, "number {lo} {min}")
+                } else {
+                    write!(f, "number {lo} {min} and <= {max}")
+                }
+            }
+            ParamKind::Bool => write!(f, "true or false"),
+            ParamKind::Choice(words) => write!(f, "one of {words:?}"),
+            ParamKind::Bandwidth => write!(
+                f,
+                "number > 0, \"median\", or {{ percentile = P, pairs = N }}"
+            ),
+            ParamKind::NumberOrCv => write!(f, "number > 0 or \"cv\""),
+        }
+    }
+}
+
+/// One parameter of a component.
+#[derive(Debug, Clone, Copy)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub kind: ParamKind,
+    /// `None`: the spec must give it.
+    pub default: Option<Default>,
+    pub doc: &'static str,
+}
+
+/// A default value (a `const`-friendly mirror of [`Value`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Default {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(&'static str),
+}
+
+impl Default {
+    pub fn value(self) -> Value {
+        match self {
+            Default::Int(v) => Value::Int(v),
+            Default::Float(v) => Value::Float(v),
+            Default::Bool(v) => Value::Bool(v),
+            Default::Text(v) => Value::Text(v.to_string()),
+        }
+    }
+}
+
+/// The largest count a spec may ask for (rows, features, pairs): beyond it a run cannot fit in
+/// memory anyway, and checking it here keeps absurd values from reaching an allocation.
+pub const MAX_COUNT: i64 = 1 << 31;
+
+impl ParamSpec {
+    /// Validates a TOML value against the kind; the error says what is wrong without saying
+    /// where (the caller names the key and line).
+    pub fn parse(&self, value: &toml::Value) -> Result<Value, String> {
+        let bad = |what: &str| {
+            Err(format!(
+                "`{}` must be {}, got {what}",
+                self.name, self.kind
+            ))
+        };
+        match (self.kind, value) {
+            (ParamKind::Int { min, max }, toml::Value::Integer(v)) => {
+                if (min..=max).contains(v) {
+                    Ok(Value::Int(*v))
+                } else {
+                    bad(&v.to_string())
+                }
+            }
+            (ParamKind::Float { .. }, toml::Value::Integer(v)) => {
+                self.parse(&toml::Value::Float(*v as f64))
+            }
+            (
+                ParamKind::Float {
+                    min,
+                    max,
+                    open_min,
+                },
+                toml::Value::Float(v),
+            ) => {
+                let above = if open_min { *v > min } else { *v >= min };
+                if v.is_finite() && above && *v <= max {
+                    Ok(Value::Float(*v))
+                } else {
+                    bad(&v.to_string())
+                }
+            }
+            (ParamKind::Bool, toml::Value::Boolean(b)) => Ok(Value::Bool(*b)),
+            (ParamKind::Choice(words), toml::Value::String(s)) => {
+                if words.contains(&s.as_str()) {
+                    Ok(Value::Text(s.clone()))
+                } else {
+                    bad(&format!("{s:?}"))
+                }
+            }
+            (ParamKind::Bandwidth | ParamKind::NumberOrCv, toml::Value::Integer(v)) => {
+                self.parse(&toml::Value::Float(*v as f64))
+            }
+            (ParamKind::Bandwidth | ParamKind::NumberOrCv, toml::Value::Float(v)) => {
+                if v.is_finite() && *v > 0.0 {
+                    Ok(Value::Float(*v))
+                } else {
+                    bad(&v.to_string())
+                }
+            }
+            (ParamKind::NumberOrCv, toml::Value::String(s)) if s == "cv" => {
+                Ok(Value::Text("cv".into()))
+            }
+            (ParamKind::Bandwidth, toml::Value::String(s)) if s == "median" => {
+                Ok(Value::Rule(BandwidthRule {
+                    percentile: 50.0,
+                    pairs: 10_000,
+                }))
+            }
+            (ParamKind::Bandwidth, toml::Value::Table(t)) => parse_rule(self.name, t),
+            (_, other) => bad(&format!("the {} {other}", other.type_str())),
+        }
+    }
+}
+
+fn parse_rule(name: &str, table: &toml::Table) -> Result<Value, String> {
+    if let Some(key) = table.keys().find(|k| *k != "percentile" && *k != "pairs") {
+        return Err(format!(
+            "`{name}`: unknown key `{key}` in a bandwidth rule; known: [\"percentile\", \"pairs\"]"
+        ));
+    }
+    let percentile = match table.get("percentile") {
+        Some(toml::Value::Float(p)) => *p,
+        Some(toml::Value::Integer(p)) => *p as f64,
+        None => return Err(format!("`{name}`: a bandwidth rule needs `percentile`")),
+        Some(other) => return Err(format!("`{name}`: percentile must be a number, got {other}")),
+    };
+    if !(percentile > 0.0 && percentile <= 100.0) {
+        return Err(format!(
+            "`{name}`: percentile must be in (0, 100], got {percentile}"
+        ));
+    }
+    let pairs = match table.get("pairs") {
+        None => 10_000,
+        Some(toml::Value::Integer(p)) if (1..=MAX_COUNT).contains(p) => *p as usize,
+        Some(other) => {
+            return Err(format!(
+                "`{name}`: pairs must be an integer in 1..={MAX_COUNT}, got {other}"
+            ))
+        }
+    };
+    Ok(Value::Rule(BandwidthRule { percentile, pairs }))
+}
+
+/// The parameter values of one component in one cell, defaults filled in.
+#[derive(Debug, Clone, PartialEq, std::default::Default)]
+pub struct ParamValues(pub BTreeMap<String, Value>);
+
+impl ParamValues {
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.0.get(name)
+    }
+
+    /// The value of a parameter the registry declares (so it is present: given or defaulted).
+    fn value(&self, name: &str) -> &Value {
+        self.0
+            .get(name)
+            .unwrap_or_else(|| panic!("parameter {name:?} was validated but is missing"))
+    }
+
+    pub fn usize(&self, name: &str) -> usize {
+        self.value(name)
+            .as_usize()
+            .unwrap_or_else(|| panic!("parameter {name:?} is not a count"))
+    }
+
+    pub fn f64(&self, name: &str) -> f64 {
+        self.value(name)
+            .as_f64()
+            .unwrap_or_else(|| panic!("parameter {name:?} is not a number"))
+    }
+
+    pub fn text(&self, name: &str) -> &str {
+        self.value(name)
+            .as_str()
+            .unwrap_or_else(|| panic!("parameter {name:?} is not a word"))
+    }
+}
+
+/// Shorthand constructors for the registry's tables.
+pub const fn count(name: &'static str, default: Option<i64>, doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Int {
+            min: 1,
+            max: MAX_COUNT,
+        },
+        default: match default {
+            Some(v) => Some(Default::Int(v)),
+            None => None,
+        },
+        doc,
+    }
+}
+
+pub const fn positive(name: &'static str, default: Option<f64>, doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: f64::INFINITY,
+            open_min: true,
+        },
+        default: match default {
+            Some(v) => Some(Default::Float(v)),
+            None => None,
+        },
+        doc,
+    }
+}
+
+pub const fn non_negative(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Float {
+            min: 0.0,
+            max: f64::INFINITY,
+            open_min: false,
+        },
+        default: Some(Default::Float(default)),
+        doc,
+    }
+}
+
+pub const fn choice(
+    name: &'static str,
+    words: &'static [&'static str],
+    default: &'static str,
+    doc: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        name,
+        kind: ParamKind::Choice(words),
+        default: Some(Default::Text(default)),
+        doc,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_accept_and_refuse() {
+        let d = count("n_components", None, "");
+        assert_eq!(d.parse(&toml::Value::Integer(5)), Ok(Value::Int(5)));
+        for bad in [
+            toml::Value::Integer(0),
+            toml::Value::Integer(5_000_000_000),
+            toml::Value::Float(5.0),
+        ] {
+            let e = d.parse(&bad).unwrap_err();
+            assert!(e.contains("integer in 1..=2147483648"), "{e}");
+        }
+        let sigma = ParamSpec {
+            name: "sigma",
+            kind: ParamKind::Bandwidth,
+            default: None,
+            doc: "",
+        };
+        assert_eq!(
+            sigma.parse(&toml::Value::Integer(2)),
+            Ok(Value::Float(2.0))
+        );
+        assert!(sigma.parse(&toml::Value::Float(-1.0)).is_err());
+        assert!(sigma.parse(&toml::Value::Float(f64::NAN)).is_err());
+        let rule: toml::Value = toml::from_str::<toml::Table>("r = { percentile = 5 }").unwrap()["r"].clone();
+        assert_eq!(
+            sigma.parse(&rule),
+            Ok(Value::Rule(BandwidthRule {
+                percentile: 5.0,
+                pairs: 10_000
+            }))
+        );
+        let bad: toml::Value = toml::from_str::<toml::Table>("r = { percentile = 0 }").unwrap()["r"].clone();
+        assert!(sigma.parse(&bad).unwrap_err().contains("(0, 100]"));
+        let form = choice("form", &["paired", "phase"], "paired", "");
+        assert!(form
+            .parse(&toml::Value::String("cos".into()))
+            .unwrap_err()
+            .contains("one of [\"paired\", \"phase\"]"));
+    }
+
+    #[test]
+    fn display_is_the_csv_and_seed_key_form() {
+        assert_eq!(Value::Float(0.0).to_string(), "0");
+        assert_eq!(Value::Float(1.0).to_string(), "1");
+        assert_eq!(Value::Float(0.5).to_string(), "0.5");
+        assert_eq!(Value::Int(500).to_string(), "500");
+    }
+}

@@ -1,0 +1,75 @@
+//! Pins tensor-sketch-fig1's seeds: the general runner must derive, for every row of the
+//! committed results, the seeds written there (which the original Fig. 1 runner derived from
+//! the keys `map=M|degree=P|offset=C|D=N|rep=R` and `pairs|rep=R`). Different seeds would mean
+//! different numbers for the same spec. Needs no data.
+
+use std::path::PathBuf;
+
+use rfbench::spec::{load_plan, Profile};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn seed_keys_are_the_original_runners() {
+    let plan = load_plan(&root(), "tensor-sketch-fig1", Profile::Quick).unwrap();
+    let cell = plan
+        .cells
+        .iter()
+        .find(|c| {
+            c.get("map").map(|v| v.to_string()) == Some("tensor-sketch".into())
+                && c.get("degree").map(|v| v.to_string()) == Some("2".into())
+                && c.get("offset").map(|v| v.to_string()) == Some("0".into())
+                && c.get("n_components").map(|v| v.to_string()) == Some("500".into())
+        })
+        .unwrap();
+    let key = |column: &str, rep| {
+        let seed = plan.seeds.iter().find(|s| s.spec.column == column).unwrap();
+        plan.seed_key(seed, cell, rep)
+    };
+    assert_eq!(key("seed", 0), "map=tensor-sketch|degree=2|offset=0|D=500|rep=0");
+    assert_eq!(key("pair_seed", 2), "pairs|rep=2");
+}
+
+#[test]
+fn every_committed_row_has_the_seeds_the_plan_derives() {
+    for (profile, file) in [
+        (Profile::Quick, "tensor-sketch-fig1.quick.csv"),
+        (Profile::Full, "tensor-sketch-fig1.csv"),
+    ] {
+        let plan = load_plan(&root(), "tensor-sketch-fig1", profile).unwrap();
+        let (header, rows) =
+            rfbench::results::read_rows(&root().join("results").join(file)).unwrap();
+        let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (map, degree, offset, d, rep) = (
+            col("map"),
+            col("degree"),
+            col("offset"),
+            col("n_components"),
+            col("repetition"),
+        );
+        assert_eq!(rows.len(), plan.cells.len() * plan.repetitions, "{file}");
+        for row in &rows {
+            let offset_value: f64 = row[offset].parse().unwrap();
+            let cell = plan
+                .cells
+                .iter()
+                .find(|c| {
+                    c.get("map").unwrap().to_string() == row[map]
+                        && c.get("degree").unwrap().to_string() == row[degree]
+                        && c.get("offset").unwrap().as_f64() == Some(offset_value)
+                        && c.get("n_components").unwrap().to_string() == row[d]
+                })
+                .unwrap_or_else(|| panic!("{file}: no cell for {row:?}"));
+            let r: usize = row[rep].parse().unwrap();
+            for column in ["seed", "pair_seed"] {
+                assert_eq!(
+                    plan.seed(column, cell, r).unwrap().to_string(),
+                    row[col(column)],
+                    "{file}: {column} of {row:?}"
+                );
+            }
+        }
+    }
+}
