@@ -257,9 +257,9 @@ impl Kernel {
         match *self {
             Kernel::Polynomial {
                 degree,
-                gamma,
+                gamma: 1.0,
                 offset,
-            } if gamma == 1.0 => PolynomialKernel::new(degree, offset).ok(),
+            } => PolynomialKernel::new(degree, offset).ok(),
             _ => None,
         }
     }
