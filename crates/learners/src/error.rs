@@ -69,8 +69,6 @@ pub enum LearnerError {
         bytes: u128,
         limit: u128,
     },
-    #[error("kernel parameter gamma must be finite and > 0, got {0}")]
-    InvalidGamma(f64),
     #[error("linfa: {0}")]
     Linfa(String),
     #[error("input error: {0}")]

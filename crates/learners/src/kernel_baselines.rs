@@ -21,7 +21,10 @@
 //!   With [`KernelIntercept::Free`] it solves LIBSVM's problem instead — free intercept,
 //!   `sum_i y_i alpha_i = 0` — by LIBSVM's SMO algorithm (see [`crate::smo`]), so that dual
 //!   objectives and predictions can be compared with `svm-train`'s. O(n) per SMO step.
-//! - [`LibsvmPolynomialKernel`]: LIBSVM's `-t 1` kernel `(gamma <x, y> + coef0)^degree`.
+//! - Kernels: any [`KernelFunction`], in particular `rfbench-maps`'s one vocabulary [`Kernel`]
+//!   (re-exported here); LIBSVM's `-t 1` kernel `(gamma <x, y> + coef0)^degree` is
+//!   [`Kernel::libsvm_polynomial`], in LIBSVM's own parameterisation so that the same three
+//!   numbers go to both programs.
 //!
 //! The kernel matrix is filled in parallel, each entry computed independently: results do not
 //! depend on the thread count.
@@ -32,7 +35,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use rfbench_maps::{CsrMatrix, PolynomialKernel, Row, Rows};
+use rfbench_maps::{CsrMatrix, Kernel, PolynomialKernel, Row, Rows};
 
 use crate::dual_cd::ConvergenceReport;
 use crate::error::{LearnerError, Result};
@@ -42,63 +45,28 @@ use crate::smo::solve_smo;
 /// 2 GiB: a kernel matrix of 16,384 rows.
 pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
 
-/// A positive-definite kernel on input rows. Implemented for the exact kernels of
-/// `rfbench-maps` and for any `Fn(&Row, &Row) -> f64`.
-pub trait Kernel: Sync {
+/// A positive-definite kernel on input rows, as the baselines evaluate it: entry by entry.
+/// Implemented for the exact kernels of `rfbench-maps` ([`Kernel`], [`PolynomialKernel`]) and for
+/// any `Fn(&Row, &Row) -> f64`.
+pub trait KernelFunction: Sync {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64;
 }
 
-impl Kernel for PolynomialKernel {
+impl KernelFunction for Kernel {
+    fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
+        Kernel::eval(self, x, y)
+    }
+}
+
+impl KernelFunction for PolynomialKernel {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
         PolynomialKernel::eval(self, x, y)
     }
 }
 
-impl<F: Fn(&Row<'_>, &Row<'_>) -> f64 + Sync> Kernel for F {
+impl<F: Fn(&Row<'_>, &Row<'_>) -> f64 + Sync> KernelFunction for F {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
         self(x, y)
-    }
-}
-
-/// LIBSVM's polynomial kernel (`svm-train -t 1 -d degree -g gamma -r coef0`):
-/// `k(x, y) = (gamma <x, y> + coef0)^degree`. It is `gamma^degree` times the
-/// [`PolynomialKernel`] of offset `coef0 / gamma`; kept in LIBSVM's parameterisation so that the
-/// same three numbers go to both programs.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LibsvmPolynomialKernel {
-    gamma: f64,
-    coef0: f64,
-    degree: u32,
-}
-
-impl LibsvmPolynomialKernel {
-    /// `degree >= 1`, `gamma > 0` and `coef0 >= 0` (positive definite), all finite.
-    pub fn new(degree: u32, gamma: f64, coef0: f64) -> Result<Self> {
-        if !(gamma.is_finite() && gamma > 0.0) {
-            return Err(LearnerError::InvalidGamma(gamma));
-        }
-        // The same checks as the maps crate's kernel (degree >= 1, finite offset >= 0).
-        PolynomialKernel::new(degree, coef0)?;
-        Ok(Self {
-            gamma,
-            coef0,
-            degree,
-        })
-    }
-    pub fn gamma(&self) -> f64 {
-        self.gamma
-    }
-    pub fn coef0(&self) -> f64 {
-        self.coef0
-    }
-    pub fn degree(&self) -> u32 {
-        self.degree
-    }
-}
-
-impl Kernel for LibsvmPolynomialKernel {
-    fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
-        (self.gamma * x.dot(y) + self.coef0).powi(self.degree as i32)
     }
 }
 
@@ -133,7 +101,11 @@ fn check_size(rows: usize, limit: u128) -> Result<()> {
 }
 
 /// `K[i][j] = k(a_i, b_j)`, rows filled in parallel.
-pub fn kernel_matrix<K: Kernel + ?Sized>(kernel: &K, a: Rows<'_>, b: Rows<'_>) -> Array2<f64> {
+pub fn kernel_matrix<K: KernelFunction + ?Sized>(
+    kernel: &K,
+    a: Rows<'_>,
+    b: Rows<'_>,
+) -> Array2<f64> {
     let mut out = Array2::zeros((a.n_rows(), b.n_rows()));
     out.axis_iter_mut(Axis(0))
         .into_par_iter()
@@ -148,7 +120,7 @@ pub fn kernel_matrix<K: Kernel + ?Sized>(kernel: &K, a: Rows<'_>, b: Rows<'_>) -
 }
 
 /// Symmetric `K[i][j] = k(x_i, x_j)`: the upper triangle computed, the lower one copied.
-fn gram<K: Kernel + ?Sized>(kernel: &K, x: Rows<'_>) -> Array2<f64> {
+fn gram<K: KernelFunction + ?Sized>(kernel: &K, x: Rows<'_>) -> Array2<f64> {
     let n = x.n_rows();
     let mut out = Array2::zeros((n, n));
     out.axis_iter_mut(Axis(0))
@@ -243,7 +215,7 @@ impl KernelRidgeParams {
         }
         Ok(KernelRidgeValidParams(self))
     }
-    pub fn fit<'a, K: Kernel>(
+    pub fn fit<'a, K: KernelFunction>(
         self,
         kernel: K,
         x: impl Into<Rows<'a>>,
@@ -255,7 +227,7 @@ impl KernelRidgeParams {
 
 impl KernelRidgeValidParams {
     /// Fits on rows `x` and targets `y` (`n x k`).
-    pub fn fit<'a, K: Kernel>(
+    pub fn fit<'a, K: KernelFunction>(
         &self,
         kernel: K,
         x: impl Into<Rows<'a>>,
@@ -309,7 +281,7 @@ pub struct KernelRidge<K> {
     means: Array1<f64>,
 }
 
-impl<K: Kernel> KernelRidge<K> {
+impl<K: KernelFunction> KernelRidge<K> {
     /// `n_train x k` dual coefficients `A`.
     pub fn dual_coefficients(&self) -> ArrayView2<'_, f64> {
         self.dual.view()
@@ -422,7 +394,7 @@ impl KernelSvmParams {
         }
         Ok(KernelSvmValidParams(self))
     }
-    pub fn fit<'a, K: Kernel>(
+    pub fn fit<'a, K: KernelFunction>(
         self,
         kernel: K,
         x: impl Into<Rows<'a>>,
@@ -433,7 +405,7 @@ impl KernelSvmParams {
 }
 
 impl KernelSvmValidParams {
-    pub fn fit<'a, K: Kernel>(
+    pub fn fit<'a, K: KernelFunction>(
         &self,
         kernel: K,
         x: impl Into<Rows<'a>>,
@@ -587,7 +559,7 @@ pub struct KernelSvm<K> {
     reports: Vec<ConvergenceReport>,
 }
 
-impl<K: Kernel> KernelSvm<K> {
+impl<K: KernelFunction> KernelSvm<K> {
     pub fn classes(&self) -> &[i64] {
         &self.classes
     }
@@ -647,6 +619,7 @@ mod tests {
     use super::*;
     use crate::{LinearSvmParams, RidgeParams, SvmLoss};
     use rand::Rng;
+    use rfbench_maps::MapError;
 
     fn linear(x: &Row<'_>, y: &Row<'_>) -> f64 {
         x.dot(y)
@@ -747,7 +720,7 @@ mod tests {
     #[test]
     fn smo_closes_the_duality_gap_with_a_free_intercept() {
         let (x, labels) = data(80, 3, 7);
-        let poly = LibsvmPolynomialKernel::new(3, 0.5, 1.0).unwrap();
+        let poly = Kernel::libsvm_polynomial(3, 0.5, 1.0).unwrap();
         for c in [0.3, 4.0] {
             let svm = KernelSvmParams::new()
                 .c(c)
@@ -787,21 +760,34 @@ mod tests {
     #[test]
     fn libsvm_polynomial_kernel_values_and_errors() {
         let (x, _) = data(5, 3, 8);
-        let k = LibsvmPolynomialKernel::new(2, 0.25, 1.5).unwrap();
+        let k = Kernel::libsvm_polynomial(2, 0.25, 1.5).unwrap();
         let (a, b) = (Row::Dense(x.row(0)), Row::Dense(x.row(1)));
         let t = x.row(0).dot(&x.row(1));
-        assert_eq!(Kernel::eval(&k, &a, &b), (0.25 * t + 1.5).powi(2));
-        assert_eq!(
-            LibsvmPolynomialKernel::new(2, 0.0, 1.0),
-            Err(LearnerError::InvalidGamma(0.0))
-        );
+        assert_eq!(KernelFunction::eval(&k, &a, &b), (0.25 * t + 1.5).powi(2));
+        let gamma_error = LearnerError::from(Kernel::libsvm_polynomial(2, 0.0, 1.0).unwrap_err());
         assert!(matches!(
-            LibsvmPolynomialKernel::new(0, 1.0, 1.0),
-            Err(LearnerError::Input(_))
+            gamma_error,
+            LearnerError::Input(MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "gamma",
+                value: 0.0,
+                ..
+            })
         ));
         assert!(matches!(
-            LibsvmPolynomialKernel::new(2, 1.0, -1.0),
-            Err(LearnerError::Input(_))
+            Kernel::libsvm_polynomial(0, 1.0, 1.0),
+            Err(MapError::InvalidKernelParameter {
+                parameter: "degree",
+                ..
+            })
+        ));
+        assert!(matches!(
+            Kernel::libsvm_polynomial(2, 1.0, -1.0),
+            Err(MapError::InvalidKernelParameter {
+                parameter: "offset",
+                value: -1.0,
+                ..
+            })
         ));
     }
 

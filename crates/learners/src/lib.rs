@@ -12,7 +12,8 @@
 //!   matrix, with a typed error above a configurable size. The kernel SVM's intercept is either
 //!   LIBLINEAR's penalised constant feature (dual coordinate descent) or LIBSVM's free intercept
 //!   ([`KernelIntercept::Free`]: LIBSVM's SMO, so objectives compare with `svm-train`'s);
-//!   [`LibsvmPolynomialKernel`] is LIBSVM's `-t 1` kernel in its own parameterisation.
+//!   kernels are `rfbench-maps`'s one vocabulary [`Kernel`] (re-exported; LIBSVM's `-t 1` kernel
+//!   is [`Kernel::libsvm_polynomial`]) or any [`KernelFunction`].
 //! - linfa's `Fit` / `Predict` traits for [`LinearSvm`] and [`Ridge`] on dense linfa datasets.
 //!
 //! Life cycle (the linfa convention, as in `rfbench-maps`): `XxxParams` (unchecked, builder
@@ -31,11 +32,14 @@ mod smo;
 pub use dual_cd::{ConvergenceReport, SvmLoss};
 pub use error::{LearnerError, Result};
 pub use kernel_baselines::{
-    kernel_matrix, Kernel, KernelIntercept, KernelRidge, KernelRidgeParams, KernelRidgeValidParams,
-    KernelSvm, KernelSvmParams, KernelSvmValidParams, LibsvmPolynomialKernel,
+    kernel_matrix, KernelFunction, KernelIntercept, KernelRidge, KernelRidgeParams,
+    KernelRidgeValidParams, KernelSvm, KernelSvmParams, KernelSvmValidParams,
     DEFAULT_MAX_KERNEL_BYTES,
 };
 pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSvmValidParams};
+/// The one kernel vocabulary, `rfbench-maps`'s: the baselines take it (or any
+/// [`KernelFunction`]).
+pub use rfbench_maps::Kernel;
 pub use ridge::{
     default_lambda_grid, CrossValidation, Ridge, RidgeAccumulator, RidgeClassifier,
     RidgeClassifierParams, RidgeParams, RidgeValidParams,

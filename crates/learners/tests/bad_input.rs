@@ -7,14 +7,14 @@ use linfa::traits::Fit;
 use linfa::Dataset;
 use ndarray::{array, Array1, Array2};
 use rfbench_learners::{
-    KernelIntercept, KernelRidgeParams, KernelSvmParams, LearnerError, LibsvmPolynomialKernel,
-    LinearSvmParams, RidgeClassifierParams, RidgeParams, SvmLoss,
+    Kernel, KernelIntercept, KernelRidgeParams, KernelSvmParams, LearnerError, LinearSvmParams,
+    RidgeClassifierParams, RidgeParams, SvmLoss,
 };
 
 type Outcome = Result<(), LearnerError>;
 
-fn kernel() -> LibsvmPolynomialKernel {
-    LibsvmPolynomialKernel::new(2, 0.5, 1.0).unwrap()
+fn kernel() -> Kernel {
+    Kernel::libsvm_polynomial(2, 0.5, 1.0).unwrap()
 }
 
 /// All classifiers on rows `x` and labels `y`, with their names.

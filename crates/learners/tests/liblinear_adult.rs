@@ -51,7 +51,7 @@ fn dual_cd_matches_liblinear_on_adult() {
 /// CD solves a slightly different problem; its accuracy is printed, and held to the same margin.
 #[test]
 fn kernel_svm_matches_libsvm_polynomial_on_adult_subset() {
-    use rfbench_learners::{KernelIntercept, KernelSvmParams, LibsvmPolynomialKernel};
+    use rfbench_learners::{Kernel, KernelIntercept, KernelSvmParams};
     use support::{head, libsvm_tools};
 
     let Some(dir) = adult_dir() else {
@@ -104,7 +104,7 @@ fn kernel_svm_matches_libsvm_polynomial_on_adult_subset() {
 
     let (x, y) = read_libsvm(&train, ADULT_DIM);
     let (xt, yt) = read_libsvm(&test, ADULT_DIM);
-    let kernel = LibsvmPolynomialKernel::new(degree, gamma, coef0).unwrap();
+    let kernel = Kernel::libsvm_polynomial(degree, gamma, coef0).unwrap();
     let params = KernelSvmParams::new().c(c).eps(eps);
     let free = params
         .clone()

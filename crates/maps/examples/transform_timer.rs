@@ -24,7 +24,7 @@ use std::time::Instant;
 use ndarray::{Array2, Axis};
 use rayon::prelude::*;
 use rfbench_maps::{
-    CsrMatrix, FeatureMap, FourierForm, NystroemKernel, NystroemParams, RandomFourierParams,
+    CsrMatrix, FeatureMap, FourierForm, Kernel, NystroemParams, RandomFourierParams,
     ShiftInvariantKernel,
 };
 
@@ -52,7 +52,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .form(FourierForm::Phase)
         .seed(MAP_SEED)
         .fit(x.ncols())?;
-    let gaussian = NystroemKernel::Gaussian { sigma: SIGMA };
+    let gaussian = Kernel::Gaussian { sigma: SIGMA };
 
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "ready {} {}", x.nrows(), x.ncols())?;

@@ -79,6 +79,12 @@ impl CountSketch {
         }
     }
 
+    /// Bytes of the hash tables: a `u32` bucket and an `f64` sign per key.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.buckets.len() * std::mem::size_of::<u32>()
+            + self.signs.len() * std::mem::size_of::<f64>()
+    }
+
     /// A sketch with the given tables (tests enumerate whole hash families with it).
     #[cfg(test)]
     pub(crate) fn from_tables(buckets: Vec<u32>, signs: Vec<f64>, width: usize) -> Self {

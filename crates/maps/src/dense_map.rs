@@ -116,6 +116,10 @@ macro_rules! dense_fourier_map {
                 self.params.n_components
             }
 
+            fn memory_bytes(&self) -> usize {
+                self.inner.memory_bytes()
+            }
+
             fn new_scratch(&self) {}
 
             fn map_row(&self, row: &$crate::csr::Row<'_>, out: &mut [f64], _: &mut ()) {

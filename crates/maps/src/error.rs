@@ -6,14 +6,19 @@ use thiserror::Error;
 #[derive(Debug, Error, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum MapError {
+    /// A kernel parameter out of its range: the one error for a bad kernel, whichever type or
+    /// map it was given to (`degree` is reported as an `f64`).
+    #[error("{kernel} kernel: {parameter} = {value} is out of range (valid: {valid})")]
+    InvalidKernelParameter {
+        kernel: &'static str,
+        parameter: &'static str,
+        value: f64,
+        valid: &'static str,
+    },
     #[error("n_components (D) must be at least 1, got {0}")]
     ZeroComponents(usize),
-    #[error("degree (p) must be at least 1, got {0}")]
-    ZeroDegree(u32),
     #[error("degree (p) = {got} is larger than the supported maximum {max}")]
     DegreeTooLarge { got: u32, max: u32 },
-    #[error("offset (c) must be finite and >= 0, got {0}")]
-    InvalidOffset(f64),
     #[error("input dimension (d) must be at least 1, got {0}")]
     ZeroInputDim(usize),
     #[error("input has {got} columns but the map was fitted for d = {expected}")]
@@ -29,8 +34,6 @@ pub enum MapError {
     InvalidCsr(String),
     #[error("number of grids (P) must be at least 1, got {0}")]
     ZeroGrids(usize),
-    #[error("kernel width sigma must be finite and > 0, got {0}")]
-    InvalidSigma(f64),
     #[error("hash width must be at least 1, got {0}")]
     ZeroWidth(usize),
     #[error("{n_grids} grids x width {width} columns do not fit u32 column indices")]
@@ -47,10 +50,6 @@ pub enum MapError {
     InvalidOptimizerParameter { name: &'static str, value: f64 },
     #[error("fitting needs at least one data row, got none")]
     EmptyData,
-    #[error("{name} must be finite and > 0, got {value}")]
-    InvalidBandwidth { name: &'static str, value: f64 },
-    #[error("Matern smoothness nu must be 0.5, 1.5 or 2.5 (the closed forms), got {0}")]
-    UnsupportedMaternNu(f64),
     #[error("the paired [cos, sin] form needs an even n_components (D), got {0}")]
     OddComponents(usize),
     #[error("{map} does not support the {kernel} kernel")]

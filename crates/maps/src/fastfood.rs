@@ -61,6 +61,7 @@ use crate::fourier::{
     rademacher, require_radial, sample_radius, start_fit, FourierForm, FourierOutput,
 };
 use crate::hadamard::fwht;
+use crate::kernel::{shift_invariant_for, Kernel};
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
@@ -103,6 +104,14 @@ impl FastfoodParams {
             transform: FastfoodTransform::default(),
             seed: DEFAULT_SEED,
         }
+    }
+
+    /// The map for `kernel`: Gaussian or Matern, else [`MapError::UnsupportedKernel`] (the
+    /// Laplacian's spectral density is not radial).
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        let kernel = shift_invariant_for(kernel, "Fastfood")?;
+        require_radial("Fastfood", &kernel)?;
+        Ok(Self::new(kernel, n_components))
     }
 
     pub fn form(mut self, form: FourierForm) -> Self {
@@ -548,6 +557,10 @@ impl Fastfood {
 }
 
 impl FeatureMap for Fastfood {
+    fn memory_bytes(&self) -> usize {
+        Fastfood::memory_bytes(self)
+    }
+
     type Scratch = FastfoodScratch;
 
     fn input_dim(&self) -> usize {
@@ -766,7 +779,7 @@ mod tests {
             FastfoodParams::new(ShiftInvariantKernel::laplacian(1.0).unwrap(), 8).check(),
             Err(MapError::UnsupportedKernel {
                 map: "Fastfood",
-                kernel: "Laplacian"
+                kernel: "laplacian"
             })
         );
         assert_eq!(
@@ -774,7 +787,7 @@ mod tests {
                 .check()
                 .unwrap_err()
                 .to_string(),
-            "sigma must be finite and > 0, got NaN"
+            "gaussian kernel: sigma = NaN is out of range (valid: finite and > 0)"
         );
         assert_eq!(
             FastfoodParams::new(ShiftInvariantKernel::gaussian(1.0).unwrap(), 0).check(),

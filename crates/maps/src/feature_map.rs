@@ -25,6 +25,10 @@ pub trait FeatureMap: Sync {
     /// `D`, the number of features.
     fn output_dim(&self) -> usize;
 
+    /// Bytes of the fitted map's own parameters (random draws, landmarks, plans' tables): what
+    /// the papers call the map's memory. Not the scratch space, not the struct itself.
+    fn memory_bytes(&self) -> usize;
+
     fn new_scratch(&self) -> Self::Scratch;
 
     /// Maps one row (already checked: right dimension, finite) into `out` (length `D`, any prior

@@ -25,6 +25,19 @@
 //! FFT plans are rebuilt when it is read, and reading checks the parts against each other, so a
 //! tampered map is a [`MapError::InvalidSerializedMap`] rather than a panic in `transform`.
 //!
+//! **One kernel vocabulary.** [`Kernel`] names every exact kernel (linear, polynomial
+//! `(gamma <x, y> + offset)^degree`, Gaussian, Laplacian, Matern) with one bandwidth convention
+//! (module `kernel`), computes it ([`Kernel::eval`], blocked [`Kernel::cross_gram`]) and reports a
+//! bad parameter as one error, [`MapError::InvalidKernelParameter`]. Every map's params have
+//! `for_kernel(&Kernel, D)`, which is [`MapError::UnsupportedKernel`] for a kernel the map cannot
+//! approximate. [`ShiftInvariantKernel`] and [`PolynomialKernel`] are the parts of it that the
+//! Fourier-type maps and the polynomial sketches take ([`Kernel::shift_invariant`],
+//! [`Kernel::as_polynomial`]).
+//!
+//! **Object-safe maps.** [`DynFeatureMap`] is [`FeatureMap`] as a trait object
+//! (`Box<dyn DynFeatureMap>`), implemented for every map, for code that picks the map at run
+//! time; `tests/conformance.rs` runs every map through it against the same checks.
+//!
 //! Maps: [`TensorSketch`] (Pham & Pagh 2013) and [`RandomMaclaurin`] (Kar & Karnick 2012) for the
 //! polynomial kernel `(<x, y> + c)^p`, whose exact value is [`PolynomialKernel`].
 //!
@@ -32,7 +45,9 @@
 //! features ([`RandomFourierFeatures`], Rahimi & Recht 2007), orthogonal and structured orthogonal
 //! random features ([`OrthogonalRandomFeatures`], [`StructuredOrthogonalFeatures`], Yu et al.
 //! 2016) and [`Fastfood`] (Le, Sarlos & Smola 2013, Hadamard and FFT blocks), all with the two
-//! output forms of [`FourierForm`].
+//! output forms of [`FourierForm`]; [`Prff`] (Gaussian) and [`RandomBinning`] (Laplacian).
+//!
+//! [`Nystroem`] (Williams & Seeger 2001) approximates every [`Kernel`].
 
 // Links the system OpenBLAS behind ndarray's `blas` feature (turned on by ndarray-linalg).
 extern crate openblas_src;
@@ -42,6 +57,7 @@ mod block_product;
 mod count_sketch;
 mod csr;
 mod dense_map;
+mod dyn_map;
 mod error;
 mod fast_exp;
 mod fastfood;
@@ -66,6 +82,7 @@ mod test_support;
 
 pub use count_sketch::{count_sketch_into, CountSketch};
 pub use csr::{CsrMatrix, Row, Rows};
+pub use dyn_map::DynFeatureMap;
 pub use error::{MapError, Result};
 pub use fastfood::{
     Fastfood, FastfoodParams, FastfoodScratch, FastfoodTransform, FastfoodValidParams,
@@ -73,10 +90,8 @@ pub use fastfood::{
 pub use feature_map::FeatureMap;
 pub use fourier::FourierForm;
 pub use hadamard::{fwht, fwht_radix2, fwht_reference};
-pub use kernel::PolynomialKernel;
-pub use nystroem::{
-    Kernel as NystroemKernel, Nystroem, NystroemParams, NystroemScratch, NystroemValidParams,
-};
+pub use kernel::{Kernel, PolynomialKernel};
+pub use nystroem::{Nystroem, NystroemParams, NystroemScratch, NystroemValidParams};
 pub use orthogonal::{
     OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
     StructuredOrthogonalFeatures, StructuredOrthogonalParams, StructuredOrthogonalValidParams,

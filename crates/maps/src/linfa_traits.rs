@@ -109,7 +109,7 @@ transformer!(
 mod tests {
     use super::*;
     use crate::test_support::gaussian_data;
-    use crate::{FastfoodTransform, NystroemKernel, ShiftInvariantKernel};
+    use crate::{FastfoodTransform, Kernel, ShiftInvariantKernel};
     use linfa::Dataset;
     use ndarray::Array1;
 
@@ -188,7 +188,7 @@ mod tests {
             |p: RandomBinningParams| p.fit(6).unwrap()
         );
         check!(
-            NystroemParams::new(NystroemKernel::Gaussian { sigma: 2.0 }, 20),
+            NystroemParams::new(Kernel::Gaussian { sigma: 2.0 }, 20),
             |p: NystroemParams| p.fit(&x).unwrap()
         );
         check!(
@@ -207,7 +207,7 @@ mod tests {
             Fit::fit(&bad, &dataset).unwrap_err(),
             MapError::OddComponents(7)
         );
-        let too_many = NystroemParams::new(NystroemKernel::Gaussian { sigma: 1.0 }, 11);
+        let too_many = NystroemParams::new(Kernel::Gaussian { sigma: 1.0 }, 11);
         assert_eq!(
             Fit::fit(&too_many, &dataset).unwrap_err(),
             MapError::TooManyLandmarks {

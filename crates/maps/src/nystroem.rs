@@ -1,4 +1,5 @@
-//! The Nystroem method (Williams & Seeger, NIPS 2001) for any exact kernel [`Kernel`].
+//! The Nystroem method (Williams & Seeger, NIPS 2001) for any exact kernel [`Kernel`]: linear,
+//! polynomial, Gaussian, Laplacian and Matern.
 //!
 //! **Features.** Pick `m` landmarks `l_1..l_m` (sampled uniformly without replacement from the
 //! fitting data, or given), form `K_mm = [k(l_i, l_j)]` and map
@@ -18,11 +19,12 @@
 //!
 //! **Cost.** Fit: `m^2` kernel evaluations and an `O(m^3)` eigendecomposition; memory `O(m (m +
 //! d))`. Transform: `m` kernel evaluations (`O(m d)`) and an `m x m` matrix-vector product per row.
-//! Both run as matrix products (module `block_product`) for the Gaussian and polynomial kernels:
-//! the kernel block through `‖x‖² + ‖l‖² - 2 x'l` resp. `x'l`, then `K N'` for a block of rows, as
+//! Both run as matrix products (module `block_product`) for every kernel but the Laplacian: the
+//! kernel block through `‖x‖² + ‖l‖² - 2 x'l` (Gaussian, Matern) resp. `x'l` (linear,
+//! polynomial), the same blocks as [`Kernel::cross_gram`], then `K N'` for a block of rows, as
 //! scikit-learn's `Nystroem` does; the Laplacian's L1 distances are computed entry by entry.
 
-use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2};
+use ndarray::{s, Array1, Array2, ArrayView1, ArrayViewMut2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
@@ -32,136 +34,13 @@ use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::check_batch;
-use crate::kernel::PolynomialKernel;
+use crate::kernel::{densify, squared_norms, to_dense, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0a57;
 
 /// The default relative eigenvalue cutoff of `K_mm^{-1/2}`.
 pub const DEFAULT_EIGENVALUE_CUTOFF: f64 = 1e-10;
-
-/// The exact kernels Nystroem can approximate.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub enum Kernel {
-    /// `exp(-|x - y|_2^2 / (2 sigma^2))`.
-    Gaussian { sigma: f64 },
-    /// `exp(-|x - y|_1 / sigma)`, the kernel of random binning.
-    Laplacian { sigma: f64 },
-    /// `(<x, y> + c)^p`.
-    Polynomial(PolynomialKernel),
-}
-
-impl Kernel {
-    fn check(&self) -> Result<()> {
-        match *self {
-            Kernel::Gaussian { sigma } | Kernel::Laplacian { sigma } => {
-                if sigma.is_finite() && sigma > 0.0 {
-                    Ok(())
-                } else {
-                    Err(MapError::InvalidSigma(sigma))
-                }
-            }
-            Kernel::Polynomial(_) => Ok(()),
-        }
-    }
-
-    /// `k(x, y)` for two dense rows of the same length.
-    pub fn eval_slices(&self, x: &[f64], y: &[f64]) -> f64 {
-        let pairs = x.iter().zip(y);
-        match *self {
-            Kernel::Gaussian { sigma } => {
-                let sq: f64 = pairs.map(|(a, b)| (a - b) * (a - b)).sum();
-                (-sq / (2.0 * sigma * sigma)).exp()
-            }
-            Kernel::Laplacian { sigma } => {
-                let l1: f64 = pairs.map(|(a, b)| (a - b).abs()).sum();
-                (-l1 / sigma).exp()
-            }
-            Kernel::Polynomial(k) => k.from_dot(pairs.map(|(a, b)| a * b).sum()),
-        }
-    }
-
-    /// The exact kernel matrix `[k(x_i, y_j)]` (rows of both inputs of the same dimension).
-    pub fn matrix<'a, 'b>(&self, x: impl Into<Rows<'a>>, y: impl Into<Rows<'b>>) -> Array2<f64> {
-        let (x, y) = (to_dense(x.into()), to_dense(y.into()));
-        Array2::from_shape_fn((x.nrows(), y.nrows()), |(i, j)| {
-            self.eval_slices(x.row(i).as_slice().unwrap(), y.row(j).as_slice().unwrap())
-        })
-    }
-}
-
-impl Kernel {
-    /// `out = [k(x_i, l_j)]` for dense rows `x` and landmarks `l` (`sq_norms[j] = ‖l_j‖²`), in
-    /// parallel over blocks of [`PRODUCT_ROWS`] rows, each by [`Kernel::block_serial`].
-    fn block_into(
-        &self,
-        x: ArrayView2<'_, f64>,
-        landmarks: ArrayView2<'_, f64>,
-        sq_norms: &[f64],
-        out: ArrayViewMut2<'_, f64>,
-    ) {
-        for_each_row_block(out, |rows, block| {
-            self.block_serial(x.slice(s![rows, ..]), landmarks, sq_norms, block);
-        });
-    }
-
-    /// One block on the calling thread: one matrix product `X L'` (module `block_product`), then
-    /// the Gaussian as `exp(-(‖x‖² + ‖l‖² - 2 x'l) / (2 sigma²))` (the squared distance clamped
-    /// at 0 against cancellation, as scikit-learn does) or the polynomial as `(x'l + c)^p`, while
-    /// the block is in cache. The L1 distance of the Laplacian kernel is no product: entry by
-    /// entry. Matches [`Kernel::matrix`] to rounding (tested).
-    fn block_serial(
-        &self,
-        x: ArrayView2<'_, f64>,
-        landmarks: ArrayView2<'_, f64>,
-        sq_norms: &[f64],
-        mut out: ArrayViewMut2<'_, f64>,
-    ) {
-        if let Kernel::Laplacian { .. } = self {
-            for (mut o, xr) in out.rows_mut().into_iter().zip(x.rows()) {
-                let xr = xr.to_vec();
-                for (v, l) in o.iter_mut().zip(landmarks.rows()) {
-                    *v = self.eval_slices(&xr, l.as_slice().expect("standard layout"));
-                }
-            }
-            return;
-        }
-        product_into(x, landmarks.t(), out.view_mut());
-        for (mut o, xr) in out.rows_mut().into_iter().zip(x.rows()) {
-            match *self {
-                Kernel::Gaussian { sigma } => {
-                    let x_sq = xr.dot(&xr);
-                    let factor = -1.0 / (2.0 * sigma * sigma);
-                    o.iter_mut().zip(sq_norms).for_each(|(v, &l_sq)| {
-                        *v = factor * (x_sq + l_sq - 2.0 * *v).max(0.0);
-                    });
-                    crate::fast_exp::exp_in_place(o.as_slice_mut().expect("standard layout"));
-                }
-                Kernel::Polynomial(k) => o.iter_mut().for_each(|v| *v = k.from_dot(*v)),
-                Kernel::Laplacian { .. } => unreachable!("handled above"),
-            }
-        }
-    }
-}
-
-fn squared_norms(rows: ArrayView2<'_, f64>) -> Vec<f64> {
-    rows.rows().into_iter().map(|r| r.dot(&r)).collect()
-}
-
-/// Writes `row` into the dense buffer `out` (zeros where the row has none).
-fn densify(row: &Row<'_>, out: &mut [f64]) {
-    out.iter_mut().for_each(|o| *o = 0.0);
-    row.for_each_nonzero(|j, v| out[j] = v);
-}
-
-/// A standard-layout dense copy of `rows`.
-fn to_dense(rows: Rows<'_>) -> Array2<f64> {
-    let mut out = Array2::zeros((rows.n_rows(), rows.n_cols()));
-    for (i, mut o) in out.rows_mut().into_iter().enumerate() {
-        densify(&rows.row(i), o.as_slice_mut().unwrap());
-    }
-    out
-}
 
 /// Unchecked hyper-parameters of [`Nystroem`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -173,7 +52,7 @@ pub struct NystroemParams {
     seed: u64,
 }
 
-/// Checked hyper-parameters: a valid kernel (`sigma` finite, `> 0`), `n_components >= 1`,
+/// Checked hyper-parameters: a valid kernel ([`Kernel::check`]), `n_components >= 1`,
 /// `0 <= eigenvalue_cutoff < 1`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NystroemValidParams(NystroemParams);
@@ -187,6 +66,13 @@ impl NystroemParams {
             eigenvalue_cutoff: DEFAULT_EIGENVALUE_CUTOFF,
             seed: DEFAULT_SEED,
         }
+    }
+
+    /// [`NystroemParams::new`] with the kernel checked first: Nystroem approximates every
+    /// [`Kernel`], so the only error is an invalid kernel parameter.
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        kernel.check()?;
+        Ok(Self::new(*kernel, n_components))
     }
 
     /// Eigenvalues of `K_mm` at or below `cutoff * lambda_max` are dropped from `K_mm^{-1/2}`.
@@ -252,12 +138,14 @@ impl NystroemValidParams {
         let kernel = self.0.kernel;
         let mut gram = Array2::zeros((landmarks.nrows(), landmarks.nrows()));
         let sq_norms = squared_norms(landmarks.view());
-        kernel.block_into(
-            landmarks.view(),
-            landmarks.view(),
-            &sq_norms,
-            gram.view_mut(),
-        );
+        for_each_row_block(gram.view_mut(), |rows, block| {
+            kernel.block_serial(
+                landmarks.slice(s![rows, ..]),
+                landmarks.view(),
+                &sq_norms,
+                block,
+            );
+        });
         let (eigenvalues, eigenvectors) =
             crate::sym_eig::eigh(gram).map_err(MapError::EigenDecomposition)?;
         let largest = eigenvalues.iter().fold(0.0f64, |a, &b| a.max(b));
@@ -367,6 +255,11 @@ pub struct NystroemScratch {
 }
 
 impl FeatureMap for Nystroem {
+    /// The landmarks (`8 m d`) and `K_mm^{-1/2}` (`8 m²`).
+    fn memory_bytes(&self) -> usize {
+        (self.landmarks.len() + self.normalization.len()) * std::mem::size_of::<f64>()
+    }
+
     type Scratch = NystroemScratch;
 
     fn input_dim(&self) -> usize {
@@ -388,10 +281,9 @@ impl FeatureMap for Nystroem {
         // Sparse rows are made dense: the landmarks are dense, so the O(d) copy costs less than
         // the m kernel evaluations it feeds, and dense and sparse input give identical bits.
         densify(row, &mut scratch.dense);
+        let x = Row::Dense(ArrayView1::from(&scratch.dense[..]));
         for (k, l) in scratch.kernel_values.iter_mut().zip(self.landmarks.rows()) {
-            *k = self
-                .kernel
-                .eval_slices(&scratch.dense, l.as_slice().unwrap());
+            *k = self.kernel.eval(&x, &Row::Dense(l));
         }
         let k = ArrayView1::from(&scratch.kernel_values[..]);
         for (o, w) in out.iter_mut().zip(self.normalization.rows()) {
@@ -456,10 +348,29 @@ mod tests {
 
     fn kernels() -> [Kernel; 3] {
         [
-            Kernel::Gaussian { sigma: 1.0 },
-            Kernel::Laplacian { sigma: 2.0 },
-            Kernel::Polynomial(PolynomialKernel::new(2, 1.0).unwrap()),
+            Kernel::gaussian(1.0).unwrap(),
+            Kernel::laplacian(2.0).unwrap(),
+            Kernel::polynomial(2, 1.0).unwrap(),
         ]
+    }
+
+    /// Every kernel, for the tests of the batched paths.
+    fn every_kernel() -> [Kernel; 6] {
+        [
+            Kernel::gaussian(1.0).unwrap(),
+            Kernel::laplacian(2.0).unwrap(),
+            Kernel::polynomial(2, 1.0).unwrap(),
+            Kernel::libsvm_polynomial(3, 0.5, 0.25).unwrap(),
+            Kernel::linear(),
+            Kernel::matern(1.5, 2.0).unwrap(),
+        ]
+    }
+
+    /// The entry-by-entry kernel matrix: the reference.
+    fn naive_matrix(kernel: &Kernel, a: &Array2<f64>, b: &Array2<f64>) -> Array2<f64> {
+        Array2::from_shape_fn((a.nrows(), b.nrows()), |(i, j)| {
+            kernel.eval(&Row::Dense(a.row(i)), &Row::Dense(b.row(j)))
+        })
     }
 
     /// With every point a landmark, `Z Z' = K K^+ K = K`. 40 standard normal points in d = 5:
@@ -471,7 +382,7 @@ mod tests {
         for kernel in kernels() {
             let map = NystroemParams::new(kernel, 40).seed(2).fit(&x).unwrap();
             let z = map.transform(&x).unwrap();
-            let error = max_abs(&(z.dot(&z.t()) - kernel.matrix(&x, &x)));
+            let error = max_abs(&(z.dot(&z.t()) - naive_matrix(&kernel, &x, &x)));
             assert!(error < 1e-8, "{kernel:?}: max error {error}");
         }
         let polynomial = NystroemParams::new(kernels()[2], 40).fit(&x).unwrap();
@@ -487,9 +398,9 @@ mod tests {
             let map = NystroemParams::new(kernel, 12).seed(5).fit(&x).unwrap();
             let l = map.landmarks().clone();
             let naive = kernel
-                .matrix(&y, &l)
-                .dot(&kernel.matrix(&l, &l).inv().unwrap())
-                .dot(&kernel.matrix(&l, &y));
+                .cross_gram(&y, &l)
+                .dot(&naive_matrix(&kernel, &l, &l).inv().unwrap())
+                .dot(&naive_matrix(&kernel, &l, &y));
             let z = map.transform(&y).unwrap();
             let error = max_abs(&(z.dot(&z.t()) - naive));
             assert!(error < 1e-8, "{kernel:?}: {error}");
@@ -505,7 +416,7 @@ mod tests {
     fn gram_error_decreases_with_landmarks() {
         let x = gaussian_data(300, 3, 6);
         let kernel = Kernel::Gaussian { sigma: 1.5 };
-        let exact = kernel.matrix(&x, &x);
+        let exact = naive_matrix(&kernel, &x, &x);
         let errors: Vec<f64> = [5, 20, 80, 300]
             .iter()
             .map(|&m| {
@@ -528,7 +439,7 @@ mod tests {
         x.indexed_iter_mut()
             .for_each(|((i, j), v)| *v *= ((i + j) % 3 == 0) as u8 as f64);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
-        for kernel in kernels() {
+        for kernel in every_kernel() {
             let map = NystroemParams::new(kernel, 10).seed(9).fit(&csr).unwrap();
             assert_eq!(
                 map,
@@ -541,27 +452,32 @@ mod tests {
     /// The matrix-product kernel block against the entry-by-entry reference, and the batched
     /// transform (blocks of rows, two products each) against the row-by-row `map_row`, over more
     /// rows than one block. Differences are rounding only: the expanded squared distance loses
-    /// about `eps (‖x‖² + ‖l‖²)` (here `‖x‖² ≈ d = 6`), the features sum `m = 30` products of
-    /// entries below `‖N‖`.
+    /// about `eps (‖x‖² + ‖l‖²)` (here `‖x‖² ≈ d = 6`), the polynomial kernels' rounding is
+    /// relative to their size `max |K|`; the features sum `m = 30` products of entries below
+    /// `‖N‖ max |K|`.
     #[test]
     fn matrix_product_paths_match_the_references() {
         let x = gaussian_data(4 * PRODUCT_ROWS + 300, 6, 12);
-        for kernel in kernels() {
+        for kernel in every_kernel() {
             let map = NystroemParams::new(kernel, 30).seed(3).fit(&x).unwrap();
             let l = map.landmarks();
             let mut block = Array2::zeros((x.nrows(), 30));
-            kernel.block_into(
+            kernel.block_serial(
                 x.view(),
                 l.view(),
                 &squared_norms(l.view()),
                 block.view_mut(),
             );
-            let reference = kernel.matrix(&x, l);
-            assert!(max_abs(&(&block - &reference)) < 1e-12, "{kernel:?}");
+            let reference = naive_matrix(&kernel, &x, l);
+            let kernel_scale = max_abs(&reference).max(1.0);
+            assert!(
+                max_abs(&(&block - &reference)) < 1e-12 * kernel_scale,
+                "{kernel:?}"
+            );
             let batched = map.transform(&x).unwrap();
             let mut scratch = map.new_scratch();
             let mut row = vec![0.0; 30];
-            let scale = max_abs(map.normalization());
+            let scale = max_abs(map.normalization()) * kernel_scale;
             for i in 0..x.nrows() {
                 map.map_row(&Row::Dense(x.row(i)), &mut row, &mut scratch);
                 for (a, b) in batched.row(i).iter().zip(&row) {
@@ -580,7 +496,7 @@ mod tests {
     fn deterministic_across_thread_counts() {
         let x = gaussian_data(3 * PRODUCT_ROWS + 17, 9, 21);
         let csr = CsrMatrix::from_dense(x.view()).unwrap();
-        for kernel in kernels() {
+        for kernel in every_kernel() {
             let run = |threads: usize| {
                 crate::test_support::on_threads(threads, || {
                     let map = NystroemParams::new(kernel, 300).seed(4).fit(&x).unwrap();
@@ -609,7 +525,7 @@ mod tests {
             .unwrap();
         assert_eq!((map.output_dim(), map.rank()), (8, 6));
         let z = map.transform(&x).unwrap();
-        assert!(max_abs(&(z.dot(&z.t()) - kernel.matrix(&x, &x))) < 1e-8);
+        assert!(max_abs(&(z.dot(&z.t()) - naive_matrix(&kernel, &x, &x))) < 1e-8);
     }
 
     #[test]
@@ -631,7 +547,12 @@ mod tests {
             NystroemParams::new(Kernel::Laplacian { sigma: -1.0 }, 2)
                 .check()
                 .unwrap_err(),
-            MapError::InvalidSigma(-1.0)
+            MapError::InvalidKernelParameter {
+                kernel: "laplacian",
+                parameter: "sigma",
+                value: -1.0,
+                valid: "finite and > 0"
+            }
         );
         assert_eq!(
             NystroemParams::new(gaussian, 2)

@@ -39,11 +39,16 @@ use crate::fourier::{
     rademacher, require_radial, sample_radius, start_fit, DenseFourier, FourierForm, FourierOutput,
 };
 use crate::hadamard::fwht;
+use crate::kernel::{gaussian_sigma_for, shift_invariant_for, Kernel};
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seeds: maps are deterministic unless the caller asks for another draw.
 pub const ORF_DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0008;
 pub const SORF_DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0009;
+
+/// The maps' names in errors.
+const ORF_NAME: &str = "OrthogonalRandomFeatures";
+const SORF_NAME: &str = "StructuredOrthogonalFeatures";
 
 /// Unchecked hyper-parameters of [`OrthogonalRandomFeatures`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -70,6 +75,14 @@ impl OrthogonalRandomFeaturesParams {
         }
     }
 
+    /// The map for `kernel`: Gaussian or Matern, else [`MapError::UnsupportedKernel`] (the
+    /// Laplacian's spectral density is not radial).
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        let kernel = shift_invariant_for(kernel, ORF_NAME)?;
+        require_radial(ORF_NAME, &kernel)?;
+        Ok(Self::new(kernel, n_components))
+    }
+
     pub fn form(mut self, form: FourierForm) -> Self {
         self.form = form;
         self
@@ -81,7 +94,7 @@ impl OrthogonalRandomFeaturesParams {
     }
 
     pub fn check(self) -> Result<OrthogonalRandomFeaturesValidParams> {
-        require_radial("orthogonal random features", &self.kernel)?;
+        require_radial(ORF_NAME, &self.kernel)?;
         self.form.n_frequencies(self.n_components)?;
         Ok(OrthogonalRandomFeaturesValidParams(self))
     }
@@ -178,6 +191,14 @@ impl StructuredOrthogonalParams {
     pub fn seed(mut self, seed: u64) -> Self {
         self.seed = seed;
         self
+    }
+
+    /// The map for `kernel`, which must be Gaussian, else [`MapError::UnsupportedKernel`].
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        Ok(Self::new(
+            gaussian_sigma_for(kernel, SORF_NAME)?,
+            n_components,
+        ))
     }
 
     pub fn check(self) -> Result<StructuredOrthogonalValidParams> {
@@ -338,6 +359,10 @@ impl StructuredOrthogonalFeatures {
 }
 
 impl FeatureMap for StructuredOrthogonalFeatures {
+    fn memory_bytes(&self) -> usize {
+        StructuredOrthogonalFeatures::memory_bytes(self)
+    }
+
     /// The padded input and the block being transformed.
     type Scratch = (Vec<f64>, Vec<f64>);
 
@@ -587,8 +612,8 @@ mod tests {
             OrthogonalRandomFeaturesParams::new(ShiftInvariantKernel::laplacian(1.0).unwrap(), 8)
                 .check(),
             Err(MapError::UnsupportedKernel {
-                map: "orthogonal random features",
-                kernel: "Laplacian"
+                map: "OrthogonalRandomFeatures",
+                kernel: "laplacian"
             })
         );
         assert_eq!(
@@ -598,9 +623,11 @@ mod tests {
         );
         assert_eq!(
             StructuredOrthogonalParams::new(-1.0, 8).check(),
-            Err(MapError::InvalidBandwidth {
-                name: "sigma",
-                value: -1.0
+            Err(MapError::InvalidKernelParameter {
+                kernel: "gaussian",
+                parameter: "sigma",
+                value: -1.0,
+                valid: "finite and > 0"
             })
         );
         assert_eq!(

@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::kernel::{check_positive, gaussian_sigma_for, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0bff;
@@ -112,10 +113,14 @@ impl PrffParams {
         self
     }
 
+    /// The map for `kernel`, which must be Gaussian, else [`MapError::UnsupportedKernel`]; the
+    /// other parameters at their defaults.
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        Ok(Self::new(gaussian_sigma_for(kernel, "Prff")?, n_components))
+    }
+
     pub fn check(self) -> Result<PrffValidParams> {
-        if !(self.sigma.is_finite() && self.sigma > 0.0) {
-            return Err(MapError::InvalidSigma(self.sigma));
-        }
+        check_positive("gaussian", "sigma", self.sigma)?;
         if self.n_components == 0 {
             return Err(MapError::ZeroComponents(self.n_components));
         }
@@ -356,6 +361,11 @@ impl Prff {
 }
 
 impl FeatureMap for Prff {
+    /// The frequencies (`8 d M`) and phases (`8 M`).
+    fn memory_bytes(&self) -> usize {
+        (self.frequencies.len() + self.phases.len()) * std::mem::size_of::<f64>()
+    }
+
     /// The projections `w_l' x`.
     type Scratch = Vec<f64>;
 
@@ -535,7 +545,12 @@ mod tests {
     fn invalid_parameters_are_errors() {
         assert_eq!(
             PrffParams::new(0.0, 5).check().unwrap_err(),
-            MapError::InvalidSigma(0.0)
+            MapError::InvalidKernelParameter {
+                kernel: "gaussian",
+                parameter: "sigma",
+                value: 0.0,
+                valid: "finite and > 0"
+            }
         );
         assert_eq!(
             PrffParams::new(1.0, 0).check().unwrap_err(),

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::{CsrMatrix, Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::kernel::{check_positive, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0b1e;
@@ -83,13 +84,24 @@ impl RandomBinningParams {
         self
     }
 
+    /// `n_grids` grids for `kernel`, which must be Laplacian, else
+    /// [`MapError::UnsupportedKernel`].
+    pub fn for_kernel(kernel: &Kernel, n_grids: usize) -> Result<Self> {
+        kernel.check()?;
+        match *kernel {
+            Kernel::Laplacian { sigma } => Ok(Self::new(n_grids, sigma)),
+            _ => Err(MapError::UnsupportedKernel {
+                map: "RandomBinning",
+                kernel: kernel.name(),
+            }),
+        }
+    }
+
     pub fn check(self) -> Result<RandomBinningValidParams> {
         if self.n_grids == 0 {
             return Err(MapError::ZeroGrids(self.n_grids));
         }
-        if !(self.sigma.is_finite() && self.sigma > 0.0) {
-            return Err(MapError::InvalidSigma(self.sigma));
-        }
+        check_positive("laplacian", "sigma", self.sigma)?;
         if self.width == 0 {
             return Err(MapError::ZeroWidth(self.width));
         }
@@ -120,7 +132,7 @@ impl RandomBinningValidParams {
             return Err(MapError::ZeroInputDim(input_dim));
         }
         let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-        let gamma = Gamma::new(2.0, p.sigma).map_err(|_| MapError::InvalidSigma(p.sigma))?;
+        let gamma = Gamma::new(2.0, p.sigma).expect("sigma checked finite and > 0");
         let mut grids = Vec::with_capacity(p.n_grids);
         for _ in 0..p.n_grids {
             let mut pitches = Vec::with_capacity(input_dim);
@@ -349,6 +361,17 @@ impl RandomBinning {
 }
 
 impl FeatureMap for RandomBinning {
+    /// Every grid's pitches and shifts (`16 d` bytes) and hash key.
+    fn memory_bytes(&self) -> usize {
+        self.grids
+            .iter()
+            .map(|g| {
+                (g.pitches.len() + g.shifts.len()) * std::mem::size_of::<f64>()
+                    + std::mem::size_of::<u64>()
+            })
+            .sum()
+    }
+
     /// The column of the row in every grid.
     type Scratch = Vec<u32>;
 
@@ -528,12 +551,17 @@ mod tests {
         for sigma in [0.0, -1.0, f64::INFINITY] {
             assert_eq!(
                 RandomBinningParams::new(3, sigma).check().unwrap_err(),
-                MapError::InvalidSigma(sigma)
+                MapError::InvalidKernelParameter {
+                    kernel: "laplacian",
+                    parameter: "sigma",
+                    value: sigma,
+                    valid: "finite and > 0"
+                }
             );
         }
         assert!(matches!(
             RandomBinningParams::new(3, f64::NAN).check(),
-            Err(MapError::InvalidSigma(s)) if s.is_nan()
+            Err(MapError::InvalidKernelParameter { value, .. }) if value.is_nan()
         ));
         assert_eq!(
             RandomBinningParams::new(3, 1.0)

@@ -19,9 +19,12 @@ use ndarray::Array2;
 use serde::{Deserialize, Serialize};
 
 use crate::dense_map::dense_fourier_map;
+#[cfg(doc)]
+use crate::error::MapError;
 use crate::error::Result;
 use crate::feature_map::FeatureMap;
 use crate::fourier::{sample_frequency, start_fit, DenseFourier, FourierForm, FourierOutput};
+use crate::kernel::{shift_invariant_for, Kernel};
 use crate::shift_invariant_kernel::ShiftInvariantKernel;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
@@ -50,6 +53,14 @@ impl RandomFourierParams {
             form: FourierForm::default(),
             seed: DEFAULT_SEED,
         }
+    }
+
+    /// The map for `kernel`: Gaussian, Laplacian or Matern, else [`MapError::UnsupportedKernel`].
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        Ok(Self::new(
+            shift_invariant_for(kernel, "RandomFourierFeatures")?,
+            n_components,
+        ))
     }
 
     pub fn form(mut self, form: FourierForm) -> Self {
@@ -353,15 +364,20 @@ mod tests {
             .is_ok());
         assert_eq!(
             RandomFourierParams::new(ShiftInvariantKernel::Gaussian { sigma: 0.0 }, 8).check(),
-            Err(MapError::InvalidBandwidth {
-                name: "sigma",
-                value: 0.0
+            Err(MapError::InvalidKernelParameter {
+                kernel: "gaussian",
+                parameter: "sigma",
+                value: 0.0,
+                valid: "finite and > 0"
             })
         );
         assert!(matches!(
             RandomFourierParams::new(ShiftInvariantKernel::Laplacian { sigma: f64::NAN }, 8)
                 .check(),
-            Err(MapError::InvalidBandwidth { .. })
+            Err(MapError::InvalidKernelParameter {
+                kernel: "laplacian",
+                ..
+            })
         ));
         assert_eq!(
             RandomFourierParams::new(g, 8).fit(0),

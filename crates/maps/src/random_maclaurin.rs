@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::kernel::check_polynomial_map;
+use crate::kernel::{check_polynomial_map, sketchable_polynomial, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0002;
@@ -53,6 +53,14 @@ impl RandomMaclaurinParams {
             n_components,
             seed: DEFAULT_SEED,
         }
+    }
+
+    /// The map for `kernel`, which must be a polynomial kernel with `gamma = 1` (the sketch
+    /// approximates `(<x, y> + offset)^degree`); another gamma is an
+    /// [`MapError::InvalidKernelParameter`], another kernel an [`MapError::UnsupportedKernel`].
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        let (degree, offset) = sketchable_polynomial(kernel, "RandomMaclaurin")?;
+        Ok(Self::new(degree, n_components).offset(offset))
     }
 
     /// The constant `c` of `(<x, y> + c)^p`.
@@ -254,6 +262,13 @@ impl RandomMaclaurin {
 }
 
 impl FeatureMap for RandomMaclaurin {
+    /// The Rademacher vectors (stored as `f64` signs, `8 d` bytes each) and each feature's
+    /// degree, first vector and weight.
+    fn memory_bytes(&self) -> usize {
+        self.signs.len() * std::mem::size_of::<f64>()
+            + self.features.len() * std::mem::size_of::<Feature>()
+    }
+
     /// Projections `<w_v, x>` onto every drawn vector.
     type Scratch = Vec<f64>;
 
@@ -405,7 +420,12 @@ mod tests {
     fn invalid_parameters_are_errors() {
         assert_eq!(
             RandomMaclaurinParams::new(0, 10).check().unwrap_err(),
-            MapError::ZeroDegree(0)
+            MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "degree",
+                value: 0.0,
+                valid: ">= 1"
+            }
         );
         assert_eq!(
             RandomMaclaurinParams::new(2, 0).check().unwrap_err(),
@@ -420,7 +440,12 @@ mod tests {
                 .offset(-2.0)
                 .check()
                 .unwrap_err(),
-            MapError::InvalidOffset(-2.0)
+            MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "offset",
+                value: -2.0,
+                valid: "finite and >= 0"
+            }
         );
         assert_eq!(
             RandomMaclaurinParams::new(2, 5).fit(0).unwrap_err(),

@@ -31,7 +31,10 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::Result;
 use crate::feature_map::FeatureMap;
+use crate::kernel::{sketchable_polynomial, Kernel};
 use crate::random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};
+#[cfg(doc)]
+use crate::MapError;
 
 /// Unchecked hyper-parameters of [`RandomMaclaurinH01`]: those of [`RandomMaclaurinParams`],
 /// `n_components` being the number `D` of random features (the map has `d + 1 + D`).
@@ -62,6 +65,14 @@ impl RandomMaclaurinH01Params {
             n_components,
             seed: None,
         }
+    }
+
+    /// The map for `kernel`, which must be a polynomial kernel with `gamma = 1` (the sketch
+    /// approximates `(<x, y> + offset)^degree`); another gamma is an
+    /// [`MapError::InvalidKernelParameter`], another kernel an [`MapError::UnsupportedKernel`].
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        let (degree, offset) = sketchable_polynomial(kernel, "RandomMaclaurinH01")?;
+        Ok(Self::new(degree, n_components).offset(offset))
     }
 
     /// The constant `c` of `(<x, y> + c)^p`.
@@ -124,6 +135,11 @@ impl RandomMaclaurinH01 {
 }
 
 impl FeatureMap for RandomMaclaurinH01 {
+    /// The random part's; the explicit part is two numbers.
+    fn memory_bytes(&self) -> usize {
+        self.random.memory_bytes() + 2 * std::mem::size_of::<f64>()
+    }
+
     type Scratch = <RandomMaclaurin as FeatureMap>::Scratch;
 
     fn input_dim(&self) -> usize {
@@ -262,7 +278,12 @@ mod tests {
     fn invalid_parameters_are_errors() {
         assert_eq!(
             RandomMaclaurinH01Params::new(0, 10).check().unwrap_err(),
-            MapError::ZeroDegree(0)
+            MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "degree",
+                value: 0.0,
+                valid: ">= 1"
+            }
         );
         assert_eq!(
             RandomMaclaurinH01Params::new(2, 0).check().unwrap_err(),
@@ -273,7 +294,12 @@ mod tests {
                 .offset(-1.0)
                 .check()
                 .unwrap_err(),
-            MapError::InvalidOffset(-1.0)
+            MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "offset",
+                value: -1.0,
+                valid: "finite and >= 0"
+            }
         );
         assert_eq!(
             RandomMaclaurinH01Params::new(2, 5).fit(0).unwrap_err(),

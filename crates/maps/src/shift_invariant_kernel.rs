@@ -1,7 +1,10 @@
-//! Exact shift-invariant kernels `k(x, y) = k(x - y)`: the references the Fourier-type maps
-//! (random Fourier features, orthogonal random features, Fastfood) are tested against.
+//! Exact shift-invariant kernels `k(x, y) = k(x - y)`: the part of the one vocabulary
+//! ([`Kernel`]) that the Fourier-type maps (random Fourier features, orthogonal random features,
+//! Fastfood) approximate and are tested against; [`Kernel::shift_invariant`] and
+//! `From<ShiftInvariantKernel> for Kernel` convert between the two.
 //!
-//! Bandwidth conventions (every bandwidth must be finite and `> 0`):
+//! Bandwidth conventions (every bandwidth must be finite and `> 0`, else
+//! [`MapError::InvalidKernelParameter`]):
 //!
 //! | kernel | `k(x, y)` | spectral density `p(w)` (Bochner: `k(d) = E_w[cos(w'd)]`) |
 //! |---|---|---|
@@ -24,7 +27,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
-use crate::error::{MapError, Result};
+use crate::error::Result;
+use crate::kernel::{check_matern_nu, check_positive};
+#[cfg(doc)]
+use crate::{kernel::Kernel, MapError};
 
 /// A shift-invariant kernel with its bandwidth. Build it with [`ShiftInvariantKernel::gaussian`],
 /// [`ShiftInvariantKernel::laplacian`] or [`ShiftInvariantKernel::matern`], which validate; a
@@ -38,14 +44,6 @@ pub enum ShiftInvariantKernel {
     Laplacian { sigma: f64 },
     /// Matern with smoothness `nu` in {0.5, 1.5, 2.5} and length scale `l`.
     Matern { nu: f64, length_scale: f64 },
-}
-
-fn check_bandwidth(name: &'static str, value: f64) -> Result<()> {
-    if value.is_finite() && value > 0.0 {
-        Ok(())
-    } else {
-        Err(MapError::InvalidBandwidth { name, value })
-    }
 }
 
 impl ShiftInvariantKernel {
@@ -67,27 +65,26 @@ impl ShiftInvariantKernel {
         Ok(k)
     }
 
-    /// Bandwidths finite and `> 0`, Matern `nu` one of the closed forms.
+    /// Bandwidths finite and `> 0`, Matern `nu` one of the closed forms, else
+    /// [`MapError::InvalidKernelParameter`].
     pub fn check(&self) -> Result<()> {
         match *self {
-            Self::Gaussian { sigma } | Self::Laplacian { sigma } => check_bandwidth("sigma", sigma),
+            Self::Gaussian { sigma } | Self::Laplacian { sigma } => {
+                check_positive(self.name(), "sigma", sigma)
+            }
             Self::Matern { nu, length_scale } => {
-                check_bandwidth("length_scale", length_scale)?;
-                if [0.5, 1.5, 2.5].contains(&nu) {
-                    Ok(())
-                } else {
-                    Err(MapError::UnsupportedMaternNu(nu))
-                }
+                check_matern_nu(nu)?;
+                check_positive(self.name(), "length_scale", length_scale)
             }
         }
     }
 
-    /// The kernel's name, for messages.
+    /// The kernel's name, that of [`Kernel::name`]: `"gaussian"`, `"laplacian"`, `"matern"`.
     pub fn name(&self) -> &'static str {
         match self {
-            Self::Gaussian { .. } => "Gaussian",
-            Self::Laplacian { .. } => "Laplacian",
-            Self::Matern { .. } => "Matern",
+            Self::Gaussian { .. } => "gaussian",
+            Self::Laplacian { .. } => "laplacian",
+            Self::Matern { .. } => "matern",
         }
     }
 
@@ -109,7 +106,8 @@ impl ShiftInvariantKernel {
         }
     }
 
-    /// The exact Gram matrix `K[i, j] = k(x_i, x_j)` (symmetric, unit diagonal), rows in parallel.
+    /// The exact Gram matrix `K[i, j] = k(x_i, x_j)` (symmetric, unit diagonal), rows in parallel,
+    /// entry by entry ([`Kernel::gram`] is the fast, blocked one).
     pub fn gram<'a>(&self, rows: impl Into<Rows<'a>>) -> Array2<f64> {
         let rows = rows.into();
         self.cross_gram(rows, rows)
@@ -142,7 +140,7 @@ impl ShiftInvariantKernel {
 }
 
 /// The Matern correlation at scaled distance `t = r / l`, for the three closed forms.
-fn matern_closed_form(nu: f64, t: f64) -> f64 {
+pub(crate) fn matern_closed_form(nu: f64, t: f64) -> f64 {
     if nu == 0.5 {
         (-t).exp()
     } else if nu == 1.5 {
@@ -197,6 +195,7 @@ fn nonzeros(row: &Row<'_>) -> Vec<(usize, f64)> {
 mod tests {
     use super::*;
     use crate::csr::CsrMatrix;
+    use crate::error::MapError;
     use ndarray::array;
 
     #[test]
@@ -280,32 +279,44 @@ mod tests {
 
     #[test]
     fn invalid_bandwidths_are_errors() {
-        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            assert!(matches!(
+        let invalid = |kernel, parameter, value| MapError::InvalidKernelParameter {
+            kernel,
+            parameter,
+            value,
+            valid: "finite and > 0",
+        };
+        for bad in [0.0, -1.0, f64::INFINITY] {
+            assert_eq!(
                 ShiftInvariantKernel::gaussian(bad),
-                Err(MapError::InvalidBandwidth { name: "sigma", .. })
-            ));
-            assert!(matches!(
+                Err(invalid("gaussian", "sigma", bad))
+            );
+            assert_eq!(
                 ShiftInvariantKernel::laplacian(bad),
-                Err(MapError::InvalidBandwidth { name: "sigma", .. })
-            ));
-            assert!(matches!(
+                Err(invalid("laplacian", "sigma", bad))
+            );
+            assert_eq!(
                 ShiftInvariantKernel::matern(1.5, bad),
-                Err(MapError::InvalidBandwidth {
-                    name: "length_scale",
-                    ..
-                })
-            ));
+                Err(invalid("matern", "length_scale", bad))
+            );
         }
+        assert!(matches!(
+            ShiftInvariantKernel::gaussian(f64::NAN),
+            Err(MapError::InvalidKernelParameter { parameter: "sigma", value, .. }) if value.is_nan()
+        ));
         assert_eq!(
             ShiftInvariantKernel::matern(1.0, 1.0),
-            Err(MapError::UnsupportedMaternNu(1.0))
+            Err(MapError::InvalidKernelParameter {
+                kernel: "matern",
+                parameter: "nu",
+                value: 1.0,
+                valid: "0.5, 1.5 or 2.5"
+            })
         );
         assert_eq!(
             ShiftInvariantKernel::gaussian(-2.0)
                 .unwrap_err()
                 .to_string(),
-            "sigma must be finite and > 0, got -2"
+            "gaussian kernel: sigma = -2 is out of range (valid: finite and > 0)"
         );
     }
 }

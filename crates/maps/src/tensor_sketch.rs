@@ -32,7 +32,7 @@ use crate::count_sketch::CountSketch;
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::kernel::check_polynomial_map;
+use crate::kernel::{check_polynomial_map, sketchable_polynomial, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0001;
@@ -60,6 +60,14 @@ impl TensorSketchParams {
             n_components,
             seed: DEFAULT_SEED,
         }
+    }
+
+    /// The map for `kernel`, which must be a polynomial kernel with `gamma = 1` (the sketch
+    /// approximates `(<x, y> + offset)^degree`); another gamma is an
+    /// [`MapError::InvalidKernelParameter`], another kernel an [`MapError::UnsupportedKernel`].
+    pub fn for_kernel(kernel: &Kernel, n_components: usize) -> Result<Self> {
+        let (degree, offset) = sketchable_polynomial(kernel, "TensorSketch")?;
+        Ok(Self::new(degree, n_components).offset(offset))
     }
 
     /// The constant `c` of `(<x, y> + c)^p`.
@@ -268,6 +276,11 @@ impl FeatureMap for TensorSketch {
 
     fn output_dim(&self) -> usize {
         self.params.n_components
+    }
+
+    /// The `p` count sketches' tables (the FFT plans' twiddles are shared, size `D`, not counted).
+    fn memory_bytes(&self) -> usize {
+        self.sketches.iter().map(CountSketch::memory_bytes).sum()
     }
 
     fn new_scratch(&self) -> TensorSketchScratch {
@@ -585,7 +598,12 @@ mod tests {
     fn invalid_parameters_and_inputs_are_errors() {
         assert_eq!(
             TensorSketchParams::new(0, 10).check().unwrap_err(),
-            MapError::ZeroDegree(0)
+            MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "degree",
+                value: 0.0,
+                valid: ">= 1"
+            }
         );
         assert_eq!(
             TensorSketchParams::new(2, 0).check().unwrap_err(),
@@ -596,11 +614,19 @@ mod tests {
                 .offset(-1.0)
                 .check()
                 .unwrap_err(),
-            MapError::InvalidOffset(-1.0)
+            MapError::InvalidKernelParameter {
+                kernel: "polynomial",
+                parameter: "offset",
+                value: -1.0,
+                valid: "finite and >= 0"
+            }
         );
         assert!(matches!(
             TensorSketchParams::new(2, 8).offset(f64::NAN).check(),
-            Err(MapError::InvalidOffset(_))
+            Err(MapError::InvalidKernelParameter {
+                parameter: "offset",
+                ..
+            })
         ));
         assert_eq!(
             TensorSketchParams::new(2, 8).fit(0).unwrap_err(),

@@ -5,12 +5,12 @@ use ndarray::Array2;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rfbench_maps::{
-    CsrMatrix, Fastfood, FastfoodParams, FastfoodTransform, FeatureMap, FourierForm, MapError,
-    Nystroem, NystroemKernel, NystroemParams, OrthogonalRandomFeatures,
-    OrthogonalRandomFeaturesParams, PolynomialKernel, Prff, PrffParams, RandomBinning,
-    RandomBinningParams, RandomFourierFeatures, RandomFourierParams, RandomMaclaurin,
-    RandomMaclaurinH01, RandomMaclaurinH01Params, RandomMaclaurinParams, ShiftInvariantKernel,
-    StructuredOrthogonalFeatures, StructuredOrthogonalParams, TensorSketch, TensorSketchParams,
+    CsrMatrix, Fastfood, FastfoodParams, FastfoodTransform, FeatureMap, FourierForm, Kernel,
+    MapError, Nystroem, NystroemParams, OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams,
+    Prff, PrffParams, RandomBinning, RandomBinningParams, RandomFourierFeatures,
+    RandomFourierParams, RandomMaclaurin, RandomMaclaurinH01, RandomMaclaurinH01Params,
+    RandomMaclaurinParams, ShiftInvariantKernel, StructuredOrthogonalFeatures,
+    StructuredOrthogonalParams, TensorSketch, TensorSketchParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -238,14 +238,17 @@ fn random_binning() {
 fn nystroem() {
     let x = data(120, 5);
     for kernel in [
-        NystroemKernel::Gaussian { sigma: 1.5 },
-        NystroemKernel::Laplacian { sigma: 2.0 },
-        NystroemKernel::Polynomial(PolynomialKernel::new(2, 1.0).unwrap()),
+        Kernel::Gaussian { sigma: 1.5 },
+        Kernel::Laplacian { sigma: 2.0 },
+        Kernel::polynomial(2, 1.0).unwrap(),
+        Kernel::libsvm_polynomial(3, 0.5, 0.25).unwrap(),
+        Kernel::linear(),
+        Kernel::matern(2.5, 1.5).unwrap(),
     ] {
         let map = NystroemParams::new(kernel, 40).fit(&x).unwrap();
         round_trip(&map);
     }
-    let map = NystroemParams::new(NystroemKernel::Gaussian { sigma: 1.5 }, 40)
+    let map = NystroemParams::new(Kernel::Gaussian { sigma: 1.5 }, 40)
         .fit(&x)
         .unwrap();
     let mut v = to_value(&map);
