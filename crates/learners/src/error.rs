@@ -41,6 +41,13 @@ pub enum LearnerError {
     InvalidLambda(f64),
     #[error("the lambda grid for cross-validation is empty")]
     EmptyLambdaGrid,
+    #[error("the {parameter} grid for cross-validation is empty")]
+    EmptyGrid { parameter: &'static str },
+    #[error(
+        "grid extension limits must satisfy 0 < lower <= upper < infinity, got lower = {lower}, \
+         upper = {upper}"
+    )]
+    InvalidGridLimits { lower: f64, upper: f64 },
     #[error("cross-validation needs at least 2 folds, got {0}")]
     TooFewFolds(usize),
     #[error("label {label} is not among the classes given")]

@@ -120,7 +120,7 @@ pub fn kernel_matrix<K: KernelFunction + ?Sized>(
 }
 
 /// Symmetric `K[i][j] = k(x_i, x_j)`: the upper triangle computed, the lower one copied.
-fn gram<K: KernelFunction + ?Sized>(kernel: &K, x: Rows<'_>) -> Array2<f64> {
+pub(crate) fn gram<K: KernelFunction + ?Sized>(kernel: &K, x: Rows<'_>) -> Array2<f64> {
     let n = x.n_rows();
     let mut out = Array2::zeros((n, n));
     out.axis_iter_mut(Axis(0))
@@ -209,6 +209,10 @@ impl KernelRidgeParams {
         self.max_kernel_bytes = bytes;
         self
     }
+    /// Whether target means are subtracted before solving.
+    pub(crate) fn centers_targets(&self) -> bool {
+        self.center_targets
+    }
     pub fn check(self) -> Result<KernelRidgeValidParams> {
         if !(self.lambda.is_finite() && self.lambda >= 0.0) {
             return Err(LearnerError::InvalidLambda(self.lambda));
@@ -226,6 +230,19 @@ impl KernelRidgeParams {
 }
 
 impl KernelRidgeValidParams {
+    pub fn params(&self) -> &KernelRidgeParams {
+        &self.0
+    }
+
+    /// Rows, columns, finiteness and the kernel-size limit of a training set.
+    pub(crate) fn check_training(&self, x: &Rows<'_>, y: ArrayView2<'_, f64>) -> Result<()> {
+        check_training(x, y.nrows(), self.0.max_kernel_bytes)?;
+        if let Some(((row, output), &value)) = y.indexed_iter().find(|(_, v)| !v.is_finite()) {
+            return Err(LearnerError::NonFiniteTarget { row, output, value });
+        }
+        Ok(())
+    }
+
     /// Fits on rows `x` and targets `y` (`n x k`).
     pub fn fit<'a, K: KernelFunction>(
         &self,
@@ -235,10 +252,7 @@ impl KernelRidgeValidParams {
     ) -> Result<KernelRidge<K>> {
         let x = x.into();
         let p = &self.0;
-        check_training(&x, y.nrows(), p.max_kernel_bytes)?;
-        if let Some(((row, output), &value)) = y.indexed_iter().find(|(_, v)| !v.is_finite()) {
-            return Err(LearnerError::NonFiniteTarget { row, output, value });
-        }
+        self.check_training(&x, y)?;
         let n = x.n_rows();
         let means = if p.center_targets {
             y.mean_axis(Axis(0)).expect("n > 0")

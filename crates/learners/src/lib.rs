@@ -6,7 +6,10 @@
 //!   values can be compared with LIBLINEAR's; one-vs-rest for more than two classes.
 //! - [`Ridge`]: ridge regression and the ridge classifier, solved from the normal equations
 //!   `(Z'Z + lambda I) w = Z'y` by Cholesky, with `Z'Z` accumulated over row blocks so that the
-//!   `n x D` feature matrix is never needed whole; lambda by k-fold cross-validation.
+//!   `n x D` feature matrix is never needed whole; lambda by k-fold cross-validation over a grid
+//!   that extends itself while the best value is at an edge ([`GridSearch`] says whether it still
+//!   is); the same for the SVM's C ([`LinearSvmValidParams::cross_validate_c`]) and kernel
+//!   ridge's lambda ([`KernelRidgeValidParams::cross_validate_lambda`]).
 //! - [`metrics`]: accuracy, misclassification %, RMSE, normalised RMSE.
 //! - Exact-kernel baselines for small `n`: [`KernelRidge`] and [`KernelSvm`] on the full kernel
 //!   matrix, with a typed error above a configurable size. The kernel SVM's intercept is either
@@ -20,8 +23,10 @@
 //! setters, explicit `u64` seeds) -> `check()` -> `fit(data)` -> fitted model. Solvers report how
 //! they ended (iterations, final gap, objective, a `converged` flag) instead of stopping silently.
 
+mod cross_validation;
 mod dual_cd;
 mod error;
+mod grid_search;
 mod kernel_baselines;
 mod linear_svm;
 mod linfa_traits;
@@ -31,6 +36,7 @@ mod smo;
 
 pub use dual_cd::{ConvergenceReport, SvmLoss};
 pub use error::{LearnerError, Result};
+pub use grid_search::GridSearch;
 pub use kernel_baselines::{
     kernel_matrix, KernelFunction, KernelIntercept, KernelRidge, KernelRidgeParams,
     KernelRidgeValidParams, KernelSvm, KernelSvmParams, KernelSvmValidParams,
@@ -41,6 +47,6 @@ pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSv
 /// [`KernelFunction`]).
 pub use rfbench_maps::Kernel;
 pub use ridge::{
-    default_lambda_grid, CrossValidation, Ridge, RidgeAccumulator, RidgeClassifier,
-    RidgeClassifierParams, RidgeParams, RidgeValidParams,
+    default_lambda_grid, papers_lambda_grid, CrossValidation, Ridge, RidgeAccumulator,
+    RidgeClassifier, RidgeClassifierParams, RidgeParams, RidgeValidParams, DEFAULT_LAMBDA_LIMITS,
 };

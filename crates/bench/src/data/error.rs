@@ -134,6 +134,15 @@ pub enum DataError {
         expected: usize,
         actual: usize,
     },
+
+    /// A synthetic generator's parameter out of its range (e.g. `n_test >= n`).
+    #[error("{generator}: {parameter} = {value}: {problem}")]
+    InvalidSynthetic {
+        generator: &'static str,
+        parameter: &'static str,
+        value: String,
+        problem: String,
+    },
 }
 
 impl DataError {

@@ -31,6 +31,7 @@ mod registry;
 mod rows;
 mod source;
 mod steps;
+mod synthetic;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -53,6 +54,7 @@ pub use registry::{
     Role, Split, Subsample, TarCompression, Task,
 };
 pub use steps::{apply_steps, Prepared, Step, STEP_NAMES};
+pub use synthetic::{gaussian, make_classification, MakeClassification};
 
 /// A loaded dataset: the train rows first, then the test rows.
 #[derive(Debug, Clone)]
