@@ -9,6 +9,7 @@ pub mod data;
 pub mod error;
 pub mod experiment;
 pub mod figure;
+pub mod outputs;
 pub mod report;
 pub mod results;
 pub mod run;
