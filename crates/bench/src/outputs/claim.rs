@@ -148,11 +148,15 @@ impl RawClaim {
         let mut notes = Vec::new();
         if unpaired > 0 {
             notes.push(format!(
-                "{unpaired} {l_name} cells without a {r_name} counterpart"
+                "{unpaired} {l_name} cell{} without a {r_name} counterpart",
+                if unpaired == 1 { "" } else { "s" }
             ));
         }
         if without_stats > 0 {
-            notes.push(format!("{without_stats} pairs skipped (no values)"));
+            notes.push(format!(
+                "{without_stats} pair{} skipped (no values)",
+                if without_stats == 1 { "" } else { "s" }
+            ));
         }
         if pairs.is_empty() {
             let mut detail = format!(

@@ -387,12 +387,25 @@ fn style(i: usize) -> (RGBColor, Marker) {
     )
 }
 
-/// What a panel draws, in data coordinates.
+/// A mean and its error bar, in data coordinates.
+struct Point {
+    x: f64,
+    mean: f64,
+    low: f64,
+    high: f64,
+}
+
+/// A series of a panel: a curve over x, or (x empty) a horizontal line with a band.
+struct Line {
+    series: usize,
+    label: String,
+    points: Vec<Point>,
+}
+
+/// What a panel draws.
 struct Drawable {
-    /// (series, label, points (x, mean, low, high)).
-    curves: Vec<(usize, String, Vec<(f64, f64, f64, f64)>)>,
-    /// (series, label, mean, low, high): cells without x, drawn across the panel.
-    baselines: Vec<(usize, String, f64, f64, f64)>,
+    curves: Vec<Line>,
+    baselines: Vec<Line>,
     x_range: (f64, f64),
     y_range: (f64, f64),
 }
@@ -422,6 +435,7 @@ pub(super) fn draw(
         let mut baselines = Vec::new();
         for curve in &panel.curves {
             let mut points = Vec::new();
+            let mut flat = Vec::new();
             for (x, s) in &curve.points {
                 let half = match bars {
                     "se" => s.se(),
@@ -449,9 +463,12 @@ pub(super) fn draw(
                     }
                 }
                 match x {
-                    CellValue::Empty => {
-                        baselines.push((curve.series, curve.label.clone(), s.mean, low, high))
-                    }
+                    CellValue::Empty => flat.push(Point {
+                        x: f64::NAN,
+                        mean: s.mean,
+                        low,
+                        high,
+                    }),
                     CellValue::Number(v) => {
                         if spec.log_x && *v <= 0.0 {
                             return Err(fail(format!(
@@ -459,7 +476,12 @@ pub(super) fn draw(
                                 curve.label
                             )));
                         }
-                        points.push((*v, s.mean, low, high));
+                        points.push(Point {
+                            x: *v,
+                            mean: s.mean,
+                            low,
+                            high,
+                        });
                     }
                     CellValue::Text(t) => {
                         return Err(fail(format!(
@@ -469,17 +491,28 @@ pub(super) fn draw(
                 }
             }
             if !points.is_empty() {
-                curves.push((curve.series, curve.label.clone(), points));
+                curves.push(Line {
+                    series: curve.series,
+                    label: curve.label.clone(),
+                    points,
+                });
+            }
+            if !flat.is_empty() {
+                baselines.push(Line {
+                    series: curve.series,
+                    label: curve.label.clone(),
+                    points: flat,
+                });
             }
         }
         let xs: Vec<f64> = curves
             .iter()
-            .flat_map(|(_, _, p)| p.iter().map(|q| q.0))
+            .flat_map(|c| c.points.iter().map(|q| q.x))
             .collect();
         let ys: Vec<f64> = curves
             .iter()
-            .flat_map(|(_, _, p)| p.iter().flat_map(|q| [q.2, q.3]))
-            .chain(baselines.iter().flat_map(|b| [b.3, b.4]))
+            .chain(&baselines)
+            .flat_map(|c| c.points.iter().flat_map(|q| [q.low, q.high]))
             .filter(|v| v.is_finite())
             .collect();
         panels.push(Drawable {
@@ -628,72 +661,80 @@ where
         .configure_mesh()
         .x_desc(labels.x)
         .y_desc(labels.y)
+        .x_labels(8)
+        .y_labels(10)
         .x_label_formatter(&tick)
         .y_label_formatter(&tick)
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
     let (x0, x1) = d.x_range;
-    for (series, label, mean, low, high) in &d.baselines {
-        let (color, _) = style(*series);
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(x0, *mean), (x1, *mean)],
-                8,
-                5,
-                color.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label(label.clone())
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-        if low != high {
-            let band = color.mix(0.15).filled();
+    for line in &d.baselines {
+        let (color, _) = style(line.series);
+        for p in &line.points {
+            // The band (error bars across the panel) first, so the line stays visible over it.
+            if p.low != p.high {
+                let band = color.mix(0.15).filled();
+                chart
+                    .draw_series([Rectangle::new([(x0, p.low), (x1, p.high)], band)])
+                    .map_err(|e| err(&e))?;
+            }
             chart
-                .draw_series([Rectangle::new([(x0, *low), (x1, *high)], band)])
-                .map_err(|e| err(&e))?;
+                .draw_series(DashedLineSeries::new(
+                    [(x0, p.mean), (x1, p.mean)],
+                    8,
+                    5,
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?
+                .label(line.label.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
         }
     }
-    for (series, label, points) in &d.curves {
-        let (color, marker) = style(*series);
+    for line in &d.curves {
+        let (color, marker) = style(line.series);
+        let points = &line.points;
         let annotation = chart
             .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.0, p.1)),
+                points.iter().map(|p| (p.x, p.mean)),
                 color.stroke_width(2),
             ))
             .map_err(|e| err(&e))?;
-        annotation.label(label.clone());
-        let line = move |(x, y): (i32, i32)| {
+        annotation.label(line.label.clone());
+        let stroke = move |(x, y): (i32, i32)| {
             EmptyElement::at((x + 10, y))
                 + PathElement::new(vec![(-10, 0), (10, 0)], color.stroke_width(2))
         };
         // Each marker is its own element type, hence one arm per marker.
         match marker {
             Marker::Circle => {
-                annotation.legend(move |p| line(p) + Circle::new((0, 0), 4, color.filled()));
+                annotation.legend(move |p| stroke(p) + Circle::new((0, 0), 4, color.filled()));
             }
             Marker::Triangle => {
                 annotation
-                    .legend(move |p| line(p) + TriangleMarker::new((0, 0), 5, color.filled()));
+                    .legend(move |p| stroke(p) + TriangleMarker::new((0, 0), 5, color.filled()));
             }
             Marker::Square => {
-                annotation
-                    .legend(move |p| line(p) + Rectangle::new([(-4, -4), (4, 4)], color.filled()));
+                annotation.legend(move |p| {
+                    stroke(p) + Rectangle::new([(-4, -4), (4, 4)], color.filled())
+                });
             }
             Marker::Cross => {
-                annotation.legend(move |p| line(p) + Cross::new((0, 0), 4, color.stroke_width(2)));
+                annotation
+                    .legend(move |p| stroke(p) + Cross::new((0, 0), 4, color.stroke_width(2)));
             }
         }
         chart
             .draw_series(
                 points
                     .iter()
-                    .filter(|p| p.2 != p.3)
-                    .map(|p| ErrorBar::new_vertical(p.0, p.2, p.1, p.3, color.filled(), 8)),
+                    .filter(|p| p.low != p.high)
+                    .map(|p| ErrorBar::new_vertical(p.x, p.low, p.mean, p.high, color.filled(), 8)),
             )
             .map_err(|e| err(&e))?;
-        let at = points.iter().map(|p| (p.0, p.1));
+        let at = points.iter().map(|p| (p.x, p.mean));
         match marker {
             Marker::Circle => chart.draw_series(at.map(|q| Circle::new(q, 4, color.filled()))),
             Marker::Triangle => {
@@ -708,7 +749,7 @@ where
         }
         .map_err(|e| err(&e))?;
     }
-    if d.curves.len() + d.baselines.len() > 1 || d.curves.iter().any(|c| !c.1.is_empty()) {
+    if d.curves.len() + d.baselines.len() > 1 || d.curves.iter().any(|c| !c.label.is_empty()) {
         chart
             .configure_series_labels()
             .label_font(("sans-serif", 14))

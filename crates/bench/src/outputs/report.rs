@@ -64,16 +64,18 @@ impl Report {
                 let _ = writeln!(self.text, "  {}", panel.caption);
             }
             let xs = FigureData::xs(panel);
-            let mut rows = vec![std::iter::once(if data.series_columns.is_empty() {
-                String::new()
+            // Header: "SERIES \ X", then the x values.
+            let corner = if data.series_columns.is_empty() {
+                x.clone()
             } else {
-                data.series_columns.join(", ")
-            })
-            .chain(xs.iter().map(|v| match v {
-                CellValue::Empty => format!("{x} = —"),
-                v => format!("{x} = {v}"),
-            }))
-            .collect::<Vec<_>>()];
+                format!("{} \\ {x}", data.series_columns.join(", "))
+            };
+            let mut rows = vec![std::iter::once(corner)
+                .chain(xs.iter().map(|v| match v {
+                    CellValue::Empty => "—".to_string(),
+                    v => v.to_string(),
+                }))
+                .collect::<Vec<_>>()];
             for curve in &panel.curves {
                 let mut row = vec![curve.label.clone()];
                 for v in &xs {
@@ -131,10 +133,17 @@ impl Report {
                         Some(v) => format!("ours {}", number(v)),
                         None => "ours: no cells selected".to_string(),
                     },
-                    if p.ours.is_some() {
-                        format!("{} ({over}, {} cells)", p.note, p.cells)
-                    } else {
-                        format!("{} ({over})", p.note)
+                    {
+                        let over = if p.ours.is_some() {
+                            format!("({over}, {} cells)", p.cells)
+                        } else {
+                            format!("({over})")
+                        };
+                        if p.note.is_empty() {
+                            over
+                        } else {
+                            format!("{} {over}", p.note)
+                        }
                     },
                 ]
             })

@@ -317,12 +317,14 @@ impl Results {
                     "" => "no reason recorded".to_string(),
                     r => r.to_string(),
                 }),
-                other => return Err(results_error(
-                    path,
-                    format!(
+                other => {
+                    return Err(results_error(
+                        path,
+                        format!(
                         "line {line}: column \"status\": {other:?}; known: [\"ok\", \"skipped\"]"
                     ),
-                )),
+                    ))
+                }
             };
             let mut row_metrics = BTreeMap::new();
             for (name, values) in columns.metrics.iter().zip(&metrics) {
@@ -549,7 +551,7 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
             CellValue::Text("tensor-sketch".into())
         );
         assert_eq!(CellValue::parse("nan"), CellValue::Text("nan".into()));
-        let mut v = vec![
+        let mut v = [
             CellValue::parse("b"),
             CellValue::parse("1000"),
             CellValue::parse(""),

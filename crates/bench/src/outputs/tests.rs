@@ -82,6 +82,7 @@ rows = ["map"]
 columns = ["degree"]
 value = "relative_error"
 format = "{mean:.2} ± {sd:.2} ({map_seconds.mean:.1} s, n = {count})"
+where = { n_components = 1000, offset = 0.0 }
 [[tables.paper]]
 row = { map = "tensor-sketch" }
 column = { degree = 2 }
@@ -369,6 +370,10 @@ fn figures_render_pngs_with_panels_and_log_axes() {
     assert_eq!(report.matches("out of memory").count(), 1, "{report}");
     // The second figure's default series: every varying coordinate but x.
     assert!(report.contains("TS, 3, 1  "), "{report}");
+    assert!(
+        report.contains("map, offset \\ n_components  100  "),
+        "{report}"
+    );
 }
 
 #[test]
@@ -399,6 +404,20 @@ fn two_cells_on_one_point_are_an_error() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("differing in [\"offset\"]"), "{err}");
+    let s =
+        parse("[[tables]]\nrows = [\"map\"]\ncolumns = [\"degree\"]\nvalue = \"relative_error\"\n");
+    let err = render(&results, &[], &s.tables, &[], &[], &context(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("tables[0]: two cells in one table cell"),
+        "{err}"
+    );
+    assert!(
+        err.contains("differing in [\"n_components\"]")
+            || err.contains("differing in [\"offset\"]"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -550,7 +569,7 @@ fn claims_that_hold_fail_or_select_nothing() {
     assert!(
         outcomes[0]
             .detail
-            .contains("1 TS cells without a RM counterpart"),
+            .contains("1 TS cell without a RM counterpart"),
         "{}",
         outcomes[0].detail
     );
@@ -630,4 +649,43 @@ note = "p = 5"
         rendered.report
     );
     assert!(rendered.report.contains("paper 0.9"), "{}", rendered.report);
+}
+
+#[test]
+fn a_cell_without_x_is_a_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "dataset,learner,n_components,repetition,status,skip_reason,accuracy\n\
+               adult,linear-svm,100,0,ok,,0.80\n\
+               adult,linear-svm,100,1,ok,,0.82\n\
+               adult,linear-svm,1000,0,ok,,0.84\n\
+               adult,linear-svm,1000,1,ok,,0.85\n\
+               adult,kernel-svm,,0,ok,,0.86\n\
+               adult,kernel-svm,,1,ok,,0.86\n";
+    let path = dir.path().join("l.csv");
+    std::fs::write(&path, csv).unwrap();
+    let columns = Columns {
+        coordinates: vec!["dataset".into(), "learner".into(), "n_components".into()],
+        metrics: vec!["accuracy".into()],
+    };
+    let results = Results::from_csv(&path, &columns).unwrap();
+    let s = parse("[[figures]]\nx = \"n_components\"\ny = \"accuracy\"\nlog_x = true\n");
+    let rendered = render(&results, &s.figures, &[], &[], &[], &context(dir.path())).unwrap();
+    let png = std::fs::read(&rendered.figures[0]).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    let report = &rendered.report;
+    assert!(report.contains("learner \\ n_components  100"), "{report}");
+    assert!(report.contains("  —\n"), "{report}");
+    // The baseline has only the empty-x column.
+    let baseline = report
+        .lines()
+        .find(|l| l.trim_start().starts_with("kernel-svm"))
+        .unwrap();
+    let cells: Vec<&str> = baseline
+        .split("  ")
+        .filter(|c| !c.trim().is_empty())
+        .collect();
+    assert_eq!(
+        cells.iter().map(|c| c.trim()).collect::<Vec<_>>(),
+        ["kernel-svm", "-", "-", "0.8600 ± 0"]
+    );
 }

@@ -168,9 +168,11 @@ pub(crate) fn parse_template(template: &str) -> std::result::Result<Vec<Piece>, 
                 loop {
                     match chars.next() {
                         Some('}') => break,
-                        Some('{') | None => return Err(format!(
+                        Some('{') | None => {
+                            return Err(format!(
                             "unclosed placeholder '{{{inner}' (write '{{{{' for a literal brace)"
-                        )),
+                        ))
+                        }
                         Some(c) => inner.push(c),
                     }
                 }
