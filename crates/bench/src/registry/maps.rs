@@ -62,6 +62,8 @@ const FORM: ParamSpec = choice(
 );
 const POLY: &[&str] = &["polynomial"];
 const SHIFT: &[&str] = &["gaussian", "laplacian", "matern"];
+/// Orthogonal and Fastfood frequencies: radial spectral densities only.
+const RADIAL: &[&str] = &["gaussian", "matern"];
 
 fn form(p: &ParamValues) -> FourierForm {
     match p.text("form") {
@@ -223,7 +225,7 @@ pub const MAPS: &[MapInfo] = &[
         doc: "Orthogonal random features: frequencies from orthogonalised Gaussian blocks, chi-distributed norms.",
         paper: "Yu et al. 2016",
         params: &[N_COMPONENTS, FORM],
-        kernels: SHIFT,
+        kernels: RADIAL,
         fits_on_data: false,
         features: Features::Map(orf),
     },
@@ -243,7 +245,7 @@ pub const MAPS: &[MapInfo] = &[
         doc: "Fastfood with Walsh-Hadamard blocks: S H G Pi H B, O(D log d) per row.",
         paper: "Le, Sarlos & Smola 2013",
         params: &[N_COMPONENTS, FORM],
-        kernels: SHIFT,
+        kernels: RADIAL,
         fits_on_data: false,
         features: Features::Map(fastfood),
     },
@@ -253,7 +255,7 @@ pub const MAPS: &[MapInfo] = &[
         doc: "Fastfood with Fourier blocks instead of Hadamard ones.",
         paper: "Le, Sarlos & Smola 2013",
         params: &[N_COMPONENTS, FORM],
-        kernels: SHIFT,
+        kernels: RADIAL,
         fits_on_data: false,
         features: Features::Map(fastfood_fft),
     },

@@ -1,0 +1,249 @@
+//! Everything drawn from a results CSV after a run: figures (PNG), tables (Markdown), the paper's
+//! qualitative claims checked on our numbers, the paper's numbers beside ours, and the text report
+//! that prints all of it.
+//!
+//! Nothing here knows a particular experiment: the spec names columns, and the runner says which
+//! columns are coordinates and which metrics ([`Columns`]). Every name is checked at plan time by
+//! [`validate`], before anything runs, so a typo is an error with its key and line, never an empty
+//! figure or a silent "n/a". At render time a selection that matches nothing is reported as such.
+
+mod claim;
+mod figure;
+mod paper;
+mod report;
+mod results;
+mod table;
+mod validate;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub use claim::{ClaimOutcome, RawClaim};
+pub use figure::RawFigure;
+pub use paper::{PaperOutcome, RawPaperValue};
+pub use results::{CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Skipped, Stats};
+pub use table::{RawPaperCell, RawTable};
+pub use validate::RawSelector;
+
+use crate::error::{Error, Result};
+use validate::Checker;
+
+/// Legend and table labels of coordinate values: `("map", "tensor-sketch") -> "TS"`. A value
+/// without an entry is its own label.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Labels(pub BTreeMap<(String, String), String>);
+
+impl Labels {
+    pub fn label(&self, column: &str, value: &CellValue) -> String {
+        let text = value.to_string();
+        self.0
+            .get(&(column.to_string(), text.clone()))
+            .cloned()
+            .unwrap_or(text)
+    }
+
+    /// The labels of `columns`' values in `coordinates`, joined by ", ", empty values left out;
+    /// "—" if nothing is left.
+    pub(crate) fn join(&self, columns: &[String], coordinates: &Coordinates) -> String {
+        let parts: Vec<String> = columns
+            .iter()
+            .filter_map(|c| coordinates.get(c).map(|v| (c, v)))
+            .filter(|(_, v)| **v != CellValue::Empty)
+            .map(|(c, v)| self.label(c, v))
+            .collect();
+        if parts.is_empty() {
+            "—".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// Where and under what names the outputs of one run are written.
+#[derive(Debug, Clone)]
+pub struct RenderContext {
+    /// File stem: `figures/STEM[-NAME].png`, `results/STEM[-NAME].md`.
+    pub stem: String,
+    pub title: String,
+    /// E.g. "quick profile: 3 repetitions, 3 values of D"; printed under titles when not empty.
+    pub profile_note: String,
+    pub figures_dir: PathBuf,
+    pub results_dir: PathBuf,
+    pub labels: Labels,
+}
+
+/// What [`render`] wrote and printed.
+#[derive(Debug, Clone)]
+pub struct Rendered {
+    pub figures: Vec<PathBuf>,
+    pub tables: Vec<PathBuf>,
+    /// The text report: figures' numbers, tables, claims, paper values, skipped cells.
+    pub report: String,
+    pub claims: Vec<ClaimOutcome>,
+}
+
+/// Checks the output sections of a spec against the results' columns, before anything runs.
+/// `text` is the spec's TOML (for line numbers) and `spec_path` its file (for the error).
+pub fn validate(
+    figures: &[RawFigure],
+    tables: &[RawTable],
+    claims: &[RawClaim],
+    paper_values: &[RawPaperValue],
+    columns: &Columns,
+    text: &str,
+    spec_path: &Path,
+) -> Result<()> {
+    let c = Checker {
+        text,
+        path: spec_path,
+        columns,
+    };
+    figure::validate(&c, figures)?;
+    table::validate(&c, tables)?;
+    for (i, claim) in claims.iter().enumerate() {
+        claim.validate(&c, &format!("claims[{i}]"))?;
+    }
+    let default_metric = figures.first().map(|f| f.y.get_ref().as_str());
+    for (i, value) in paper_values.iter().enumerate() {
+        value.validate(&c, &format!("paper_values[{i}]"), default_metric)?;
+    }
+    Ok(())
+}
+
+/// Draws the figures, writes the tables, checks the claims and compares the paper values, all from
+/// `results`; returns the files written and the report text. Expects sections that passed
+/// [`validate`] against `results.columns`.
+pub fn render(
+    results: &Results,
+    figures: &[RawFigure],
+    tables: &[RawTable],
+    claims: &[RawClaim],
+    paper_values: &[RawPaperValue],
+    ctx: &RenderContext,
+) -> Result<Rendered> {
+    let mut report = report::Report::new(ctx);
+    let mut figure_paths = Vec::new();
+    for (i, spec) in figures.iter().enumerate() {
+        let key = format!("figures[{i}]");
+        let data = figure::FigureData::collect(results, spec, &ctx.labels, &key)?;
+        let path = ctx
+            .figures_dir
+            .join(output_file(&ctx.stem, spec.name.as_ref(), "png"));
+        let notes = figure::draw(&data, spec, ctx, &path)?;
+        report.figure(spec, &data, &path, &notes);
+        figure_paths.push(path);
+    }
+    let mut table_paths = Vec::new();
+    for (i, spec) in tables.iter().enumerate() {
+        let key = format!("tables[{i}]");
+        let markdown = table::render(results, spec, ctx, &key)?;
+        let path = ctx
+            .results_dir
+            .join(output_file(&ctx.stem, spec.name.as_ref(), "md"));
+        write_atomically(&path, markdown.as_bytes())?;
+        report.table(&path, &markdown);
+        table_paths.push(path);
+    }
+    let outcomes: Vec<ClaimOutcome> = claims
+        .iter()
+        .map(|c| c.evaluate(results, &ctx.labels))
+        .collect();
+    report.claims(&outcomes);
+    let default_metric = figures.first().map(|f| f.y.get_ref().as_str());
+    let papers: Vec<PaperOutcome> = paper_values
+        .iter()
+        .enumerate()
+        .map(|(i, p)| p.evaluate(results, default_metric, &format!("paper_values[{i}]")))
+        .collect::<Result<_>>()?;
+    report.paper_values(&papers);
+    report.skipped(results);
+    Ok(Rendered {
+        figures: figure_paths,
+        tables: table_paths,
+        report: report.finish(),
+        claims: outcomes,
+    })
+}
+
+/// `STEM.EXT` or `STEM-NAME.EXT`.
+fn output_file(stem: &str, name: Option<&toml::Spanned<String>>, extension: &str) -> String {
+    match name {
+        Some(name) => format!("{stem}-{}.{extension}", name.get_ref()),
+        None => format!("{stem}.{extension}"),
+    }
+}
+
+/// Whether a cell's coordinates satisfy every `column = value` of `selector`.
+pub(crate) fn selects(coordinates: &Coordinates, selector: &RawSelector) -> bool {
+    selector.iter().all(|(column, value)| {
+        coordinates
+            .get(column.get_ref())
+            .is_some_and(|v| v.matches(value.get_ref()))
+    })
+}
+
+/// `a = 1, b = x` for the named columns of `coordinates` (empty values shown as "—").
+pub(crate) fn describe<'a>(
+    columns: impl IntoIterator<Item = &'a String>,
+    coordinates: &Coordinates,
+) -> String {
+    columns
+        .into_iter()
+        .map(|c| match coordinates.get(c) {
+            Some(CellValue::Empty) | None => format!("{c} = —"),
+            Some(v) => format!("{c} = {v}"),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `a = 1, b = "x"` for a selector, as written in the spec.
+pub(crate) fn describe_selector(selector: &RawSelector) -> String {
+    selector
+        .iter()
+        .map(|(k, v)| format!("{} = {}", k.get_ref(), v.get_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A number with four significant digits, without exponent in the usual range.
+pub(crate) fn number(v: f64) -> String {
+    if !v.is_finite() {
+        return format!("{v}");
+    }
+    if v == 0.0 {
+        return "0".to_string();
+    }
+    let magnitude = v.abs().log10().floor() as i32;
+    if (-3..6).contains(&magnitude) {
+        format!("{v:.*}", (3 - magnitude).max(0) as usize)
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// Writes `bytes` to `path` through a uniquely named temporary file in the same directory and a
+/// rename, so a reader never sees half a file and two writers never share a temporary.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = parent_dir(path)?;
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io(&dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// The directory of `path`, created if missing.
+pub(crate) fn parent_dir(path: &Path) -> Result<PathBuf> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."))
+        .to_path_buf();
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    Ok(dir)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,115 @@
+//! `[[paper_values]]`: one number the paper reports (a point, or the top of an axis) beside the
+//! matching statistic of our cells' means.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::results::Results;
+use super::validate::{Checker, RawSelector};
+use super::{describe_selector, selects};
+use crate::error::{Error, Result};
+
+/// One `[[paper_values]]` entry as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPaperValue {
+    /// Which cells: column = value (none: every cell).
+    #[serde(default)]
+    pub select: RawSelector,
+    /// Default: the first figure's y.
+    pub metric: Option<Spanned<String>>,
+    /// "max", "min" or "mean" of the selected cells' means.
+    pub statistic: Spanned<String>,
+    pub value: f64,
+    #[serde(default)]
+    pub note: String,
+}
+
+pub const STATISTICS: [&str; 3] = ["max", "min", "mean"];
+
+/// A paper value beside ours.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PaperOutcome {
+    pub paper: f64,
+    /// `None`: no cell selected (or none that ran).
+    pub ours: Option<f64>,
+    /// How many cells' means went into `ours`.
+    pub cells: usize,
+    pub metric: String,
+    pub statistic: String,
+    /// The selector, as written.
+    pub select: String,
+    pub note: String,
+}
+
+impl RawPaperValue {
+    pub(super) fn validate(
+        &self,
+        c: &Checker,
+        key: &str,
+        default_metric: Option<&str>,
+    ) -> Result<()> {
+        c.selector(&format!("{key}.select"), &self.select)?;
+        match &self.metric {
+            Some(metric) => c.metric(&format!("{key}.metric"), metric)?,
+            None if default_metric.is_none() => {
+                return Err(c.error(
+                    &format!("{key}.metric"),
+                    &self.statistic.span(),
+                    format!(
+                        "missing, and there is no figure whose y would be the default; known \
+                         metrics: {:?}",
+                        c.columns.metrics
+                    ),
+                ))
+            }
+            None => {}
+        }
+        c.one_of(
+            &format!("{key}.statistic"),
+            &self.statistic,
+            "statistic",
+            &STATISTICS,
+        )
+    }
+
+    /// Our statistic over the selected cells' means.
+    pub fn evaluate(
+        &self,
+        results: &Results,
+        default_metric: Option<&str>,
+        key: &str,
+    ) -> Result<PaperOutcome> {
+        let metric = match (&self.metric, default_metric) {
+            (Some(m), _) => m.get_ref().as_str(),
+            (None, Some(m)) => m,
+            (None, None) => {
+                return Err(Error::Results {
+                    path: results.path.clone(),
+                    message: format!("{key}: no metric and no figure to take it from"),
+                })
+            }
+        };
+        let means: Vec<f64> = results
+            .summarise(metric)
+            .into_iter()
+            .filter(|c| selects(&c.coordinates, &self.select))
+            .filter_map(|c| c.stats.map(|s| s.mean))
+            .collect();
+        let statistic = self.statistic.get_ref().as_str();
+        let ours = (!means.is_empty()).then(|| match statistic {
+            "max" => means.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            "min" => means.iter().copied().fold(f64::INFINITY, f64::min),
+            _ => means.iter().sum::<f64>() / means.len() as f64,
+        });
+        Ok(PaperOutcome {
+            paper: self.value,
+            ours,
+            cells: means.len(),
+            metric: metric.to_string(),
+            statistic: statistic.to_string(),
+            select: describe_selector(&self.select),
+            note: self.note.clone(),
+        })
+    }
+}

@@ -1,0 +1,175 @@
+//! The plain-text report printed after a run: each figure's numbers (series by x), the tables, the
+//! claims, the paper's values beside ours, and the cells that were skipped.
+
+use std::fmt::Write;
+use std::path::Path;
+
+use super::claim::ClaimOutcome;
+use super::figure::{FigureData, RawFigure};
+use super::paper::PaperOutcome;
+use super::results::{CellValue, Results};
+use super::{describe, number, RenderContext};
+
+pub(super) struct Report {
+    text: String,
+}
+
+/// Rows of cells as left-aligned columns separated by two spaces.
+fn aligned(rows: &[Vec<String>], indent: &str) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|j| {
+            rows.iter()
+                .filter_map(|r| r.get(j))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = indent.to_string();
+        for (j, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if j + 1 < row.len() {
+                let pad = widths[j] - cell.chars().count() + 2;
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+impl Report {
+    pub fn new(ctx: &RenderContext) -> Report {
+        let mut text = format!("{}\n", ctx.title);
+        if !ctx.profile_note.is_empty() {
+            let _ = writeln!(text, "({})", ctx.profile_note);
+        }
+        Report { text }
+    }
+
+    pub fn figure(&mut self, spec: &RawFigure, data: &FigureData, path: &Path, notes: &[String]) {
+        let x = spec.x.get_ref();
+        let _ = writeln!(
+            self.text,
+            "\nFigure {}: {} by {x}, mean ± sd over repetitions",
+            path.display(),
+            spec.y.get_ref()
+        );
+        for panel in &data.panels {
+            if !panel.caption.is_empty() {
+                let _ = writeln!(self.text, "  {}", panel.caption);
+            }
+            let xs = FigureData::xs(panel);
+            // Header: "SERIES \ X", then the x values.
+            let corner = if data.series_columns.is_empty() {
+                x.clone()
+            } else {
+                format!("{} \\ {x}", data.series_columns.join(", "))
+            };
+            let mut rows = vec![std::iter::once(corner)
+                .chain(xs.iter().map(|v| match v {
+                    CellValue::Empty => "—".to_string(),
+                    v => v.to_string(),
+                }))
+                .collect::<Vec<_>>()];
+            for curve in &panel.curves {
+                let mut row = vec![curve.label.clone()];
+                for v in &xs {
+                    row.push(match curve.points.iter().find(|(x, _)| x == v) {
+                        Some((_, s)) => format!("{} ± {}", number(s.mean), number(s.sd)),
+                        None => "-".to_string(),
+                    });
+                }
+                rows.push(row);
+            }
+            self.text.push_str(&aligned(&rows, "    "));
+        }
+        for note in notes {
+            let _ = writeln!(self.text, "  note: {note}");
+        }
+    }
+
+    pub fn table(&mut self, path: &Path, markdown: &str) {
+        let _ = writeln!(self.text, "\nTable {}:\n", path.display());
+        self.text.push_str(markdown);
+    }
+
+    pub fn claims(&mut self, outcomes: &[ClaimOutcome]) {
+        if outcomes.is_empty() {
+            return;
+        }
+        let _ = writeln!(self.text, "\nThe paper's claims, on our numbers:");
+        for o in outcomes {
+            let verdict = if o.holds { "holds" } else { "DOES NOT HOLD" };
+            let _ = writeln!(self.text, "  {verdict}: {}\n    {}", o.text, o.detail);
+        }
+    }
+
+    pub fn paper_values(&mut self, outcomes: &[PaperOutcome]) {
+        if outcomes.is_empty() {
+            return;
+        }
+        let _ = writeln!(self.text, "\nBeside the paper:");
+        let rows: Vec<Vec<String>> = outcomes
+            .iter()
+            .map(|p| {
+                let over = format!(
+                    "{} of {} over {}",
+                    p.statistic,
+                    p.metric,
+                    if p.select.is_empty() {
+                        "every cell".to_string()
+                    } else {
+                        p.select.clone()
+                    }
+                );
+                vec![
+                    format!("paper {}", p.paper),
+                    match p.ours {
+                        Some(v) => format!("ours {}", number(v)),
+                        None => "ours: no cells selected".to_string(),
+                    },
+                    {
+                        let over = if p.ours.is_some() {
+                            format!("({over}, {} cells)", p.cells)
+                        } else {
+                            format!("({over})")
+                        };
+                        if p.note.is_empty() {
+                            over
+                        } else {
+                            format!("{} {over}", p.note)
+                        }
+                    },
+                ]
+            })
+            .collect();
+        self.text.push_str(&aligned(&rows, "  "));
+    }
+
+    pub fn skipped(&mut self, results: &Results) {
+        let skipped = results.skipped_cells();
+        if skipped.is_empty() {
+            return;
+        }
+        let _ = writeln!(self.text, "\nSkipped cells ({}):", skipped.len());
+        for (coordinates, s) in &skipped {
+            let _ = writeln!(
+                self.text,
+                "  {}: {} ({} repetition{})",
+                describe(&results.columns.coordinates, coordinates),
+                s.reason,
+                s.repetitions,
+                if s.repetitions == 1 { "" } else { "s" }
+            );
+        }
+    }
+
+    pub fn finish(self) -> String {
+        self.text
+    }
+}

@@ -1,0 +1,436 @@
+//! `[[tables]]`: a metric as a Markdown table, rows and columns made of coordinate values, each
+//! cell formatted from its statistics (`{mean:.2} ± {sd:.2}`, `{train_seconds.mean:.1}`), the
+//! paper's number beside ours where the spec records it.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::results::{CellValue, Coordinates, Results, Skipped, Stats};
+use super::validate::{parse_template, Checker, Piece, RawSelector};
+use super::{describe, selects, Labels, RenderContext};
+use crate::error::{Error, Result};
+
+/// One `[[tables]]` entry as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTable {
+    /// `results/STEM-NAME.md`; without a name `results/STEM.md` (one table at most).
+    pub name: Option<Spanned<String>>,
+    /// Coordinates whose values make the rows (one leading column each).
+    pub rows: Spanned<Vec<Spanned<String>>>,
+    /// Coordinates whose values make the columns; none: a single column.
+    #[serde(default)]
+    pub columns: Vec<Spanned<String>>,
+    /// The metric in the cells.
+    pub value: Spanned<String>,
+    /// Cell template; default [`DEFAULT_FORMAT`].
+    pub format: Option<Spanned<String>>,
+    #[serde(default, rename = "where")]
+    pub filter: RawSelector,
+    pub title: Option<String>,
+    #[serde(default)]
+    pub paper: Vec<RawPaperCell>,
+}
+
+/// The paper's number for one cell of a table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawPaperCell {
+    /// A value for each of the table's `rows` coordinates.
+    pub row: Spanned<RawSelector>,
+    /// A value for each of the table's `columns` coordinates (none without `columns`).
+    pub column: Option<Spanned<RawSelector>>,
+    /// As the paper prints it: a string ("84.33 ± 0.12") or a number.
+    pub value: Spanned<toml::Value>,
+}
+
+pub const DEFAULT_FORMAT: &str = "{mean:.4} ± {sd:.4}";
+
+/// Statistics a cell template can name.
+pub const STATISTICS: [&str; 6] = ["mean", "sd", "se", "count", "min", "max"];
+
+pub(super) fn validate(c: &Checker, tables: &[RawTable]) -> Result<()> {
+    let mut names = BTreeMap::new();
+    let mut unnamed: Option<usize> = None;
+    for (i, t) in tables.iter().enumerate() {
+        let key = format!("tables[{i}]");
+        match &t.name {
+            Some(name) => {
+                c.file_name(&format!("{key}.name"), name)?;
+                if let Some(first) = names.insert(name.get_ref().clone(), i) {
+                    return Err(c.error(
+                        &format!("{key}.name"),
+                        &name.span(),
+                        format!("tables[{first}] already has the name {:?}", name.get_ref()),
+                    ));
+                }
+            }
+            None => {
+                if let Some(first) = unnamed {
+                    return Err(c.error(
+                        &key,
+                        &t.value.span(),
+                        format!(
+                            "tables[{first}] already has no name; every other table needs \
+                             `name = \"...\"` (it is the file name's suffix)"
+                        ),
+                    ));
+                }
+                unnamed = Some(i);
+            }
+        }
+        if t.rows.get_ref().is_empty() {
+            return Err(c.error(&format!("{key}.rows"), &t.rows.span(), "the list is empty"));
+        }
+        let mut seen = BTreeSet::new();
+        let listed = t
+            .rows
+            .get_ref()
+            .iter()
+            .enumerate()
+            .map(|(j, r)| (format!("{key}.rows[{j}]"), r))
+            .chain(
+                t.columns
+                    .iter()
+                    .enumerate()
+                    .map(|(j, r)| (format!("{key}.columns[{j}]"), r)),
+            );
+        for (k, column) in listed {
+            c.coordinate(&k, column)?;
+            if !seen.insert(column.get_ref()) {
+                return Err(c.error(
+                    &k,
+                    &column.span(),
+                    format!("{:?} is listed twice in rows and columns", column.get_ref()),
+                ));
+            }
+        }
+        c.metric(&format!("{key}.value"), &t.value)?;
+        if let Some(format) = &t.format {
+            check_format(c, &format!("{key}.format"), format)?;
+        }
+        c.selector(&format!("{key}.where"), &t.filter)?;
+        let row_columns: BTreeSet<&String> = t.rows.get_ref().iter().map(|r| r.get_ref()).collect();
+        let column_columns: BTreeSet<&String> = t.columns.iter().map(|r| r.get_ref()).collect();
+        for (j, p) in t.paper.iter().enumerate() {
+            let k = format!("{key}.paper[{j}]");
+            for (part, selector, wanted) in [
+                ("row", Some(&p.row), &row_columns),
+                ("column", p.column.as_ref(), &column_columns),
+            ] {
+                let k = format!("{k}.{part}");
+                let empty = RawSelector::new();
+                let (selector, span) = match selector {
+                    Some(s) => (s.get_ref(), s.span()),
+                    None => (&empty, p.row.span()),
+                };
+                c.selector(&k, selector)?;
+                let named: BTreeSet<&String> = selector.keys().map(|k| k.get_ref()).collect();
+                if named != *wanted {
+                    return Err(c.error(
+                        &k,
+                        &span,
+                        format!(
+                            "names the columns {named:?}; the table's {part}s are made of \
+                             {wanted:?}: give a value for each"
+                        ),
+                    ));
+                }
+            }
+            if !matches!(
+                p.value.get_ref(),
+                toml::Value::String(_) | toml::Value::Integer(_) | toml::Value::Float(_)
+            ) {
+                return Err(c.error(
+                    &format!("{k}.value"),
+                    &p.value.span(),
+                    "the paper's value is a string or a number",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn check_format(c: &Checker, key: &str, format: &Spanned<String>) -> Result<()> {
+    let pieces = parse_template(format.get_ref()).map_err(|e| c.error(key, &format.span(), e))?;
+    for piece in pieces {
+        let Piece::Field { name, .. } = piece else {
+            continue;
+        };
+        let (metric, statistic) = match name.rsplit_once('.') {
+            Some((m, s)) => (Some(m), s),
+            None => (None, name.as_str()),
+        };
+        let known_metric = metric.is_none_or(|m| c.columns.is_metric(m));
+        if !known_metric || !STATISTICS.contains(&statistic) {
+            return Err(c.error(
+                key,
+                &format.span(),
+                format!(
+                    "unknown placeholder {{{name}}}; known: {{STATISTIC}} or \
+                     {{METRIC.STATISTIC}} with STATISTIC one of {STATISTICS:?} and METRIC one \
+                     of {:?}",
+                    c.columns.metrics
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One table cell's statistics: the table's metric and the others its format names.
+struct Cell<'a> {
+    coordinates: &'a Coordinates,
+    stats: Option<Stats>,
+    skipped: Option<&'a Skipped>,
+}
+
+fn statistic(stats: &Stats, name: &str) -> f64 {
+    match name {
+        "mean" => stats.mean,
+        "sd" => stats.sd,
+        "se" => stats.se(),
+        "count" => stats.count as f64,
+        "min" => stats.min,
+        "max" => stats.max,
+        _ => f64::NAN,
+    }
+}
+
+/// `pieces` filled from `stats` (the table's metric) and `others` (by metric); "—" for a metric
+/// this cell lacks.
+fn format_cell(
+    pieces: &[Piece],
+    stats: &Stats,
+    others: &BTreeMap<String, Option<Stats>>,
+) -> String {
+    pieces
+        .iter()
+        .map(|piece| match piece {
+            Piece::Literal(text) => text.clone(),
+            Piece::Field { name, precision } => {
+                let (stats, stat) = match name.rsplit_once('.') {
+                    Some((metric, stat)) => (others.get(metric).copied().flatten(), stat),
+                    None => (Some(*stats), name.as_str()),
+                };
+                match (stats, stat) {
+                    (None, _) => "—".to_string(),
+                    (Some(s), "count") => s.count.to_string(),
+                    (Some(s), stat) => {
+                        let v = statistic(&s, stat);
+                        match precision {
+                            Some(p) => format!("{v:.*}", p),
+                            None => format!("{v}"),
+                        }
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+fn escape(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// The table as Markdown: a heading, the profile note, then the table.
+pub(super) fn render(
+    results: &Results,
+    spec: &RawTable,
+    ctx: &RenderContext,
+    key: &str,
+) -> Result<String> {
+    let labels: &Labels = &ctx.labels;
+    let row_columns: Vec<String> = spec
+        .rows
+        .get_ref()
+        .iter()
+        .map(|r| r.get_ref().clone())
+        .collect();
+    let column_columns: Vec<String> = spec.columns.iter().map(|r| r.get_ref().clone()).collect();
+    let pieces = parse_template(
+        spec.format
+            .as_ref()
+            .map_or(DEFAULT_FORMAT, |f| f.get_ref().as_str()),
+    )
+    .map_err(|e| Error::Results {
+        path: results.path.clone(),
+        message: format!("{key}.format: {e}"),
+    })?;
+    let other_metrics: BTreeSet<String> = pieces
+        .iter()
+        .filter_map(|p| match p {
+            Piece::Field { name, .. } => name.rsplit_once('.').map(|(m, _)| m.to_string()),
+            Piece::Literal(_) => None,
+        })
+        .collect();
+    let summary = results.summarise(spec.value.get_ref());
+    let others: BTreeMap<&String, BTreeMap<Coordinates, Option<Stats>>> = other_metrics
+        .iter()
+        .map(|m| {
+            let by_cell = results
+                .summarise(m)
+                .into_iter()
+                .map(|c| (c.coordinates, c.stats))
+                .collect();
+            (m, by_cell)
+        })
+        .collect();
+    let values = |k: &Coordinates, columns: &[String]| -> Vec<CellValue> {
+        columns
+            .iter()
+            .map(|c| k.get(c).cloned().unwrap_or(CellValue::Empty))
+            .collect()
+    };
+
+    let mut cells: BTreeMap<(Vec<CellValue>, Vec<CellValue>), Cell> = BTreeMap::new();
+    for c in summary
+        .iter()
+        .filter(|c| selects(&c.coordinates, &spec.filter))
+    {
+        let at = (
+            values(&c.coordinates, &row_columns),
+            values(&c.coordinates, &column_columns),
+        );
+        let cell = Cell {
+            coordinates: &c.coordinates,
+            stats: c.stats,
+            skipped: c.skipped.as_ref(),
+        };
+        if let Some(other) = cells.insert(at, cell) {
+            let differing: Vec<&String> = c
+                .coordinates
+                .iter()
+                .filter(|(name, v)| other.coordinates.get(*name) != Some(*v))
+                .map(|(name, _)| name)
+                .collect();
+            return Err(Error::Results {
+                path: results.path.clone(),
+                message: format!(
+                    "{key}: two cells in one table cell ({}), differing in {differing:?}; add \
+                     those columns to `rows` or `columns`, or fix them with `where`",
+                    describe(row_columns.iter().chain(&column_columns), &c.coordinates)
+                ),
+            });
+        }
+    }
+
+    // Rows and columns: ours, plus any the paper has and we do not.
+    let mut row_keys: BTreeSet<Vec<CellValue>> = cells.keys().map(|k| k.0.clone()).collect();
+    let mut column_keys: BTreeSet<Vec<CellValue>> = cells.keys().map(|k| k.1.clone()).collect();
+    let resolve = |keys: &BTreeSet<Vec<CellValue>>, columns: &[String], selector: &RawSelector| {
+        let named = |c: &String| {
+            selector
+                .iter()
+                .find(|(k, _)| k.get_ref() == c)
+                .map(|(_, v)| v.get_ref())
+        };
+        keys.iter()
+            .find(|key| {
+                columns
+                    .iter()
+                    .zip(key.iter())
+                    .all(|(c, v)| named(c).is_some_and(|s| v.matches(s)))
+            })
+            .cloned()
+            .unwrap_or_else(|| {
+                columns
+                    .iter()
+                    .map(|c| named(c).map_or(CellValue::Empty, CellValue::from_selector))
+                    .collect()
+            })
+    };
+    let mut paper: BTreeMap<(Vec<CellValue>, Vec<CellValue>), String> = BTreeMap::new();
+    for p in &spec.paper {
+        let row = resolve(&row_keys, &row_columns, p.row.get_ref());
+        let no_columns = RawSelector::new();
+        let column_selector = p.column.as_ref().map_or(&no_columns, |c| c.get_ref());
+        let column = resolve(&column_keys, &column_columns, column_selector);
+        row_keys.insert(row.clone());
+        column_keys.insert(column.clone());
+        let text = match p.value.get_ref() {
+            toml::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        paper.insert((row, column), text);
+    }
+
+    let mut out = String::new();
+    let title = spec
+        .title
+        .clone()
+        .unwrap_or_else(|| format!("{}: {}", ctx.title, spec.value.get_ref()));
+    out.push_str(&format!("## {title}\n\n"));
+    if !ctx.profile_note.is_empty() {
+        out.push_str(&format!("_{}_\n\n", ctx.profile_note));
+    }
+    let label_of = |columns: &[String], key: &[CellValue]| -> String {
+        let coordinates: Coordinates = columns.iter().cloned().zip(key.iter().cloned()).collect();
+        labels.join(columns, &coordinates)
+    };
+    let mut header: Vec<String> = row_columns.clone();
+    if column_columns.is_empty() {
+        header.push(spec.value.get_ref().clone());
+    } else {
+        header.extend(column_keys.iter().map(|k| label_of(&column_columns, k)));
+    }
+    let line = |parts: &[String]| {
+        format!(
+            "| {} |\n",
+            parts
+                .iter()
+                .map(|p| escape(p))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        )
+    };
+    out.push_str(&line(&header));
+    out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+    for row in &row_keys {
+        let mut parts: Vec<String> = row_columns
+            .iter()
+            .zip(row)
+            .map(|(c, v)| match v {
+                CellValue::Empty => "—".to_string(),
+                v => labels.label(c, v),
+            })
+            .collect();
+        for column in &column_keys {
+            let at = (row.clone(), column.clone());
+            let ours = match cells.get(&at) {
+                None => "—".to_string(),
+                Some(cell) => {
+                    let other_stats: BTreeMap<String, Option<Stats>> = others
+                        .iter()
+                        .map(|(m, by_cell)| {
+                            (
+                                (*m).clone(),
+                                by_cell.get(cell.coordinates).copied().flatten(),
+                            )
+                        })
+                        .collect();
+                    match (&cell.stats, cell.skipped) {
+                        (Some(s), None) => format_cell(&pieces, s, &other_stats),
+                        (Some(s), Some(skip)) => format!(
+                            "{} ({} skipped: {})",
+                            format_cell(&pieces, s, &other_stats),
+                            skip.repetitions,
+                            skip.reason
+                        ),
+                        (None, Some(skip)) => format!("skipped: {}", skip.reason),
+                        (None, None) => "—".to_string(),
+                    }
+                }
+            };
+            parts.push(match paper.get(&at) {
+                Some(p) => format!("{ours} (paper {p})"),
+                None => ours,
+            });
+        }
+        out.push_str(&line(&parts));
+    }
+    Ok(out)
+}

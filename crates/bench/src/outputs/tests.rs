@@ -1,0 +1,691 @@
+//! End-to-end tests of the output sections: spec text -> validation; CSV -> figures, tables,
+//! claims, paper values and the report.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use super::*;
+
+/// The four sections as the runner's spec embeds them.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Sections {
+    #[serde(default)]
+    figures: Vec<RawFigure>,
+    #[serde(default)]
+    tables: Vec<RawTable>,
+    #[serde(default)]
+    claims: Vec<RawClaim>,
+    #[serde(default)]
+    paper_values: Vec<RawPaperValue>,
+}
+
+fn parse(text: &str) -> Sections {
+    toml::from_str(text).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn kernel_columns() -> Columns {
+    Columns {
+        coordinates: ["dataset", "map", "degree", "offset", "n_components"]
+            .map(String::from)
+            .to_vec(),
+        metrics: ["relative_error", "map_seconds"].map(String::from).to_vec(),
+    }
+}
+
+fn check(text: &str) -> Result<()> {
+    let s = parse(text);
+    validate(
+        &s.figures,
+        &s.tables,
+        &s.claims,
+        &s.paper_values,
+        &kernel_columns(),
+        text,
+        Path::new("experiments/x.toml"),
+    )
+}
+
+/// The error of `text`, which must name `key` and `line`.
+fn spec_error(text: &str, key: &str, line: usize) -> String {
+    let message = check(text)
+        .expect_err("the spec should be rejected")
+        .to_string();
+    assert!(
+        message.contains(&format!("key `{key}` (line {line})")),
+        "expected key `{key}` on line {line}, got: {message}"
+    );
+    assert!(message.contains("experiments/x.toml"), "{message}");
+    message
+}
+
+const VALID: &str = r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+series = ["map", "offset"]
+panels = "degree"
+where = { dataset = "adult" }
+error_bars = "se"
+series_label = "{map}, ({offset} + <x,y>)^{degree}"
+
+[[figures]]
+name = "time"
+x = "n_components"
+y = "map_seconds"
+log_x = true
+log_y = true
+
+[[tables]]
+rows = ["map"]
+columns = ["degree"]
+value = "relative_error"
+format = "{mean:.2} ± {sd:.2} ({map_seconds.mean:.1} s, n = {count})"
+where = { n_components = 1000, offset = 0.0 }
+[[tables.paper]]
+row = { map = "tensor-sketch" }
+column = { degree = 2 }
+value = "0.1"
+
+[[claims]]
+text = "TS below RM"
+metric = "relative_error"
+left = { map = "tensor-sketch" }
+right = { map = "random-maclaurin" }
+relation = "less"
+factor = 2.0
+
+[[paper_values]]
+select = { degree = 2 }
+statistic = "max"
+value = 0.9
+"#;
+
+#[test]
+fn a_valid_spec_passes() {
+    check(VALID).unwrap();
+}
+
+#[test]
+fn unknown_columns_name_the_key_and_line() {
+    let m = spec_error(
+        "[[figures]]\nx = \"n_componets\"\ny = \"relative_error\"\n",
+        "figures[0].x",
+        2,
+    );
+    assert!(m.contains("unknown coordinate \"n_componets\""), "{m}");
+    assert!(m.contains("\"n_components\""), "lists the known ones: {m}");
+    let m = spec_error(
+        "[[figures]]\nname = \"a\"\nx = \"n_components\"\ny = \"relative_error\"\n\
+         [[figures]]\nname = \"b\"\nx = \"n_components\"\n\ny = \"relative_eror\"\n",
+        "figures[1].y",
+        9,
+    );
+    assert!(
+        m.contains(
+            "unknown metric \"relative_eror\"; known: [\"relative_error\", \"map_seconds\"]"
+        ),
+        "{m}"
+    );
+    let m = spec_error(
+        "[[figures]]\nx = \"relative_error\"\ny = \"relative_error\"\n",
+        "figures[0].x",
+        2,
+    );
+    assert!(m.contains("(it is a metric)"), "{m}");
+    spec_error(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nseries = [\"map\",\n \"ofset\"]\n",
+        "figures[0].series[1]",
+        5,
+    );
+    spec_error(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nwhere = { kernal = 1 }\n",
+        "figures[0].where.kernal",
+        4,
+    );
+    spec_error(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\npanels = \"n_components\"\n",
+        "figures[0].panels",
+        4,
+    );
+    spec_error(
+        "[[tables]]\nrows = [\"map\"]\ncolumns = [\"degre\"]\nvalue = \"relative_error\"\n",
+        "tables[0].columns[0]",
+        3,
+    );
+    spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { mapp = \"b\" }\nrelation = \"less\"\n",
+        "claims[0].right.mapp",
+        5,
+    );
+    spec_error(
+        "[[paper_values]]\nselect = { degre = 2 }\nmetric = \"relative_error\"\nstatistic = \"max\"\nvalue = 1.0\n",
+        "paper_values[0].select.degre",
+        2,
+    );
+    spec_error(
+        "[[paper_values]]\nselect = { degree = 2 }\nmetric = \"map\"\nstatistic = \"max\"\nvalue = 1.0\n",
+        "paper_values[0].metric",
+        3,
+    );
+}
+
+#[test]
+fn unknown_placeholders_statistics_and_values_name_the_key_and_line() {
+    let m = spec_error(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nseries_label = \"{map} {degre}\"\n",
+        "figures[0].series_label",
+        4,
+    );
+    assert!(m.contains("{degre}"), "{m}");
+    let m = spec_error(
+        "[[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\nformat = \"{meen:.2}\"\n",
+        "tables[0].format",
+        4,
+    );
+    assert!(m.contains("{meen}") && m.contains("\"mean\""), "{m}");
+    let m = spec_error(
+        "[[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\nformat = \"{mean} {map_seconds.avg}\"\n",
+        "tables[0].format",
+        4,
+    );
+    assert!(m.contains("{map_seconds.avg}"), "{m}");
+    spec_error(
+        "[[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\nformat = \"{train_seconds.mean}\"\n",
+        "tables[0].format",
+        4,
+    );
+    let m = spec_error(
+        "[[paper_values]]\nselect = { degree = 2 }\nmetric = \"relative_error\"\nstatistic = \"median\"\nvalue = 1.0\n",
+        "paper_values[0].statistic",
+        4,
+    );
+    assert!(m.contains("[\"max\", \"min\", \"mean\"]"), "{m}");
+    let m = spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { map = \"b\" }\nrelation = \"below\"\n",
+        "claims[0].relation",
+        6,
+    );
+    assert!(m.contains("[\"less\", \"greater\"]"), "{m}");
+    spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { degree = 2 }\nrelation = \"less\"\n",
+        "claims[0].right",
+        5,
+    );
+    spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { map = \"b\" }\nrelation = \"less\"\nfactor = -1.0\n",
+        "claims[0].factor",
+        7,
+    );
+    let m = spec_error(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nerror_bars = \"ci\"\n",
+        "figures[0].error_bars",
+        4,
+    );
+    assert!(m.contains("[\"sd\", \"se\", \"none\"]"), "{m}");
+    spec_error(
+        "[[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\n[[tables.paper]]\n\
+         row = { map = \"a\", degree = 2 }\nvalue = \"1\"\n",
+        "tables[0].paper[0].row",
+        5,
+    );
+    spec_error(
+        "[[paper_values]]\nselect = { degree = 2 }\nstatistic = \"max\"\nvalue = 1.0\n",
+        "paper_values[0].metric",
+        3,
+    );
+}
+
+#[test]
+fn duplicate_unnamed_outputs_are_errors() {
+    let m = spec_error(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\n\n\
+         [[figures]]\nx = \"n_components\"\ny = \"map_seconds\"\n",
+        "figures[1]",
+        6,
+    );
+    assert!(m.contains("figures[0] already has no name"), "{m}");
+    spec_error(
+        "[[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\n\
+         [[tables]]\nrows = [\"map\"]\nvalue = \"map_seconds\"\n",
+        "tables[1]",
+        6,
+    );
+    spec_error(
+        "[[figures]]\nname = \"a\"\nx = \"n_components\"\ny = \"relative_error\"\n\
+         [[figures]]\nname = \"a\"\nx = \"n_components\"\ny = \"map_seconds\"\n",
+        "figures[1].name",
+        6,
+    );
+    spec_error(
+        "[[figures]]\nname = \"../a\"\nx = \"n_components\"\ny = \"relative_error\"\n",
+        "figures[0].name",
+        2,
+    );
+}
+
+#[test]
+fn unknown_keys_are_denied() {
+    let text = "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nlogx = true\n";
+    let err = toml::from_str::<Sections>(text).unwrap_err().to_string();
+    assert!(err.contains("logx"), "{err}");
+}
+
+/// A kernel-error sweep: TS's error a third of RM's; one cell skipped.
+fn kernel_csv(dir: &Path) -> PathBuf {
+    let mut text = String::from(
+        "experiment,dataset,map,degree,offset,n_components,repetition,seed,status,skip_reason,\
+         relative_error,map_seconds\n",
+    );
+    for map in ["random-maclaurin", "tensor-sketch"] {
+        for degree in [2, 3] {
+            for offset in ["0.0", "1.0"] {
+                for d in [100, 1000, 10000] {
+                    for rep in 0..3 {
+                        let rm = 3.0 * degree as f64 / (d as f64).sqrt() + 0.01 * rep as f64;
+                        let error = if map == "tensor-sketch" { rm / 3.0 } else { rm };
+                        let seconds = d as f64 * 1e-4 * (1.0 + rep as f64);
+                        text.push_str(&format!(
+                            "e,adult,{map},{degree},{offset},{d},{rep},{},ok,,{error},{seconds}\n",
+                            u64::MAX - rep
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    for rep in 0..3 {
+        text.push_str(&format!(
+            "e,adult,tensor-sketch,4,0.0,100,{rep},1,skipped,out of memory,,\n"
+        ));
+    }
+    let path = dir.join("kernel.csv");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn context(dir: &Path) -> RenderContext {
+    let mut labels = Labels::default();
+    for (map, label) in [("tensor-sketch", "TS"), ("random-maclaurin", "RM")] {
+        labels.0.insert(("map".into(), map.into()), label.into());
+    }
+    RenderContext {
+        stem: "fig".into(),
+        title: "Test figure".into(),
+        profile_note: "quick profile".into(),
+        figures_dir: dir.join("figures"),
+        results_dir: dir.join("results"),
+        labels,
+    }
+}
+
+#[test]
+fn figures_render_pngs_with_panels_and_log_axes() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(VALID);
+    let ctx = context(dir.path());
+    let rendered = render(&results, &s.figures, &[], &[], &[], &ctx).unwrap();
+    assert_eq!(
+        rendered.figures,
+        [
+            dir.path().join("figures/fig.png"),
+            dir.path().join("figures/fig-time.png")
+        ]
+    );
+    for path in &rendered.figures {
+        let bytes = std::fs::read(path).unwrap();
+        assert!(
+            bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
+            "{}",
+            path.display()
+        );
+        assert!(
+            bytes.len() > 10_000,
+            "{}: {} bytes",
+            path.display(),
+            bytes.len()
+        );
+    }
+    // Two panels side by side: twice the width of one.
+    let png = std::fs::read(&rendered.figures[0]).unwrap();
+    let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
+    assert_eq!(width, 1200);
+    // No temporary files left beside them.
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("figures"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    let report = &rendered.report;
+    assert!(report.contains("  degree = 2\n"), "{report}");
+    assert!(report.contains("RM, (0 + <x,y>)^2"), "{report}");
+    // The skipped degree-4 cell is no panel, and is listed once.
+    assert!(!report.contains("degree = 4\n"), "{report}");
+    assert_eq!(report.matches("out of memory").count(), 1, "{report}");
+    // The second figure's default series: every varying coordinate but x.
+    assert!(report.contains("TS, 3, 1  "), "{report}");
+    assert!(
+        report.contains("map, offset \\ n_components  100  "),
+        "{report}"
+    );
+}
+
+#[test]
+fn a_figure_of_nothing_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nwhere = { degree = 4 }\n",
+    );
+    let err = render(&results, &s.figures, &[], &[], &[], &context(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no cells to draw") && err.contains("degree = 4"),
+        "{err}"
+    );
+}
+
+#[test]
+fn two_cells_on_one_point_are_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nseries = [\"map\"]\n\
+         panels = \"degree\"\n",
+    );
+    let err = render(&results, &s.figures, &[], &[], &[], &context(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("differing in [\"offset\"]"), "{err}");
+    let s =
+        parse("[[tables]]\nrows = [\"map\"]\ncolumns = [\"degree\"]\nvalue = \"relative_error\"\n");
+    let err = render(&results, &[], &s.tables, &[], &[], &context(dir.path()))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("tables[0]: two cells in one table cell"),
+        "{err}"
+    );
+    assert!(
+        err.contains("differing in [\"n_components\"]")
+            || err.contains("differing in [\"offset\"]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_table_renders_markdown() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "dataset,map,repetition,status,skip_reason,accuracy,train_seconds\n\
+               adult,rff,0,ok,,0.8,1\n\
+               adult,rff,1,ok,,0.9,3\n\
+               adult,exact,0,ok,,0.95,10\n\
+               adult,exact,1,ok,,0.97,12\n\
+               mnist,rff,0,ok,,0.5,2\n\
+               mnist,rff,1,ok,,0.7,2\n\
+               mnist,exact,0,skipped,kernel matrix too large,,\n\
+               mnist,exact,1,skipped,kernel matrix too large,,\n";
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, csv).unwrap();
+    let columns = Columns {
+        coordinates: vec!["dataset".into(), "map".into()],
+        metrics: vec!["accuracy".into(), "train_seconds".into()],
+    };
+    let results = Results::from_csv(&path, &columns).unwrap();
+    let text = r#"
+[[tables]]
+name = "accuracy"
+rows = ["dataset"]
+columns = ["map"]
+value = "accuracy"
+format = "{mean:.2} ± {sd:.2} ({train_seconds.mean:.1} s)"
+title = "Table 1: accuracy"
+[[tables.paper]]
+row = { dataset = "adult" }
+column = { map = "rff" }
+value = "0.84 ± 0.01"
+[[tables.paper]]
+row = { dataset = "cifar" }
+column = { map = "rff" }
+value = 0.5
+"#;
+    let s = parse(text);
+    validate(
+        &[],
+        &s.tables,
+        &[],
+        &[],
+        &columns,
+        text,
+        Path::new("t.toml"),
+    )
+    .unwrap();
+    let mut ctx = context(dir.path());
+    ctx.labels
+        .0
+        .insert(("map".into(), "rff".into()), "RFF".into());
+    ctx.labels
+        .0
+        .insert(("map".into(), "exact".into()), "Exact".into());
+    let rendered = render(&results, &[], &s.tables, &[], &[], &ctx).unwrap();
+    let expected = "\
+## Table 1: accuracy
+
+_quick profile_
+
+| dataset | Exact | RFF |
+|---|---|---|
+| adult | 0.96 ± 0.01 (11.0 s) | 0.85 ± 0.07 (2.0 s) (paper 0.84 ± 0.01) |
+| cifar | — | — (paper 0.5) |
+| mnist | skipped: kernel matrix too large | 0.60 ± 0.14 (2.0 s) |
+";
+    assert_eq!(
+        rendered.tables,
+        [dir.path().join("results/fig-accuracy.md")]
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rendered.tables[0]).unwrap(),
+        expected
+    );
+    assert!(rendered.report.contains(expected), "{}", rendered.report);
+    assert!(rendered
+        .report
+        .contains("dataset = mnist, map = exact: kernel matrix too large (2 repetitions)"));
+}
+
+fn claims_of(text: &str) -> Vec<ClaimOutcome> {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(text);
+    validate(
+        &s.figures,
+        &s.tables,
+        &s.claims,
+        &s.paper_values,
+        &kernel_columns(),
+        text,
+        Path::new("c.toml"),
+    )
+    .unwrap();
+    let rendered = render(&results, &[], &[], &s.claims, &[], &context(dir.path())).unwrap();
+    assert_eq!(
+        rendered.report.matches("DOES NOT HOLD").count(),
+        rendered.claims.iter().filter(|c| !c.holds).count()
+    );
+    rendered.claims
+}
+
+#[test]
+fn claims_that_hold_fail_or_select_nothing() {
+    let claim = |relation: &str, extra: &str| {
+        format!(
+            "[[claims]]\ntext = \"TS below RM\"\nmetric = \"relative_error\"\n\
+             left = {{ map = \"tensor-sketch\" }}\nright = {{ map = \"random-maclaurin\" }}\n\
+             relation = \"{relation}\"\n{extra}\n"
+        )
+    };
+    let text = [
+        claim("less", ""),
+        claim("less", "factor = 2.5"),
+        claim("less", "factor = 3.5"),
+        claim("greater", ""),
+        claim("less", "where = { degree = 4 }"),
+    ]
+    .concat();
+    let outcomes = claims_of(&text);
+    let holds: Vec<bool> = outcomes.iter().map(|o| o.holds).collect();
+    assert_eq!(holds, [true, true, false, false, false], "{outcomes:#?}");
+    // RM/TS is 3 at every pair, up to the repetitions' offsets.
+    assert!(
+        outcomes[0]
+            .detail
+            .starts_with("at all 12 pairs; RM/TS ratio"),
+        "{}",
+        outcomes[0].detail
+    );
+    assert!(
+        outcomes[2].detail.starts_with("fails at 12 of 12 pairs: "),
+        "{}",
+        outcomes[2].detail
+    );
+    assert!(
+        outcomes[2].detail.contains("; ..."),
+        "{}",
+        outcomes[2].detail
+    );
+    assert!(
+        outcomes[4].detail.starts_with("no cells"),
+        "{}",
+        outcomes[4].detail
+    );
+    // The skipped TS cell has no RM counterpart; that is said, not hidden.
+    assert!(
+        outcomes[0]
+            .detail
+            .contains("1 TS cell without a RM counterpart"),
+        "{}",
+        outcomes[0].detail
+    );
+}
+
+#[test]
+fn paper_values_max_mean_min_and_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let text = r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+panels = "degree"
+[[paper_values]]
+select = { degree = 2, offset = 0.0, map = "random-maclaurin" }
+statistic = "max"
+value = 0.9
+note = "top of the axis"
+[[paper_values]]
+select = { degree = 2, offset = 0, map = "random-maclaurin" }
+statistic = "min"
+value = 0.05
+[[paper_values]]
+select = { degree = "2", offset = 1, map = "random-maclaurin" }
+metric = "map_seconds"
+statistic = "mean"
+value = 0.3
+[[paper_values]]
+select = { degree = 5 }
+statistic = "max"
+value = 1.0
+note = "p = 5"
+"#;
+    let s = parse(text);
+    validate(
+        &s.figures,
+        &[],
+        &[],
+        &s.paper_values,
+        &kernel_columns(),
+        text,
+        Path::new("p.toml"),
+    )
+    .unwrap();
+    let outcomes: Vec<PaperOutcome> = s
+        .paper_values
+        .iter()
+        .map(|p| p.evaluate(&results, Some("relative_error"), "p").unwrap())
+        .collect();
+    // RM, p = 2: 6 / sqrt(D) + 0.01 rep, mean over reps adds 0.01.
+    let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
+    assert!(close(outcomes[0].ours, 0.6 + 0.01), "{:?}", outcomes[0]);
+    assert_eq!(outcomes[0].cells, 3);
+    assert!(close(outcomes[1].ours, 0.06 + 0.01), "{:?}", outcomes[1]);
+    // Mean over D of D * 1e-4 * mean(1, 2, 3).
+    assert!(
+        close(outcomes[2].ours, (0.01 + 0.1 + 1.0) / 3.0 * 2.0),
+        "{:?}",
+        outcomes[2]
+    );
+    assert_eq!((outcomes[3].ours, outcomes[3].cells), (None, 0));
+    let rendered = render(
+        &results,
+        &s.figures,
+        &[],
+        &[],
+        &s.paper_values,
+        &context(dir.path()),
+    )
+    .unwrap();
+    assert!(
+        rendered
+            .report
+            .contains("ours: no cells selected  p = 5 (max of relative_error over degree = 5)"),
+        "{}",
+        rendered.report
+    );
+    assert!(rendered.report.contains("paper 0.9"), "{}", rendered.report);
+}
+
+#[test]
+fn a_cell_without_x_is_a_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "dataset,learner,n_components,repetition,status,skip_reason,accuracy\n\
+               adult,linear-svm,100,0,ok,,0.80\n\
+               adult,linear-svm,100,1,ok,,0.82\n\
+               adult,linear-svm,1000,0,ok,,0.84\n\
+               adult,linear-svm,1000,1,ok,,0.85\n\
+               adult,kernel-svm,,0,ok,,0.86\n\
+               adult,kernel-svm,,1,ok,,0.86\n";
+    let path = dir.path().join("l.csv");
+    std::fs::write(&path, csv).unwrap();
+    let columns = Columns {
+        coordinates: vec!["dataset".into(), "learner".into(), "n_components".into()],
+        metrics: vec!["accuracy".into()],
+    };
+    let results = Results::from_csv(&path, &columns).unwrap();
+    let s = parse("[[figures]]\nx = \"n_components\"\ny = \"accuracy\"\nlog_x = true\n");
+    let rendered = render(&results, &s.figures, &[], &[], &[], &context(dir.path())).unwrap();
+    let png = std::fs::read(&rendered.figures[0]).unwrap();
+    assert!(png.starts_with(b"\x89PNG"));
+    let report = &rendered.report;
+    assert!(report.contains("learner \\ n_components  100"), "{report}");
+    assert!(report.contains("  —\n"), "{report}");
+    // The baseline has only the empty-x column.
+    let baseline = report
+        .lines()
+        .find(|l| l.trim_start().starts_with("kernel-svm"))
+        .unwrap();
+    let cells: Vec<&str> = baseline
+        .split("  ")
+        .filter(|c| !c.trim().is_empty())
+        .collect();
+    assert_eq!(
+        cells.iter().map(|c| c.trim()).collect::<Vec<_>>(),
+        ["kernel-svm", "-", "-", "0.8600 ± 0"]
+    );
+}

@@ -1,0 +1,242 @@
+//! Plan-time checks shared by the output sections: column names by role, selectors, `{…}`
+//! templates and closed vocabularies. Every error names the key (`figures[1].y`, 0-based indices)
+//! and its line in the spec, and lists what would have been accepted.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::Path;
+
+use toml::Spanned;
+
+use super::results::Columns;
+use crate::error::{Error, Result};
+
+/// `column = value` pairs that pick cells (`where`, `select`, `left`, `right`, a paper cell's `row`).
+/// Keys keep their spans so an unknown column is reported on its own line.
+pub type RawSelector = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
+
+/// Line (1-based) of a byte offset in `text`.
+pub(crate) fn line_of(text: &str, span: &Range<usize>) -> usize {
+    text[..span.start.min(text.len())].matches('\n').count() + 1
+}
+
+pub(crate) struct Checker<'a> {
+    pub text: &'a str,
+    pub path: &'a Path,
+    pub columns: &'a Columns,
+}
+
+impl Checker<'_> {
+    pub fn error(&self, key: &str, span: &Range<usize>, message: impl std::fmt::Display) -> Error {
+        Error::Spec {
+            path: self.path.to_path_buf(),
+            message: format!("key `{key}` (line {}): {message}", line_of(self.text, span)),
+        }
+    }
+
+    /// `name` must be a coordinate column.
+    pub fn coordinate(&self, key: &str, name: &Spanned<String>) -> Result<()> {
+        let n = name.get_ref();
+        if self.columns.is_coordinate(n) {
+            return Ok(());
+        }
+        let role = if self.columns.is_metric(n) {
+            " (it is a metric)"
+        } else {
+            ""
+        };
+        Err(self.error(
+            key,
+            &name.span(),
+            format!(
+                "unknown coordinate {n:?}{role}; known: {:?}",
+                self.columns.coordinates
+            ),
+        ))
+    }
+
+    /// `name` must be a metric column.
+    pub fn metric(&self, key: &str, name: &Spanned<String>) -> Result<()> {
+        let n = name.get_ref();
+        if self.columns.is_metric(n) {
+            return Ok(());
+        }
+        let role = if self.columns.is_coordinate(n) {
+            " (it is a coordinate)"
+        } else {
+            ""
+        };
+        Err(self.error(
+            key,
+            &name.span(),
+            format!(
+                "unknown metric {n:?}{role}; known: {:?}",
+                self.columns.metrics
+            ),
+        ))
+    }
+
+    /// Every key a coordinate, every value an integer, float or string.
+    pub fn selector(&self, key: &str, selector: &RawSelector) -> Result<()> {
+        for (column, value) in selector {
+            let key = format!("{key}.{}", column.get_ref());
+            self.coordinate(&key, column)?;
+            if !matches!(
+                value.get_ref(),
+                toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::String(_)
+            ) {
+                return Err(self.error(
+                    &key,
+                    &value.span(),
+                    format!(
+                        "a selector value is a number or a string, got {}",
+                        value.get_ref()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// `value` must be one of `known`; `what` names the vocabulary ("relation").
+    pub fn one_of(
+        &self,
+        key: &str,
+        value: &Spanned<String>,
+        what: &str,
+        known: &[&str],
+    ) -> Result<()> {
+        if known.contains(&value.get_ref().as_str()) {
+            return Ok(());
+        }
+        Err(self.error(
+            key,
+            &value.span(),
+            format!("unknown {what} {:?}; known: {known:?}", value.get_ref()),
+        ))
+    }
+
+    /// An output name must be usable in a file name.
+    pub fn file_name(&self, key: &str, name: &Spanned<String>) -> Result<()> {
+        let n = name.get_ref();
+        if !n.is_empty()
+            && n.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            && !n.starts_with('.')
+        {
+            return Ok(());
+        }
+        Err(self.error(
+            key,
+            &name.span(),
+            format!(
+                "{n:?} is not a file-name part: use letters, digits, '-', '_' and '.' \
+                 (not first)"
+            ),
+        ))
+    }
+}
+
+/// A piece of a `{…}` template: literal text or a placeholder with an optional precision.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Piece {
+    Literal(String),
+    Field {
+        name: String,
+        precision: Option<usize>,
+    },
+}
+
+/// Parses `text {name} {name:.N}`; `{{` and `}}` are literal braces.
+pub(crate) fn parse_template(template: &str) -> std::result::Result<Vec<Piece>, String> {
+    let mut pieces = Vec::new();
+    let mut literal = String::new();
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                literal.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                literal.push('}');
+            }
+            '}' => return Err("unmatched '}' (write '}}' for a literal brace)".into()),
+            '{' => {
+                let mut inner = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some('{') | None => {
+                            return Err(format!(
+                            "unclosed placeholder '{{{inner}' (write '{{{{' for a literal brace)"
+                        ))
+                        }
+                        Some(c) => inner.push(c),
+                    }
+                }
+                let (name, spec) = match inner.split_once(':') {
+                    Some((name, spec)) => (name.trim(), Some(spec)),
+                    None => (inner.trim(), None),
+                };
+                if name.is_empty() {
+                    return Err(format!("empty placeholder '{{{inner}}}'"));
+                }
+                let precision = match spec {
+                    None => None,
+                    Some(spec) => Some(
+                        spec.strip_prefix('.')
+                            .and_then(|p| p.parse::<usize>().ok())
+                            .ok_or_else(|| {
+                                format!(
+                                    "placeholder '{{{inner}}}': only a precision such as \
+                                     ':.2' is supported"
+                                )
+                            })?,
+                    ),
+                };
+                if !literal.is_empty() {
+                    pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+                }
+                pieces.push(Piece::Field {
+                    name: name.to_string(),
+                    precision,
+                });
+            }
+            c => literal.push(c),
+        }
+    }
+    if !literal.is_empty() {
+        pieces.push(Piece::Literal(literal));
+    }
+    Ok(pieces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates() {
+        assert_eq!(
+            parse_template("a {mean:.2} {{x}} {m.sd}").unwrap(),
+            vec![
+                Piece::Literal("a ".into()),
+                Piece::Field {
+                    name: "mean".into(),
+                    precision: Some(2)
+                },
+                Piece::Literal(" {x} ".into()),
+                Piece::Field {
+                    name: "m.sd".into(),
+                    precision: None
+                },
+            ]
+        );
+        assert!(parse_template("{mean").is_err());
+        assert!(parse_template("mean}").is_err());
+        assert!(parse_template("{}").is_err());
+        assert!(parse_template("{mean:>8}").is_err());
+    }
+}
