@@ -109,7 +109,7 @@ impl CellContext<'_> {
         let kernel = self.kernel()?;
         Ok(construct(&MapInput {
             params: &self.cell.map_params,
-            kernel: &kernel,
+            kernel,
             seed: self.seed("seed"),
             train,
         })?)
@@ -132,6 +132,12 @@ pub struct KindInfo {
     /// Whether cells may run at the same time (timing cells never do).
     pub parallel_cells: bool,
     pub run: RunCell,
+}
+
+impl std::fmt::Debug for KindInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "kind {:?}", self.name)
+    }
 }
 
 pub const KINDS: &[KindInfo] = &[

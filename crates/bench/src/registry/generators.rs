@@ -74,3 +74,9 @@ pub const GENERATORS: &[GeneratorInfo] = &[
         generate: make_classification,
     },
 ];
+
+impl std::fmt::Debug for GeneratorInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "generator {:?}", self.name)
+    }
+}

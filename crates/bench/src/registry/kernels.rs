@@ -116,3 +116,9 @@ pub const KERNELS: &[KernelInfo] = &[
         label: |_| "<x,y>".to_string(),
     },
 ];
+
+impl std::fmt::Debug for KernelInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "kernel {:?}", self.name)
+    }
+}

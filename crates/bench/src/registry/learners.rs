@@ -279,3 +279,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train: kernel_ridge,
     },
 ];
+
+impl std::fmt::Debug for LearnerInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "learner {:?}", self.name)
+    }
+}

@@ -12,15 +12,15 @@ use rfbench_maps::{
 use super::params::{choice, count, non_negative, positive, ParamSpec, ParamValues};
 
 /// What a constructor gets from the cell.
-pub struct MapInput<'a> {
+pub struct MapInput<'a, 'b> {
     pub params: &'a ParamValues,
-    pub kernel: &'a Kernel,
+    pub kernel: Kernel,
     pub seed: u64,
     /// The training rows: their dimension for every map, their values for maps fitted on data.
-    pub train: Rows<'a>,
+    pub train: Rows<'b>,
 }
 
-pub type MapConstructor = fn(&MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError>;
+pub type MapConstructor = fn(&MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError>;
 
 /// How a "map" entry turns inputs into what the learner sees.
 #[derive(Clone, Copy)]
@@ -76,58 +76,58 @@ fn boxed<M: DynFeatureMap + 'static>(m: Result<M, MapError>) -> Result<Box<dyn D
     m.map(|m| Box::new(m) as Box<dyn DynFeatureMap>)
 }
 
-fn d(input: &MapInput<'_>) -> usize {
+fn d(input: &MapInput<'_, '_>) -> usize {
     input.train.n_cols()
 }
 
-fn tensor_sketch(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn tensor_sketch(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        TensorSketchParams::for_kernel(i.kernel, i.params.usize("n_components"))
+        TensorSketchParams::for_kernel(&i.kernel, i.params.usize("n_components"))
             .and_then(|p| p.seed(i.seed).fit(d(i))),
     )
 }
 
-fn random_maclaurin(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn random_maclaurin(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        RandomMaclaurinParams::for_kernel(i.kernel, i.params.usize("n_components"))
+        RandomMaclaurinParams::for_kernel(&i.kernel, i.params.usize("n_components"))
             .and_then(|p| p.seed(i.seed).fit(d(i))),
     )
 }
 
-fn random_maclaurin_h01(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn random_maclaurin_h01(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        RandomMaclaurinH01Params::for_kernel(i.kernel, i.params.usize("n_components"))
+        RandomMaclaurinH01Params::for_kernel(&i.kernel, i.params.usize("n_components"))
             .and_then(|p| p.seed(i.seed).fit(d(i))),
     )
 }
 
-fn rff(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn rff(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        RandomFourierParams::for_kernel(i.kernel, i.params.usize("n_components"))
+        RandomFourierParams::for_kernel(&i.kernel, i.params.usize("n_components"))
             .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
     )
 }
 
-fn orf(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn orf(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        OrthogonalRandomFeaturesParams::for_kernel(i.kernel, i.params.usize("n_components"))
+        OrthogonalRandomFeaturesParams::for_kernel(&i.kernel, i.params.usize("n_components"))
             .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
     )
 }
 
-fn sorf(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn sorf(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        StructuredOrthogonalParams::for_kernel(i.kernel, i.params.usize("n_components"))
+        StructuredOrthogonalParams::for_kernel(&i.kernel, i.params.usize("n_components"))
             .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
     )
 }
 
 fn fastfood_with(
-    i: &MapInput<'_>,
+    i: &MapInput<'_, '_>,
     transform: FastfoodTransform,
 ) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        FastfoodParams::for_kernel(i.kernel, i.params.usize("n_components")).and_then(|p| {
+        FastfoodParams::for_kernel(&i.kernel, i.params.usize("n_components")).and_then(|p| {
             p.form(form(i.params))
                 .transform(transform)
                 .seed(i.seed)
@@ -136,25 +136,25 @@ fn fastfood_with(
     )
 }
 
-fn fastfood(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn fastfood(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     fastfood_with(i, FastfoodTransform::Hadamard)
 }
 
-fn fastfood_fft(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn fastfood_fft(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     fastfood_with(i, FastfoodTransform::Fourier)
 }
 
-fn random_binning(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn random_binning(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        RandomBinningParams::for_kernel(i.kernel, i.params.usize("n_grids")).and_then(|p| {
+        RandomBinningParams::for_kernel(&i.kernel, i.params.usize("n_grids")).and_then(|p| {
             p.width(i.params.usize("width")).seed(i.seed).fit(d(i))
         }),
     )
 }
 
-fn nystroem(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn nystroem(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        NystroemParams::for_kernel(i.kernel, i.params.usize("n_components")).and_then(|p| {
+        NystroemParams::for_kernel(&i.kernel, i.params.usize("n_components")).and_then(|p| {
             p.eigenvalue_cutoff(i.params.f64("eigenvalue_cutoff"))
                 .seed(i.seed)
                 .fit(i.train)
@@ -162,10 +162,10 @@ fn nystroem(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     )
 }
 
-fn prff(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn prff(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     let p = i.params;
     boxed(
-        PrffParams::for_kernel(i.kernel, p.usize("n_components")).and_then(|q| {
+        PrffParams::for_kernel(&i.kernel, p.usize("n_components")).and_then(|q| {
             q.batch_size(p.usize("batch_size"))
                 .learning_rate(p.f64("learning_rate"))
                 .l2_penalty(p.f64("l2_penalty"))
@@ -175,6 +175,12 @@ fn prff(i: &MapInput<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
                 .fit(i.train)
         }),
     )
+}
+
+impl std::fmt::Debug for MapInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "map {:?}", self.name)
+    }
 }
 
 /// Every map, in the order `rfbench maps` lists them.
