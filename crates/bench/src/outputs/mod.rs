@@ -10,6 +10,7 @@
 mod claim;
 mod figure;
 mod paper;
+mod plot;
 mod report;
 mod results;
 mod table;
@@ -130,7 +131,7 @@ pub fn render(
         let path = ctx
             .figures_dir
             .join(output_file(&ctx.stem, spec.name.as_ref(), "png"));
-        let notes = figure::draw(&data, spec, ctx, &path)?;
+        let notes = plot::draw(&data, spec, ctx, &path)?;
         report.figure(spec, &data, &path, &notes);
         figure_paths.push(path);
     }

@@ -414,6 +414,7 @@ impl Results {
 
     /// The cells with at least one skipped repetition, each once, sorted.
     pub fn skipped_cells(&self) -> Vec<(Coordinates, Skipped)> {
+        // Skipping is per row, not per metric: the summary of any name gives the same cells.
         self.summarise("")
             .into_iter()
             .filter_map(|c| c.skipped.map(|s| (c.coordinates, s)))

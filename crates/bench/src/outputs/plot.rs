@@ -1,0 +1,443 @@
+//! Drawing a [`FigureData`] with plotters: panels side by side, one colour and marker per series
+//! (the same in every panel), error bars, log axes, and a dashed line with a band for a series
+//! without x (the exact baseline). Text is rendered from a font compiled into the binary, so a
+//! machine without system fonts (CI) draws the same picture. The PNG is written to a uniquely
+//! named temporary file in the target directory and renamed into place.
+
+use std::path::Path;
+use std::sync::Once;
+
+use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle};
+
+use super::figure::{FigureData, RawFigure};
+use super::results::CellValue;
+use super::RenderContext;
+use crate::error::{Error, Result};
+
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+static REGISTER: Once = Once::new();
+
+fn register_embedded_font() {
+    REGISTER.call_once(|| {
+        // The font is compiled in and known to parse; a failure would be a build defect.
+        register_font("sans-serif", FontStyle::Normal, FONT)
+            .unwrap_or_else(|_| panic!("embedded font does not parse"));
+    });
+}
+
+/// Twelve distinguishable colours (Tableau 10, then two darker ones).
+const COLORS: [RGBColor; 12] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(255, 127, 14),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(23, 190, 207),
+    RGBColor(0, 0, 128),
+    RGBColor(128, 0, 0),
+];
+
+#[derive(Clone, Copy)]
+enum Marker {
+    Circle,
+    Triangle,
+    Square,
+    Cross,
+}
+
+const MARKERS: [Marker; 4] = [
+    Marker::Circle,
+    Marker::Triangle,
+    Marker::Square,
+    Marker::Cross,
+];
+
+/// Colour and marker of series `i`: beyond twelve series the colours repeat with another marker.
+fn style(i: usize) -> (RGBColor, Marker) {
+    (
+        COLORS[i % COLORS.len()],
+        MARKERS[(i + i / COLORS.len()) % MARKERS.len()],
+    )
+}
+
+/// A mean and its error bar, in data coordinates.
+struct Point {
+    x: f64,
+    mean: f64,
+    low: f64,
+    high: f64,
+}
+
+/// A series of a panel: a curve over x, or (x empty) a horizontal line with a band.
+struct Line {
+    series: usize,
+    label: String,
+    points: Vec<Point>,
+}
+
+/// What a panel draws.
+struct Drawable {
+    curves: Vec<Line>,
+    baselines: Vec<Line>,
+    x_range: (f64, f64),
+    y_range: (f64, f64),
+}
+
+/// Draws `data` to a PNG at `path`, written atomically. Returns notes for the report (points a log
+/// axis cannot show).
+pub(super) fn draw(
+    data: &FigureData,
+    spec: &RawFigure,
+    ctx: &RenderContext,
+    path: &Path,
+) -> Result<Vec<String>> {
+    register_embedded_font();
+    let fail = |message: String| Error::Figure {
+        path: path.to_path_buf(),
+        message,
+    };
+    let x_name = spec.x.get_ref();
+    let bars = spec
+        .error_bars
+        .as_ref()
+        .map_or("sd", |b| b.get_ref().as_str());
+    let mut notes = Vec::new();
+    let mut panels = Vec::new();
+    for panel in &data.panels {
+        let mut curves = Vec::new();
+        let mut baselines = Vec::new();
+        for curve in &panel.curves {
+            let mut points = Vec::new();
+            let mut flat = Vec::new();
+            for (x, s) in &curve.points {
+                let half = match bars {
+                    "se" => s.se(),
+                    "none" => 0.0,
+                    _ => s.sd,
+                };
+                let half = if half.is_finite() { half } else { 0.0 };
+                let (mut low, high) = (s.mean - half, s.mean + half);
+                if spec.log_y {
+                    if s.mean <= 0.0 || !s.mean.is_finite() {
+                        notes.push(format!(
+                            "{} at {x_name} = {x}{}: mean {} not drawn on the log y axis",
+                            curve.label,
+                            if panel.caption.is_empty() {
+                                String::new()
+                            } else {
+                                format!(", {}", panel.caption)
+                            },
+                            s.mean
+                        ));
+                        continue;
+                    }
+                    if low <= 0.0 {
+                        low = s.mean / 10.0;
+                    }
+                }
+                match x {
+                    CellValue::Empty => flat.push(Point {
+                        x: f64::NAN,
+                        mean: s.mean,
+                        low,
+                        high,
+                    }),
+                    CellValue::Number(v) => {
+                        if spec.log_x && *v <= 0.0 {
+                            return Err(fail(format!(
+                                "log_x, but {x_name} = {v} ({}) is not positive",
+                                curve.label
+                            )));
+                        }
+                        points.push(Point {
+                            x: *v,
+                            mean: s.mean,
+                            low,
+                            high,
+                        });
+                    }
+                    CellValue::Text(t) => {
+                        return Err(fail(format!(
+                            "x = {x_name:?} must be numeric, found the value {t:?}"
+                        )))
+                    }
+                }
+            }
+            if !points.is_empty() {
+                curves.push(Line {
+                    series: curve.series,
+                    label: curve.label.clone(),
+                    points,
+                });
+            }
+            if !flat.is_empty() {
+                baselines.push(Line {
+                    series: curve.series,
+                    label: curve.label.clone(),
+                    points: flat,
+                });
+            }
+        }
+        let xs: Vec<f64> = curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|q| q.x))
+            .collect();
+        let ys: Vec<f64> = curves
+            .iter()
+            .chain(&baselines)
+            .flat_map(|c| c.points.iter().flat_map(|q| [q.low, q.high]))
+            .filter(|v| v.is_finite())
+            .collect();
+        panels.push(Drawable {
+            curves,
+            baselines,
+            x_range: padded(&xs, spec.log_x),
+            y_range: padded(&ys, spec.log_y),
+        });
+    }
+    if panels
+        .iter()
+        .all(|p| p.curves.is_empty() && p.baselines.is_empty())
+    {
+        return Err(fail(format!(
+            "no cells to draw: no cell that ran matches{}",
+            if spec.filter.is_empty() {
+                String::new()
+            } else {
+                format!(" where {}", super::describe_selector(&spec.filter))
+            }
+        )));
+    }
+
+    let dir = super::parent_dir(path)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".figure-")
+        .suffix(".png")
+        .tempfile_in(&dir)
+        .map_err(|e| Error::io(&dir, e))?;
+    {
+        let width = 600 * panels.len() as u32;
+        let root = BitMapBackend::new(tmp.path(), (width, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+        let title = if ctx.profile_note.is_empty() {
+            ctx.title.clone()
+        } else {
+            format!("{} ({})", ctx.title, ctx.profile_note)
+        };
+        let root = root
+            .titled(&title, ("sans-serif", 22))
+            .map_err(|e| fail(e.to_string()))?;
+        let x_label = spec.x_label.as_deref().unwrap_or(x_name);
+        let y_label = spec.y_label.as_deref().unwrap_or(spec.y.get_ref());
+        let areas = root.split_evenly((1, panels.len()));
+        for ((area, panel), drawable) in areas.iter().zip(&data.panels).zip(&panels) {
+            let labels = AxisLabels {
+                caption: &panel.caption,
+                x: x_label,
+                y: y_label,
+            };
+            let (x0, x1) = drawable.x_range;
+            let (y0, y1) = drawable.y_range;
+            let result = match (spec.log_x, spec.log_y) {
+                (false, false) => draw_panel(area, x0..x1, y0..y1, drawable, &labels),
+                (true, false) => draw_panel(area, (x0..x1).log_scale(), y0..y1, drawable, &labels),
+                (false, true) => draw_panel(area, x0..x1, (y0..y1).log_scale(), drawable, &labels),
+                (true, true) => draw_panel(
+                    area,
+                    (x0..x1).log_scale(),
+                    (y0..y1).log_scale(),
+                    drawable,
+                    &labels,
+                ),
+            };
+            result.map_err(fail)?;
+        }
+        root.present().map_err(|e| fail(e.to_string()))?;
+    }
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(notes)
+}
+
+/// The data range widened by 5% each side (multiplicatively on a log axis); a single value gets
+/// a range around it.
+fn padded(values: &[f64], log: bool) -> (f64, f64) {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return if log { (1.0, 10.0) } else { (0.0, 1.0) };
+    }
+    if log {
+        let (lo, hi) = (lo.max(f64::MIN_POSITIVE), hi.max(f64::MIN_POSITIVE));
+        if lo == hi {
+            return (lo / 2.0, hi * 2.0);
+        }
+        let pad = (hi / lo).powf(0.05);
+        return (lo / pad, hi * pad);
+    }
+    if lo == hi {
+        let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
+        return (lo - pad, hi + pad);
+    }
+    let pad = (hi - lo) * 0.05;
+    (lo - pad, hi + pad)
+}
+
+struct AxisLabels<'a> {
+    caption: &'a str,
+    x: &'a str,
+    y: &'a str,
+}
+
+fn tick(v: &f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-3..1e5).contains(&a) {
+        format!("{v:.0e}")
+    } else {
+        // Enough decimals to tell ticks apart, trailing zeros trimmed.
+        let s = format!("{v:.4}");
+        let s = s.trim_end_matches('0').trim_end_matches('.');
+        if s == "-0" {
+            "0".to_string()
+        } else {
+            s.to_string()
+        }
+    }
+}
+
+/// One panel on linear or logarithmic axes (plotters gives each its own coordinate type).
+fn draw_panel<X, Y>(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    x_range: X,
+    y_range: Y,
+    d: &Drawable,
+    labels: &AxisLabels,
+) -> std::result::Result<(), String>
+where
+    X: AsRangedCoord<Value = f64>,
+    Y: AsRangedCoord<Value = f64>,
+    X::CoordDescType: ValueFormatter<f64>,
+    Y::CoordDescType: ValueFormatter<f64>,
+{
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .margin(12)
+        .x_label_area_size(45)
+        .y_label_area_size(70);
+    if !labels.caption.is_empty() {
+        builder.caption(labels.caption, ("sans-serif", 20));
+    }
+    let mut chart = builder
+        .build_cartesian_2d(x_range, y_range)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(labels.x)
+        .y_desc(labels.y)
+        .x_labels(8)
+        .y_labels(10)
+        .x_label_formatter(&tick)
+        .y_label_formatter(&tick)
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(|e| err(&e))?;
+    let (x0, x1) = d.x_range;
+    for line in &d.baselines {
+        let (color, _) = style(line.series);
+        for p in &line.points {
+            // The band (error bars across the panel) first, so the line stays visible over it.
+            if p.low != p.high {
+                let band = color.mix(0.15).filled();
+                chart
+                    .draw_series([Rectangle::new([(x0, p.low), (x1, p.high)], band)])
+                    .map_err(|e| err(&e))?;
+            }
+            chart
+                .draw_series(DashedLineSeries::new(
+                    [(x0, p.mean), (x1, p.mean)],
+                    8,
+                    5,
+                    color.stroke_width(2),
+                ))
+                .map_err(|e| err(&e))?
+                .label(line.label.clone())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+                });
+        }
+    }
+    for line in &d.curves {
+        let (color, marker) = style(line.series);
+        let points = &line.points;
+        let annotation = chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|p| (p.x, p.mean)),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?;
+        annotation.label(line.label.clone());
+        let stroke = move |(x, y): (i32, i32)| {
+            EmptyElement::at((x + 10, y))
+                + PathElement::new(vec![(-10, 0), (10, 0)], color.stroke_width(2))
+        };
+        // Each marker is its own element type, hence one arm per marker.
+        match marker {
+            Marker::Circle => {
+                annotation.legend(move |p| stroke(p) + Circle::new((0, 0), 4, color.filled()));
+            }
+            Marker::Triangle => {
+                annotation
+                    .legend(move |p| stroke(p) + TriangleMarker::new((0, 0), 5, color.filled()));
+            }
+            Marker::Square => {
+                annotation.legend(move |p| {
+                    stroke(p) + Rectangle::new([(-4, -4), (4, 4)], color.filled())
+                });
+            }
+            Marker::Cross => {
+                annotation
+                    .legend(move |p| stroke(p) + Cross::new((0, 0), 4, color.stroke_width(2)));
+            }
+        }
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .filter(|p| p.low != p.high)
+                    .map(|p| ErrorBar::new_vertical(p.x, p.low, p.mean, p.high, color.filled(), 8)),
+            )
+            .map_err(|e| err(&e))?;
+        let at = points.iter().map(|p| (p.x, p.mean));
+        match marker {
+            Marker::Circle => chart.draw_series(at.map(|q| Circle::new(q, 4, color.filled()))),
+            Marker::Triangle => {
+                chart.draw_series(at.map(|q| TriangleMarker::new(q, 5, color.filled())))
+            }
+            Marker::Square => {
+                chart.draw_series(at.map(|q| {
+                    EmptyElement::at(q) + Rectangle::new([(-4, -4), (4, 4)], color.filled())
+                }))
+            }
+            Marker::Cross => chart.draw_series(at.map(|q| Cross::new(q, 4, color.stroke_width(2)))),
+        }
+        .map_err(|e| err(&e))?;
+    }
+    if d.curves.len() + d.baselines.len() > 1 || d.curves.iter().any(|c| !c.label.is_empty()) {
+        chart
+            .configure_series_labels()
+            .label_font(("sans-serif", 14))
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    Ok(())
+}
