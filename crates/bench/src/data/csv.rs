@@ -45,6 +45,9 @@ pub(crate) struct CsvReader<'a> {
     vocabularies: Vec<HashMap<String, u32>>,
     /// Row-major codes, one per categorical column.
     codes: Vec<u32>,
+    /// Whether the rows being read hold the label column ([`CsvReader::read_features`] reads
+    /// rows without it, whose labels come from a separate file).
+    rows_have_label: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -66,6 +69,7 @@ impl<'a> CsvReader<'a> {
             rows: RowBuilder::new(),
             vocabularies: vec![HashMap::new(); options.categorical_columns.len()],
             codes: Vec::new(),
+            rows_have_label: true,
         }
     }
 
@@ -130,6 +134,72 @@ impl<'a> CsvReader<'a> {
         Ok(())
     }
 
+    /// Appends the rows of a features file: the registry's columns without the label column
+    /// (so 85 fields where the labelled file has 86). Their labels are NaN until
+    /// [`read_labels`](Self::read_labels) reads the matching labels file.
+    pub(crate) fn read_features(&mut self, reader: impl BufRead, origin: &Path) -> Result<()> {
+        self.rows_have_label = false;
+        let result = self.read(reader, origin);
+        self.rows_have_label = true;
+        result
+    }
+
+    /// Sets the labels of the last rows read, from a file with one label per line (the label
+    /// map, if any, applies); a count other than the rows' is an error naming the file.
+    pub(crate) fn read_labels(
+        &mut self,
+        mut reader: impl BufRead,
+        origin: &Path,
+        rows: std::ops::Range<usize>,
+    ) -> Result<()> {
+        let mut labels = Vec::with_capacity(rows.len());
+        let mut buf = String::new();
+        let mut line_no = 0;
+        loop {
+            buf.clear();
+            let read = reader
+                .read_line(&mut buf)
+                .map_err(|e| DataError::io("cannot read", origin, e))?;
+            if read == 0 {
+                break;
+            }
+            line_no += 1;
+            let fail = |problem: String| DataError::Parse {
+                path: origin.to_path_buf(),
+                line: line_no,
+                problem,
+            };
+            let line = buf.trim();
+            if line.is_empty() {
+                continue;
+            }
+            if line.split_ascii_whitespace().count() != 1 {
+                return Err(fail(format!(
+                    "a labels file holds one label per line, found '{line}'"
+                )));
+            }
+            let label = match self.labels {
+                Some(map) => map.apply_text(line),
+                None => parse_finite(line).map_err(|why| format!("label {why}")),
+            }
+            .map_err(fail)?;
+            labels.push(label);
+        }
+        if labels.len() != rows.len() {
+            return Err(DataError::Parse {
+                path: origin.to_path_buf(),
+                line: line_no,
+                problem: format!(
+                    "{} labels, but the features file has {} rows",
+                    labels.len(),
+                    rows.len()
+                ),
+            });
+        }
+        self.rows.labels[rows].copy_from_slice(&labels);
+        Ok(())
+    }
+
     /// Appends every data row of `reader`; a file without data rows is an error.
     pub(crate) fn read(&mut self, mut reader: impl BufRead, origin: &Path) -> Result<()> {
         let rows_before = self.n_rows();
@@ -178,21 +248,34 @@ impl<'a> CsvReader<'a> {
     }
 
     fn parse_row(&mut self, fields: &[&str]) -> std::result::Result<(), String> {
+        // A features file lacks the label column: its rows have one field less.
+        let missing = usize::from(!self.rows_have_label);
         match self.n_fields {
-            None => self.set_fields(fields.len())?,
-            Some(n) if n != fields.len() => {
-                return Err(format!(
-                    "{} fields, but the first row has {n}",
-                    fields.len()
-                ))
+            None => self.set_fields(fields.len() + missing)?,
+            Some(n) if n != fields.len() + missing => {
+                return Err(if missing == 0 {
+                    format!("{} fields, but the first row has {n}", fields.len())
+                } else {
+                    format!(
+                        "{} fields, but a features file needs {} (the labelled rows' {n} minus \
+                         the label)",
+                        fields.len(),
+                        n - missing
+                    )
+                })
             }
             Some(_) => {}
         }
         let mut label = None;
         let codes_before = self.codes.len();
         let indices_before = self.rows.indices.len();
+        let has_label = self.rows_have_label;
+        let roles = self
+            .roles
+            .iter()
+            .filter(move |&&r| has_label || r != FieldRole::Label);
         let result = (|| {
-            for (c, (&field, &role)) in fields.iter().zip(&self.roles).enumerate() {
+            for (c, (&field, &role)) in fields.iter().zip(roles).enumerate() {
                 match role {
                     FieldRole::Skip => {}
                     FieldRole::Label => {

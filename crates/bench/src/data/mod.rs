@@ -213,10 +213,27 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
                     problem: "format 'csv' needs csv options".into(),
                 })?;
             let mut reader = csv::CsvReader::new(options, entry.labels.as_ref());
-            for (k, &f) in order.iter().enumerate() {
-                let src = source::open(&paths[f], &entry.files[f])?;
-                reader.read(src.reader, &src.origin)?;
-                if k + 1 == train_files {
+            for role in [Role::Train, Role::Test] {
+                let find = |part| {
+                    entry
+                        .files
+                        .iter()
+                        .position(|f| f.role == role && f.part == Some(part))
+                };
+                // The registry allows, per role, whole files or one features + labels pair.
+                if let (Some(fx), Some(fy)) = (find(Part::Features), find(Part::Labels)) {
+                    let first = reader.n_rows();
+                    let sx = source::open(&paths[fx], &entry.files[fx])?;
+                    reader.read_features(sx.reader, &sx.origin)?;
+                    let sy = source::open(&paths[fy], &entry.files[fy])?;
+                    reader.read_labels(sy.reader, &sy.origin, first..reader.n_rows())?;
+                } else {
+                    for &f in order.iter().filter(|&&f| entry.files[f].role == role) {
+                        let src = source::open(&paths[f], &entry.files[f])?;
+                        reader.read(src.reader, &src.origin)?;
+                    }
+                }
+                if role == Role::Train {
                     n_train = reader.n_rows();
                 }
             }
@@ -554,6 +571,87 @@ local = [{{ path = "{}" }}]
         }
         let again = parse_files(&entry, &[dir.path().join("r.svm")]).unwrap();
         assert_eq!(again.y, data.y);
+    }
+
+    /// COIL 2000's layout: ticdata2000 (tab-separated, 85 attributes + CARAVAN), ticeval2000
+    /// (85 attributes, no target), tictgts2000 (one target per line), written here in that
+    /// format with distinct values so a misplaced column or label shows.
+    #[test]
+    fn csv_features_and_labels_in_separate_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let row = |i: usize, with_target: bool| {
+            let mut fields: Vec<String> = (0..85).map(|j| (100 * i + j + 1).to_string()).collect();
+            if with_target {
+                fields.push((i % 2).to_string());
+            }
+            fields.join("\t") + "\r\n"
+        };
+        let train: String = (0..3).map(|i| row(i, true)).collect();
+        let inputs: String = (3..5).map(|i| row(i, false)).collect();
+        let targets = "1\n0\n";
+        let mut files = Vec::new();
+        for (role, name, body, part) in [
+            (
+                Role::Test,
+                "ticeval2000.txt",
+                inputs.as_str(),
+                Some(Part::Features),
+            ),
+            (Role::Train, "ticdata2000.txt", train.as_str(), None),
+            (Role::Test, "tictgts2000.txt", targets, Some(Part::Labels)),
+        ] {
+            std::fs::write(dir.path().join(name), body).unwrap();
+            let mut f = file(role, name, body.as_bytes());
+            f.part = part;
+            files.push(f);
+        }
+        let mut entry = DatasetEntry::new("ins", Task::Regression, Format::Csv, 5, 85, files);
+        entry.csv = Some(CsvOptions {
+            separator: "whitespace".into(),
+            header: false,
+            label_column: -1,
+            skip_columns: vec![],
+            categorical_columns: vec![],
+        });
+        let data = load(&entry, &offline(dir.path())).unwrap();
+        assert_eq!((data.x.n_rows(), data.x.n_cols(), data.n_train), (5, 85, 3));
+        assert_eq!(data.y, [0.0, 1.0, 0.0, 1.0, 0.0]);
+        let dense = data.x.to_dense();
+        for i in 0..5 {
+            assert_eq!(dense[[i, 0]], (100 * i + 1) as f64);
+            assert_eq!(dense[[i, 84]], (100 * i + 85) as f64);
+        }
+
+        // One target too few: an error naming the targets file.
+        let paths: Vec<PathBuf> = entry
+            .files
+            .iter()
+            .map(|f| dir.path().join(&f.file))
+            .collect();
+        std::fs::write(&paths[2], "1\n").unwrap();
+        let err = parse_files(&entry, &paths).unwrap_err();
+        assert!(
+            matches!(&err, DataError::Parse { path, .. } if path.ends_with("tictgts2000.txt")),
+            "{err}"
+        );
+        assert!(
+            err.to_string()
+                .contains("1 labels, but the features file has 2 rows"),
+            "{err}"
+        );
+        // Two values on a targets line.
+        std::fs::write(&paths[2], "1\n0 1\n").unwrap();
+        let err = parse_files(&entry, &paths).unwrap_err();
+        assert!(err.to_string().contains("one label per line"), "{err}");
+        // A features file that still has its target column: 86 fields where 85 belong.
+        std::fs::write(&paths[2], targets).unwrap();
+        std::fs::write(&paths[0], row(3, true)).unwrap();
+        let err = parse_files(&entry, &paths).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("86 fields, but a features file needs 85"),
+            "{err}"
+        );
     }
 
     #[test]

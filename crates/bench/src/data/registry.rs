@@ -61,7 +61,9 @@ pub enum Role {
     Test,
 }
 
-/// For formats that keep features and labels in separate files (IDX): which one a file is.
+/// For datasets that keep features and labels in separate files (IDX always; CSV when a role's
+/// inputs and targets are published apart, as COIL 2000's ticeval2000 / tictgts2000): which one
+/// a file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Part {
@@ -499,23 +501,32 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
             local: f.local,
         });
     }
-    if raw.format == Format::Idx {
-        for role in [Role::Train, Role::Test] {
-            let parts: Vec<_> = files
-                .iter()
-                .filter(|f| f.role == role)
-                .map(|f| f.part)
-                .collect();
-            let ok = parts.is_empty()
-                || (parts.len() == 2
-                    && parts.contains(&Some(Part::Features))
-                    && parts.contains(&Some(Part::Labels)));
-            if !ok {
-                return fail(format!(
-                    "format 'idx' needs, per role, one file with part = \"features\" and one with \
-                     part = \"labels\"; role {role:?} has {parts:?}"
-                ));
-            }
+    for role in [Role::Train, Role::Test] {
+        let parts: Vec<_> = files
+            .iter()
+            .filter(|f| f.role == role)
+            .map(|f| f.part)
+            .collect();
+        let pair = parts.len() == 2
+            && parts.contains(&Some(Part::Features))
+            && parts.contains(&Some(Part::Labels));
+        let whole_files = parts.iter().all(Option::is_none);
+        let ok = match raw.format {
+            Format::Idx => parts.is_empty() || pair,
+            // CSV: whole files (label in a column), or one features and one labels file.
+            Format::Csv => whole_files || pair,
+            _ => true,
+        };
+        if !ok {
+            let (format, alternative) = if raw.format == Format::Csv {
+                ("csv", "files without part, or ")
+            } else {
+                ("idx", "")
+            };
+            return fail(format!(
+                "format '{format}' needs, per role, {alternative}one file with part = \"features\" \
+                 and one with part = \"labels\"; role {role:?} has {parts:?}"
+            ));
         }
     }
     Ok(DatasetEntry {
@@ -605,8 +616,8 @@ fn check_file(
         }
         _ => {}
     }
-    if f.part.is_some() && format != Format::Idx {
-        return Err("part is only meaningful for format 'idx'".into());
+    if f.part.is_some() && !matches!(format, Format::Idx | Format::Csv) {
+        return Err("part is only meaningful for formats 'idx' and 'csv'".into());
     }
     if f.local.iter().any(|l| !l.path.is_absolute()) {
         return Err(format!(
@@ -757,7 +768,7 @@ sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
             ("cadata", Format::Libsvm, 20_640, 8),
             ("yearpredictionmsd", Format::Libsvm, 515_345, 90),
             ("kddcup99", Format::Csv, 5_209_460, 41),
-            ("insurance", Format::Csv, 5_822, 85),
+            ("insurance", Format::Csv, 9_822, 85),
             ("wine-quality-red", Format::Csv, 1_599, 11),
             ("wine-quality-white", Format::Csv, 4_898, 11),
             ("parkinsons-telemonitoring", Format::Csv, 5_875, 19),
@@ -783,6 +794,17 @@ sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
         assert_eq!(
             reg.get("ct-slices").unwrap().files[0].compression(),
             Compression::Zip
+        );
+        // COIL 2000: the published test inputs and targets in separate files.
+        let insurance = reg.get("insurance").unwrap();
+        let parts: Vec<_> = insurance.files.iter().map(|f| (f.role, f.part)).collect();
+        assert_eq!(
+            parts,
+            [
+                (Role::Train, None),
+                (Role::Test, Some(Part::Features)),
+                (Role::Test, Some(Part::Labels))
+            ]
         );
         let cifar = reg.get("cifar10").unwrap();
         assert_eq!(cifar.files.len(), 6);
@@ -824,7 +846,7 @@ sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
             (one(csv, "member = \"a\"", "f.gz"), "not a zip or tar"),
             (
                 one(csv, "part = \"labels\"", "f.csv"),
-                "only meaningful for format 'idx'",
+                "one file with part = \"features\" and one with part = \"labels\"",
             ),
             (
                 one(csv, "local = [{ path = \"rel/f.csv\" }]", "f.csv"),
