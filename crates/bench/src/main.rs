@@ -135,6 +135,9 @@ fn run() -> anyhow::Result<String> {
             }
             let outcome = run::reproduce(name, profile(*quick), &options(*master_seed, out_dir.clone()))
                 .with_context(|| format!("reproducing {name}"))?;
+            for warning in &outcome.warnings {
+                eprintln!("warning: {warning}");
+            }
             let _ = writeln!(out, "{}: {}", outcome.plan.name, outcome.plan.title);
             let _ = writeln!(out, "{}", outcome.rendered.report);
             let _ = writeln!(out, "wrote {}", outcome.csv.display());

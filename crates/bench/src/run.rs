@@ -66,6 +66,8 @@ pub struct Outcome {
     pub rendered: Rendered,
     pub seconds: f64,
     pub skipped: usize,
+    /// Cells whose cross-validated hyper-parameter sits at an edge of the range searched.
+    pub warnings: Vec<String>,
 }
 
 /// The dataset of `cell`, preprocessed as the spec says (its steps, or the registry entry's
@@ -296,6 +298,8 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
         .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
         .count();
 
+    let warnings = edge_warnings(&plan, &rows);
+
     let stem = profile.stem(&plan.name);
     let results_dir = options.out_dir.join("results");
     let csv = results_dir.join(format!("{stem}.csv"));
@@ -327,7 +331,32 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
         rendered,
         seconds: start.elapsed().as_secs_f64(),
         skipped,
+        warnings,
     })
+}
+
+/// A cross-validated choice at the edge of the range searched means the optimum may lie beyond
+/// it, and the method is reported worse than it is: say so for every such cell.
+fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|row| match &row.outcome {
+            CellOutcome::Done(m) if m.get("lambda_at_edge") == Some(&1.0) => {
+                let cell = &plan.cells[row.cell];
+                let coords: Vec<String> = cell
+                    .coordinates
+                    .iter()
+                    .map(|(n, v)| format!("{n}={v}"))
+                    .collect();
+                Some(format!(
+                    "{}, rep={}: lambda chosen by cross-validation ({}) is at an edge of the range searched",
+                    coords.join(", "),
+                    row.repetition,
+                    m.get("lambda_chosen").copied().unwrap_or(f64::NAN)
+                ))
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 /// Regenerates experiment `name` into a temporary directory and compares it with the committed

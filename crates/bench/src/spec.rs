@@ -654,6 +654,13 @@ impl RawSpec {
             }
         }
 
+        if let Some(clash) = metrics.iter().find(|m| columns.contains(m)) {
+            return Err(Error::Spec {
+                path: path.to_path_buf(),
+                message: format!("`{clash}` is both a parameter and a metric of this spec's components (a registry defect)"),
+            });
+        }
+
         let columns_for_outputs = Columns { coordinates: columns.clone(), metrics: metrics.clone() };
         outputs::validate(&self.figures, &self.tables, &self.claims, &self.paper_values, &columns_for_outputs, text, path)?;
 

@@ -34,7 +34,7 @@ sigma = { percentile = 50, pairs = 500 }
 
 [grid]
 "map, kernel" = [["tensor-sketch", "polynomial"], ["random-maclaurin", "polynomial"], ["rff", "gaussian"], ["nystroem", "gaussian"]]
-n_components = [64, 256]
+n_components = [64, 128]
 
 [profiles.quick]
 repetitions = 2
@@ -49,7 +49,7 @@ y_label = "relative error"
 
 [[tables]]
 name = "errors"
-rows = ["map", "offset"]
+rows = ["dataset", "map", "offset"]
 columns = ["n_components"]
 value = "relative_error"
 format = "{mean:.3} ± {sd:.3}"
@@ -179,7 +179,7 @@ x_label = "D"
 y_label = "accuracy (%)"
 
 [[tables]]
-rows = ["map"]
+rows = ["map", "lambda"]
 columns = ["n_components"]
 value = "accuracy"
 format = "{mean:.1} ({train_seconds.mean:.2} s)"
@@ -298,7 +298,8 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
 
     let (report, _) = check("kernel-error-demo", Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
-    assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2 / 2);
+    // Every row (skipped ones too: empty equals empty) times the two checked columns.
+    assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2);
 }
 
 #[test]
@@ -464,27 +465,36 @@ fn results_do_not_depend_on_the_thread_count() {
 #[test]
 fn bad_specs_name_key_and_line() {
     let (_dir, options) = workspace();
-    let cases: &[(&str, &str, &str, &[&str])] = &[
-        ("learning-demo", "\"tensor-sketch\", \"polynomial\", \"linear-svm\"", "\"tensor-sketch\", \"polynomial\", \"linear-svn\"", &["unknown learner", "line 22"]),
-        ("kernel-error-demo", "[\"rff\", \"gaussian\"]", "[\"rff\", \"polynomial\"]", &["cannot approximate", "rff", "polynomial", "line 21"]),
-        ("kernel-error-demo", "n_components = [64, 256]", "n_components = [64, 0]", &["n_components", "line 22", "got 0"]),
-        ("kernel-error-demo", "pairs = 300", "pairs = 5000000000", &["pairs", "line 14"]),
-        ("kernel-error-demo", "y = \"relative_error\"", "y = \"relative_eror\"", &["figures", "relative_eror", "line 30"]),
-        ("kernel-error-demo", "[\"nystroem\", \"gaussian\"]]", "[\"nystroem\"]]", &["zipped", "line 21"]),
-        ("kernel-error-demo", "n_components = [64, 256]", "n_components = [64, 64]", &["twice", "line 22"]),
-        ("kernel-error-demo", "n_components = [64, 256]", "n_components = [64, 256]\nwidth = 3", &["no component", "width", "line 23"]),
-        ("kernel-error-demo", "dataset = [\"tiny\", \"offline\"]", "dataset = [\"tiny\", \"huge\"]", &["unknown dataset", "huge", "line 8"]),
-        ("timing-demo", "repeats = 3", "repeats = 3\nrepeat = 2", &["no component", "repeat", "line 16"]),
-        ("learning-demo", "[\"exact\", \"polynomial\", \"kernel-svm\"]", "[\"exact\", \"polynomial\", \"linear-svm\"]", &["trains on features", "line 22"]),
-        ("kernel-error-demo", "columns = [\"relative_error\", \"median_relative_error\"]", "columns = [\"relative\"]", &["check.columns", "relative"]),
+    // (spec, text replaced, replacement, line offset of the key from the replaced text's line,
+    // words the error must contain)
+    let cases: &[(&str, &str, &str, usize, &[&str])] = &[
+        ("learning-demo", "\"tensor-sketch\", \"polynomial\", \"linear-svm\"", "\"tensor-sketch\", \"polynomial\", \"linear-svn\"", 0, &["unknown learner", "linear-svn"]),
+        ("kernel-error-demo", "[\"rff\", \"gaussian\"]", "[\"rff\", \"polynomial\"]", 0, &["cannot approximate", "rff", "polynomial"]),
+        ("kernel-error-demo", "n_components = [64, 128]", "n_components = [64, 0]", 0, &["n_components", "got 0"]),
+        ("kernel-error-demo", "pairs = 300", "pairs = 5000000000", 0, &["pairs", "5000000000"]),
+        ("kernel-error-demo", "y = \"relative_error\"", "y = \"relative_eror\"", 0, &["figures", "relative_eror"]),
+        ("kernel-error-demo", "[\"nystroem\", \"gaussian\"]]", "[\"nystroem\"]]", 0, &["zipped", "entry 4 has 1 values"]),
+        ("kernel-error-demo", "n_components = [64, 128]", "n_components = [64, 64]", 0, &["twice"]),
+        ("kernel-error-demo", "n_components = [64, 128]", "n_components = [64, 128]\nwidth = 3", 1, &["no component", "width"]),
+        ("kernel-error-demo", "dataset = [\"tiny\", \"offline\"]", "dataset = [\"tiny\", \"huge\"]", 0, &["unknown dataset", "huge"]),
+        ("timing-demo", "repeats = 3", "repeats = 3\nrepeat = 2", 1, &["no component", "repeat"]),
+        ("learning-demo", "[\"exact\", \"polynomial\", \"kernel-svm\"]", "[\"exact\", \"polynomial\", \"linear-svm\"]", 0, &["trains on features"]),
+        ("kernel-error-demo", "columns = [\"relative_error\", \"median_relative_error\"]", "columns = [\"relative\"]", 0, &["check.columns", "relative"]),
+        ("kernel-error-demo", "degree = 2", "degree = 0", 0, &["degree", "got 0"]),
+        ("gram-error-demo", "[\"random-binning\", \"laplacian\"]", "[\"random-binning\", \"gaussian\"]", 0, &["cannot approximate", "random-binning", "gaussian"]),
+        ("timing-demo", "[\"orf\", \"matern\"]", "[\"exact\", \"matern\"]", 0, &["measures a feature map", "exact"]),
+        ("learning-demo", "lambda = [0.1, \"cv\"]", "lambda = [0.1, \"auto\"]", 0, &["lambda", "\"auto\""]),
+        ("gram-error-demo", "n_grids = [5, 20]", "n_grids = [5, 20]\nform = \"phase\"", 1, &["no component", "form"]),
     ];
-    for (name, from, to, needles) in cases {
+    for (name, from, to, offset, needles) in cases {
         let path = options.root.join(format!("experiments/{name}.toml"));
         let original = std::fs::read_to_string(&path).unwrap();
         assert!(original.contains(from), "{name}: {from}");
+        let line = original[..original.find(from).unwrap()].matches('\n').count() + 1 + offset;
+        let line = format!("(line {line})");
         std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
         let err = load_plan(&options.root, name, Profile::Full).unwrap_err().to_string();
-        for needle in *needles {
+        for needle in needles.iter().chain([&line.as_str()]) {
             assert!(err.contains(needle), "{name}: {to}: expected {needle:?} in: {err}");
         }
         std::fs::write(&path, original).unwrap();

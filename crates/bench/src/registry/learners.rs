@@ -94,6 +94,13 @@ fn ridge_params(p: &ParamValues, seed: u64) -> (RidgeParams, bool) {
     }
 }
 
+/// The lambda used, and whether cross-validation chose it at an edge of the range it searched
+/// (then the optimum may lie beyond: the runner warns).
+fn lambda_extras(model: &rfbench_learners::Ridge, cv: bool) -> Vec<(&'static str, f64)> {
+    let at_edge = if cv { f64::from(u8::from(model.lambda_at_edge())) } else { f64::NAN };
+    vec![("lambda_chosen", model.lambda()), ("lambda_at_edge", at_edge)]
+}
+
 fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
     let (params, cv) = ridge_params(i.params, i.seed);
     let (z, zt) = (dense(i.train), dense(i.test));
@@ -108,10 +115,7 @@ fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 predictions: labels_to_f64(pred?),
                 train_seconds,
                 predict_seconds,
-                extras: vec![
-                    ("lambda", model.ridge().lambda()),
-                    ("lambda_by_cv", f64::from(u8::from(cv))),
-                ],
+                extras: lambda_extras(model.ridge(), cv),
             })
         }
         TaskKind::Regression => {
@@ -123,10 +127,7 @@ fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 predictions: pred?.column(0).to_vec(),
                 train_seconds,
                 predict_seconds,
-                extras: vec![
-                    ("lambda", model.lambda()),
-                    ("lambda_by_cv", f64::from(u8::from(cv))),
-                ],
+                extras: lambda_extras(&model, cv),
             })
         }
     }
@@ -198,7 +199,7 @@ fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         predictions: pred?.column(0).to_vec(),
         train_seconds,
         predict_seconds,
-        extras: vec![("lambda", i.params.f64("lambda"))],
+        extras: Vec::new(),
     })
 }
 
@@ -252,7 +253,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
         ],
         needs: Needs::Features,
         tasks: BOTH,
-        extras: &["lambda", "lambda_by_cv"],
+        extras: &["lambda_chosen", "lambda_at_edge"],
         train: ridge,
     },
     LearnerInfo {
@@ -275,7 +276,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
         params: &[positive("lambda", None, "regularisation")],
         needs: Needs::Kernel,
         tasks: &[TaskKind::Regression],
-        extras: &["lambda"],
+        extras: &[],
         train: kernel_ridge,
     },
 ];
