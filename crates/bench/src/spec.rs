@@ -714,9 +714,6 @@ impl RawSpec {
         let mut steps = Vec::with_capacity(items.len());
         for item in items {
             match Step::from_toml(item) {
-                Ok(Step::Bandwidth { .. }) => {
-                    return Err(c.fail(key, line, "the bandwidth is a kernel parameter now: write `sigma = { percentile = 5.0, pairs = 10000 }` (or \"median\") in [kernel]"))
-                }
                 Ok(step) => steps.push(PlannedStep { step, line }),
                 Err(problem) => return Err(c.fail(key, line, problem)),
             }

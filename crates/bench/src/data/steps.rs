@@ -10,17 +10,15 @@
 //!     "standardize",                                # columns: train mean 0, train sd 1
 //!     "min-max",                                    # columns: train range to [0, 1]
 //!     { step = "subsample", n = 5000, seed = 1 },   # keep 5,000 rows drawn with seed 1
-//!     { step = "bandwidth", percentile = 5.0, pairs = 10000, seed = 2 },
 //! ]
 //! ```
 //!
 //! Why these rules:
 //! - Column statistics (standardize, min-max) come from the training rows only and are applied
 //!   unchanged to the test rows, so nothing about the test set leaks into training.
-//! - `bandwidth` is PRFF's rule: sigma is a percentile (5 in the paper) of the Euclidean
-//!   distances between random pairs of training rows. It does not change the data; it sets the
-//!   bandwidth of a shift-invariant kernel, so it is computed on the data as the steps before it
-//!   left it and carried beside the rows ([`Prepared::bandwidth`]).
+//! - A kernel's bandwidth is not a step: it is a kernel parameter of the spec, a number or a rule
+//!   on the training rows (`sigma = { percentile = 5.0, pairs = 10000 }`, PRFF's rule), resolved
+//!   by the runner after these steps, so one vocabulary says what the kernel is.
 //! - Every random choice takes an explicit seed; there is no default seed to forget about.
 //! - Parameters are range-checked when the list is read, so a bad value is an error naming the
 //!   file and line of the list before any data is loaded.
@@ -28,13 +26,8 @@
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
-use super::preprocess::{distance_percentile, subsample_indices, unit_norm, ColumnScaler};
+use super::preprocess::{subsample_indices, unit_norm, ColumnScaler};
 use super::Dataset;
-
-/// The default percentile of the bandwidth rule: PRFF's 5th percentile of distances.
-pub const DEFAULT_PERCENTILE: f64 = 5.0;
-/// The default number of random pairs the bandwidth percentile is estimated on.
-pub const DEFAULT_PAIRS: usize = 10_000;
 
 /// One preprocessing step.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,26 +38,17 @@ pub enum Step {
     Standardize,
     /// Per column: map the training range to [0, 1].
     MinMax,
-    /// Set the kernel bandwidth to the `percentile`-th percentile of the distances of `pairs`
-    /// random pairs of training rows, drawn with `seed`.
-    Bandwidth {
-        percentile: f64,
-        pairs: usize,
-        seed: u64,
-    },
     /// Keep `n` rows drawn without replacement with `seed`, in their original order (train
     /// rows stay train rows).
     Subsample { n: usize, seed: u64 },
 }
 
 /// The step names, for error messages.
-pub const STEP_NAMES: [&str; 5] = [
-    "unit-norm",
-    "standardize",
-    "min-max",
-    "bandwidth",
-    "subsample",
-];
+pub const STEP_NAMES: [&str; 4] = ["unit-norm", "standardize", "min-max", "subsample"];
+
+/// What a spec that still names the old `bandwidth` step is told.
+const BANDWIDTH_MOVED: &str = "\"bandwidth\" is not a preprocessing step: the bandwidth is a kernel \
+    parameter, e.g. `sigma = { percentile = 5.0, pairs = 10000 }` or `sigma = \"median\"` in [kernel]";
 
 impl Step {
     pub fn name(&self) -> &'static str {
@@ -72,7 +56,6 @@ impl Step {
             Step::UnitNorm => "unit-norm",
             Step::Standardize => "standardize",
             Step::MinMax => "min-max",
-            Step::Bandwidth { .. } => "bandwidth",
             Step::Subsample { .. } => "subsample",
         }
     }
@@ -86,11 +69,7 @@ impl Step {
                 // Both spellings: the issue text and the papers use the British one.
                 "standardize" | "standardise" => Ok(Step::Standardize),
                 "min-max" => Ok(Step::MinMax),
-                "bandwidth" => Err(
-                    "step \"bandwidth\" needs a seed: write { step = \"bandwidth\", seed = ... } \
-                     (percentile defaults to 5, pairs to 10000)"
-                        .into(),
-                ),
+                "bandwidth" => Err(BANDWIDTH_MOVED.into()),
                 "subsample" => Err(
                     "step \"subsample\" needs a size and a seed: write { step = \"subsample\", \
                      n = ..., seed = ... }"
@@ -117,15 +96,6 @@ impl Step {
             Step::MinMax => {
                 let scaler = ColumnScaler::min_max(&data.x, 0..data.n_train)?;
                 data.x = dense_to_csr(scaler.transform(&data.x)?, "min-max")?;
-            }
-            Step::Bandwidth {
-                percentile,
-                pairs,
-                seed,
-            } => {
-                let train: Vec<usize> = (0..data.n_train).collect();
-                let rows = data.x.select_rows(&train);
-                data.bandwidth = Some(distance_percentile(&rows, percentile, pairs, seed)?);
             }
             Step::Subsample { n, seed } => {
                 let keep = subsample_indices(data.x.n_rows(), n, seed)?;
@@ -163,7 +133,7 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
     };
     let allowed: &[&str] = match name {
         "unit-norm" | "standardize" | "standardise" | "min-max" => &["step"],
-        "bandwidth" => &["step", "percentile", "pairs", "seed"],
+        "bandwidth" => return Err(BANDWIDTH_MOVED.into()),
         "subsample" => &["step", "n", "seed"],
         other => return Err(unknown(other)),
     };
@@ -186,32 +156,6 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
         count(key)?.ok_or_else(|| format!("step {name:?} needs `{key}`"))
     };
     match name {
-        "bandwidth" => {
-            let percentile = match table.get("percentile") {
-                None => DEFAULT_PERCENTILE,
-                Some(toml::Value::Float(p)) => *p,
-                Some(toml::Value::Integer(p)) => *p as f64,
-                Some(other) => {
-                    return Err(format!(
-                        "step \"bandwidth\": `percentile` must be a number, got {other}"
-                    ))
-                }
-            };
-            if !(percentile > 0.0 && percentile <= 100.0) {
-                return Err(format!(
-                    "step \"bandwidth\": percentile must be in (0, 100], got {percentile}"
-                ));
-            }
-            let pairs = count("pairs")?.map_or(DEFAULT_PAIRS, |p| p as usize);
-            if pairs == 0 {
-                return Err("step \"bandwidth\": pairs must be at least 1, got 0".into());
-            }
-            Ok(Step::Bandwidth {
-                percentile,
-                pairs,
-                seed: required("seed")?,
-            })
-        }
         "subsample" => {
             let n = required("n")? as usize;
             if n == 0 {
@@ -235,15 +179,13 @@ fn dense_to_csr(dense: ndarray::Array2<f64>, step: &'static str) -> Result<CsrMa
     })
 }
 
-/// A dataset after preprocessing: rows (train first), labels, and the kernel bandwidth if a
-/// `bandwidth` step set one.
+/// A dataset after preprocessing: rows (train first) and labels.
 #[derive(Debug, Clone)]
 pub struct Prepared {
     pub x: CsrMatrix,
     pub y: Vec<f64>,
     /// The first `n_train` rows are the training set.
     pub n_train: usize,
-    pub bandwidth: Option<f64>,
 }
 
 impl From<Dataset> for Prepared {
@@ -252,7 +194,6 @@ impl From<Dataset> for Prepared {
             x: d.x,
             y: d.y,
             n_train: d.n_train,
-            bandwidth: None,
         }
     }
 }
@@ -302,22 +243,6 @@ mod tests {
         assert_eq!(parse("\"standardise\""), Ok(Step::Standardize));
         assert_eq!(parse("{ step = \"min-max\" }"), Ok(Step::MinMax));
         assert_eq!(
-            parse("{ step = \"bandwidth\", seed = 3 }"),
-            Ok(Step::Bandwidth {
-                percentile: 5.0,
-                pairs: 10_000,
-                seed: 3
-            })
-        );
-        assert_eq!(
-            parse("{ step = \"bandwidth\", percentile = 100, pairs = 7, seed = 0 }"),
-            Ok(Step::Bandwidth {
-                percentile: 100.0,
-                pairs: 7,
-                seed: 0
-            })
-        );
-        assert_eq!(
             parse("{ step = \"subsample\", n = 4, seed = 9 }"),
             Ok(Step::Subsample { n: 4, seed: 9 })
         );
@@ -328,34 +253,11 @@ mod tests {
         for (text, problem) in [
             ("\"whiten\"", "unknown step \"whiten\""),
             ("{ step = \"whiten\" }", "unknown step \"whiten\""),
-            ("\"bandwidth\"", "needs a seed"),
+            ("\"bandwidth\"", "kernel parameter"),
+            ("{ step = \"bandwidth\", seed = 1 }", "kernel parameter"),
             ("\"subsample\"", "needs a size and a seed"),
             ("3", "got the integer 3"),
             ("{ n = 3 }", "needs `step"),
-            (
-                "{ step = \"bandwidth\", percentile = 0.0, seed = 1 }",
-                "(0, 100], got 0",
-            ),
-            (
-                "{ step = \"bandwidth\", percentile = 100.5, seed = 1 }",
-                "got 100.5",
-            ),
-            (
-                "{ step = \"bandwidth\", percentile = nan, seed = 1 }",
-                "got NaN",
-            ),
-            (
-                "{ step = \"bandwidth\", pairs = 0, seed = 1 }",
-                "pairs must be at least 1",
-            ),
-            (
-                "{ step = \"bandwidth\", percentile = \"5\", seed = 1 }",
-                "must be a number",
-            ),
-            (
-                "{ step = \"bandwidth\", percentil = 5, seed = 1 }",
-                "unknown key `percentil`",
-            ),
             (
                 "{ step = \"subsample\", n = 0, seed = 1 }",
                 "n must be at least 1, got 0",
@@ -422,35 +324,5 @@ mod tests {
             ..dataset()
         };
         assert!(apply_steps(no_train, &[Step::Standardize]).is_err());
-    }
-
-    #[test]
-    fn steps_apply_in_order_and_bandwidth_leaves_rows_alone() {
-        let bandwidth = Step::Bandwidth {
-            percentile: 100.0,
-            pairs: 2000,
-            seed: 5,
-        };
-        let out = apply_steps(dataset(), &[Step::UnitNorm, bandwidth]).unwrap();
-        let norms = out.x.row_norms();
-        assert!(norms.iter().all(|n| (n - 1.0).abs() < 1e-15), "{norms:?}");
-        // The largest distance between the three unit-norm train rows, reached by some of 2000
-        // pairs (each of the 3 unordered pairs has probability 1/3).
-        let d = out.x.to_dense();
-        let mut largest: f64 = 0.0;
-        for i in 0..3 {
-            for j in 0..3 {
-                largest = largest.max((&d.row(i) - &d.row(j)).mapv(|v| v * v).sum().sqrt());
-            }
-        }
-        assert!((out.bandwidth.unwrap() - largest).abs() < 1e-12);
-        let mut unnormed = apply_steps(dataset(), &[bandwidth]).unwrap();
-        assert!(unnormed.bandwidth.unwrap() > largest, "the order matters");
-        assert_eq!(unnormed.x.to_dense(), dataset().x.to_dense());
-        unnormed.n_train = 1;
-        assert!(
-            bandwidth.apply(&mut unnormed).is_err(),
-            "one train row has no pairs"
-        );
     }
 }

@@ -96,9 +96,16 @@ fn estimates(
             map.transform(Rows::Sparse(&right))?,
         );
         seconds += start.elapsed().as_secs_f64();
-        out.extend(zl.rows().into_iter().zip(zr.rows()).map(|(a, b)| a.dot(&b)));
+        out.extend(zl.rows().into_iter().zip(zr.rows()).map(|(a, b)| plain_dot(a, b)));
     }
     Ok((out, seconds))
+}
+
+/// `<a, b>` summed left to right. Not BLAS: OpenBLAS picks its `ddot` kernel by processor
+/// (Haswell, SkylakeX, ...) and the kernels round differently, so the same seeds would give
+/// different last bits on different machines, and the exact check could not be exact.
+fn plain_dot(a: ndarray::ArrayView1<'_, f64>, b: ndarray::ArrayView1<'_, f64>) -> f64 {
+    a.iter().zip(b.iter()).fold(0.0, |acc, (x, y)| acc + x * y)
 }
 
 fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {

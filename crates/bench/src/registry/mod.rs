@@ -155,6 +155,14 @@ pub fn describe_kernels() -> String {
 /// file equal to it).
 pub fn reference_markdown() -> String {
     let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "# Spec reference\n\n\
+         Every experiment kind, map, learner, kernel and synthetic dataset a spec can name, with its \
+         parameters. Generated from the component registry (`crates/bench/src/registry`) by \
+         `rfbench reference > docs/spec.md`; a test keeps this file equal to it. How to write a \
+         spec: [spec-guide.md](spec-guide.md).\n"
+    );
     let _ = writeln!(s, "## Experiment kinds\n");
     for k in KINDS {
         let _ = writeln!(s, "### `{}`\n\n{}\n", k.name, k.doc);
@@ -203,6 +211,17 @@ pub fn reference_markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/spec.md is generated: a parameter added or a range changed here must reach it.
+    #[test]
+    fn the_committed_spec_reference_is_current() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/spec.md");
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == reference_markdown(),
+            "docs/spec.md is out of date: run `rfbench reference > docs/spec.md`"
+        );
+    }
 
     #[test]
     fn names_are_unique_and_parameters_documented() {

@@ -1,4 +1,6 @@
-//! Pins tensor-sketch-fig1's seeds: the general runner must derive, for every row of the
+//! The repository's own specs: every spec in `experiments/` and the README's example plan in
+//! both profiles (so a registry change cannot silently break them), and tensor-sketch-fig1's
+//! seeds are pinned: the general runner must derive, for every row of the
 //! committed results, the seeds written there (which the original Fig. 1 runner derived from
 //! the keys `map=M|degree=P|offset=C|D=N|rep=R` and `pairs|rep=R`). Different seeds would mean
 //! different numbers for the same spec. Needs no data.
@@ -71,5 +73,34 @@ fn every_committed_row_has_the_seeds_the_plan_derives() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn every_spec_of_the_repository_plans() {
+    for name in rfbench::spec::list_experiments(&root()).unwrap() {
+        for profile in [Profile::Full, Profile::Quick] {
+            let plan = load_plan(&root(), &name, profile)
+                .unwrap_or_else(|e| panic!("{name} [{}]: {e}", profile.name()));
+            assert!(!plan.cells.is_empty(), "{name}");
+        }
+    }
+}
+
+/// The sweep the README shows a newcomer is a valid spec.
+#[test]
+fn the_readme_example_spec_plans() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("```toml\nname = ").expect("a spec in the README") + "```toml\n".len();
+    let text = &readme[start..start + readme[start..].find("```").unwrap()];
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("experiments")).unwrap();
+    std::fs::copy(root().join("datasets.toml"), dir.path().join("datasets.toml")).unwrap();
+    let name = text.lines().next().unwrap().trim_start_matches("name = ").trim_matches('"');
+    std::fs::write(dir.path().join(format!("experiments/{name}.toml")), text).unwrap();
+    for profile in [Profile::Full, Profile::Quick] {
+        let plan = load_plan(dir.path(), name, profile).unwrap();
+        // rff and nystroem at each D.
+        assert_eq!(plan.cells.len(), if profile == Profile::Full { 6 } else { 2 });
     }
 }
