@@ -107,7 +107,12 @@ fn compare<K: Kernel>(name: &str, kernel: K, libsvm_kernel: &[&str]) {
     assert!(model.converged(), "{r:?}");
     assert!(r.cache_peak_bytes <= 20 << 20);
     assert!(relative < 1e-6, "objective off by {relative:.2e} relative");
-    assert!((r.rho - theirs.rho).abs() < 2e-3, "rho {} vs {}", r.rho, theirs.rho);
+    assert!(
+        (r.rho - theirs.rho).abs() < 2e-3,
+        "rho {} vs {}",
+        r.rho,
+        theirs.rho
+    );
     assert!((r.support_vectors as f64 - theirs.support_vectors).abs() <= 5.0);
     assert!((accuracy - theirs.accuracy).abs() < 0.3);
 }
