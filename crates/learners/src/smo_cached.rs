@@ -34,9 +34,16 @@ use crate::kernel_cache::KernelCache;
 /// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
 const TAU: f64 = 1e-12;
 
-/// Kernel entries per rayon task when filling a row: below this, splitting costs more than it
-/// saves (a sparse dot product of Adult rows is ~50 ns).
-const MIN_ENTRIES_PER_TASK: usize = 512;
+/// Kernel entries per rayon task when filling a row, and the shortest fill that goes parallel:
+/// below this, waking a second thread costs more than it saves (a sparse dot product of Adult
+/// rows is ~50 ns, a rayon hand-off some microseconds, more on a loaded machine).
+const MIN_ENTRIES_PER_TASK: usize = 2048;
+
+/// Variables per chunk of the parallel selection and gradient update, and twice this is the
+/// shortest active set they run on in parallel. Chunks are fixed by position, never by the
+/// thread count, and combine exactly (max, argmax with ties to the last index), so the result is
+/// the sequential loop's whatever the thread count.
+const CHUNK: usize = 8192;
 
 /// How a cached SMO run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -126,6 +133,12 @@ fn fill_kernel_row<K: Kernel + ?Sized>(
     out: &mut [f64],
 ) {
     let xr = x.row(row);
+    if out.len() < MIN_ENTRIES_PER_TASK {
+        for (v, &s) in out.iter_mut().zip(cols) {
+            *v = kernel.eval(&xr, &x.row(s));
+        }
+        return;
+    }
     out.par_iter_mut()
         .zip(cols.par_iter())
         .with_min_len(MIN_ENTRIES_PER_TASK)
@@ -270,12 +283,13 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
     /// LIBSVM's `select_working_set` (WSS 2) over the active prefix.
     fn select_working_set(&mut self) -> Selection {
         let n = self.active;
-        let (gmax, pick_i) = most_violating_up(&self.y[..n], &self.grad[..n], &self.status[..n]);
+        let (gmax, pick_i) =
+            par_most_violating_up(&self.y[..n], &self.grad[..n], &self.status[..n]);
         let Some(i) = pick_i else {
             return Selection::Optimal(self.max_violation());
         };
         self.q.fetch(i, n);
-        let (gmax2, pick_j) = second_order_partner(
+        let (gmax2, pick_j) = par_second_order_partner(
             gmax,
             self.qd[i],
             &self.q.cache.row(i)[..n],
@@ -324,7 +338,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
         self.alpha[i] = ai;
         self.alpha[j] = aj;
         let (si, sj) = (y[i] * (ai - old_i), y[j] * (aj - old_j));
-        update_gradient(
+        par_update_gradient(
             &mut self.grad[..n],
             &y[..n],
             &self.q.cache.row(i)[..n],
@@ -482,7 +496,8 @@ fn most_violating_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<
 }
 
 /// WSS 2's second index: over `I_low`, the largest second-order decrease of the objective with
-/// `i` (`-(Gmax + y_t G_t)^2 / (K_ii + K_tt - 2 K_it)`), and `max_{I_low} y_t G_t`.
+/// `i` (`-(Gmax + y_t G_t)^2 / (K_ii + K_tt - 2 K_it)`, ties to the last index), and
+/// `max_{I_low} y_t G_t`: `(max, decrease, index)`.
 fn second_order_partner(
     gmax: f64,
     qd_i: f64,
@@ -491,7 +506,7 @@ fn second_order_partner(
     grad: &[f64],
     status: &[Bound],
     qd: &[f64],
-) -> (f64, Option<usize>) {
+) -> (f64, f64, Option<usize>) {
     let mut gmax2 = f64::NEG_INFINITY;
     let mut best = f64::INFINITY;
     let mut pick = None;
@@ -511,6 +526,87 @@ fn second_order_partner(
             }
         }
     }
+    (gmax2, best, pick)
+}
+
+/// [`update_gradient`] over fixed chunks in parallel: element-wise, so the same values.
+fn par_update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
+    if grad.len() < 2 * CHUNK {
+        return update_gradient(grad, y, ki, kj, si, sj);
+    }
+    grad.par_chunks_mut(CHUNK)
+        .zip(y.par_chunks(CHUNK))
+        .zip(ki.par_chunks(CHUNK).zip(kj.par_chunks(CHUNK)))
+        .for_each(|((g, y), (a, b))| update_gradient(g, y, a, b, si, sj));
+}
+
+/// Of two `(value, index)` candidates from disjoint ranges, the larger value, ties to the larger
+/// index: the sequential loops' `>=` choice, so chunked results combine to the same pick.
+fn later_max(a: (f64, Option<usize>), b: (f64, Option<usize>)) -> (f64, Option<usize>) {
+    match (a.1, b.1) {
+        (_, None) => a,
+        (None, _) => b,
+        (Some(ia), Some(ib)) => {
+            if b.0 > a.0 || (b.0 == a.0 && ib > ia) {
+                b
+            } else {
+                a
+            }
+        }
+    }
+}
+
+/// [`most_violating_up`] over fixed chunks in parallel; the same pick.
+fn par_most_violating_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
+    if y.len() < 2 * CHUNK {
+        return most_violating_up(y, grad, status);
+    }
+    y.par_chunks(CHUNK)
+        .zip(grad.par_chunks(CHUNK))
+        .zip(status.par_chunks(CHUNK))
+        .enumerate()
+        .map(|(c, ((y, g), s))| {
+            let (v, p) = most_violating_up(y, g, s);
+            (v, p.map(|p| p + c * CHUNK))
+        })
+        .reduce(|| (f64::NEG_INFINITY, None), later_max)
+}
+
+/// [`second_order_partner`] over fixed chunks in parallel: `(max_{I_low} y_t G_t, pick)`, the
+/// same as the sequential loop (the decrease is minimised, i.e. its negation maximised).
+#[allow(clippy::too_many_arguments)]
+fn par_second_order_partner(
+    gmax: f64,
+    qd_i: f64,
+    ki: &[f64],
+    y: &[f64],
+    grad: &[f64],
+    status: &[Bound],
+    qd: &[f64],
+) -> (f64, Option<usize>) {
+    if y.len() < 2 * CHUNK {
+        let (gmax2, _, pick) = second_order_partner(gmax, qd_i, ki, y, grad, status, qd);
+        return (gmax2, pick);
+    }
+    let (gmax2, (_, pick)) = (0..y.len().div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let r = c * CHUNK..((c + 1) * CHUNK).min(y.len());
+            let (g2, best, pick) = second_order_partner(
+                gmax,
+                qd_i,
+                &ki[r.clone()],
+                &y[r.clone()],
+                &grad[r.clone()],
+                &status[r.clone()],
+                &qd[r.clone()],
+            );
+            (g2, (-best, pick.map(|p| p + r.start)))
+        })
+        .reduce(
+            || (f64::NEG_INFINITY, (f64::NEG_INFINITY, None)),
+            |a, b| (a.0.max(b.0), later_max(a.1, b.1)),
+        );
     (gmax2, pick)
 }
 
@@ -785,6 +881,37 @@ mod tests {
         assert!(!out.report.converged);
         assert_eq!(out.report.iterations, 7);
         assert!(out.report.gap >= 1e-3, "{:?}", out.report);
+    }
+
+    /// The chunked parallel loops against the sequential ones, on sizes around the chunk
+    /// boundaries, with many ties (values on a coarse grid) and all three kinds of variables.
+    #[test]
+    fn parallel_selection_and_update_equal_the_sequential_loops() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for n in [10, 2 * CHUNK - 1, 2 * CHUNK, 3 * CHUNK + 17] {
+            let y: Vec<f64> = (0..n)
+                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+                .collect();
+            let grad: Vec<f64> = (0..n)
+                .map(|_| f64::from(rng.random_range(-8..8i32)) / 4.0)
+                .collect();
+            let status: Vec<Bound> = (0..n)
+                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
+                .collect();
+            let ki: Vec<f64> = (0..n)
+                .map(|_| f64::from(rng.random_range(0..4i32)) / 2.0)
+                .collect();
+            let qd = vec![2.0; n];
+            let up = most_violating_up(&y, &grad, &status);
+            assert_eq!(par_most_violating_up(&y, &grad, &status), up, "n {n}");
+            let (g2, _, pick) = second_order_partner(up.0, 2.0, &ki, &y, &grad, &status, &qd);
+            let par = par_second_order_partner(up.0, 2.0, &ki, &y, &grad, &status, &qd);
+            assert_eq!(par, (g2, pick), "n {n}");
+            let (mut a, mut b) = (grad.clone(), grad.clone());
+            update_gradient(&mut a, &y, &ki, &qd, 0.3, -0.7);
+            par_update_gradient(&mut b, &y, &ki, &qd, 0.3, -0.7);
+            assert_eq!(a, b);
+        }
     }
 
     /// The slice kernels against the obvious formulas.
