@@ -37,7 +37,7 @@ const TAU: f64 = 1e-12;
 /// Kernel entries per rayon task when filling a row, and the shortest fill that goes parallel:
 /// below this, waking a second thread costs more than it saves (a sparse dot product of Adult
 /// rows is ~50 ns, a rayon hand-off some microseconds, more on a loaded machine).
-const MIN_ENTRIES_PER_TASK: usize = 2048;
+const MIN_ENTRIES_PER_TASK: usize = 8192;
 
 /// Variables per chunk of the parallel selection and gradient update, and twice this is the
 /// shortest active set they run on in parallel. Chunks are fixed by position, never by the
