@@ -25,8 +25,9 @@
 //! Cost per step: `O(active)` for the selection and the gradient update, plus `O(active d)` kernel
 //! work for each of the two rows not in the cache.
 
+use ndarray::ArrayView1;
 use rayon::prelude::*;
-use rfbench_maps::Rows;
+use rfbench_maps::{Row, Rows};
 
 use crate::kernel_baselines::{dual_objective, Kernel};
 use crate::kernel_cache::KernelCache;
@@ -39,11 +40,16 @@ const TAU: f64 = 1e-12;
 /// rows is ~50 ns, a rayon hand-off some microseconds, more on a loaded machine).
 const MIN_ENTRIES_PER_TASK: usize = 8192;
 
-/// Variables per chunk of the parallel selection and gradient update, and twice this is the
-/// shortest active set they run on in parallel. Chunks are fixed by position, never by the
-/// thread count, and combine exactly (max, argmax with ties to the last index), so the result is
-/// the sequential loop's whatever the thread count.
+/// Variables per chunk of the parallel selection and gradient update. Chunks are fixed by
+/// position, never by the thread count, and combine exactly (max, argmax with ties to the last
+/// index), so the result is the sequential loop's whatever the thread count.
 const CHUNK: usize = 8192;
+
+/// The shortest active set on which the selection and gradient update run in parallel. Each is
+/// ~10 us per 32k variables, so a hand-off per step must be cheap: on full a9a (32,561 rows) with
+/// a two-core machine shared by other jobs (load ~3), parallel steps from 16,384 variables made
+/// training slower (354 s with 2 threads against 330 s with 1), hence this larger threshold.
+const PARALLEL_MIN: usize = 4 * CHUNK;
 
 /// How a cached SMO run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -103,16 +109,38 @@ struct KernelRows<'k, 'x, K: ?Sized> {
     row_of: Vec<usize>,
     cache: KernelCache,
     evaluations: u64,
+    /// Sparse input: the row being filled, scattered to dense form (zero elsewhere).
+    dense: Vec<f64>,
 }
 
 impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
     /// Makes entries `[0, len)` of the kernel row at position `p` cached.
+    ///
+    /// With sparse input the row's own vector goes to the kernel in dense form, the same vector:
+    /// a dot product with it is then a gather over the other row's non-zeros instead of a merge
+    /// of two index lists, and sums the same products in the same order, plus exact zeros, so a
+    /// dot-product kernel gets the same values.
     fn fetch(&mut self, p: usize, len: usize) {
         let (kernel, x, row_of) = (self.kernel, self.x, &self.row_of);
+        let dense = &mut self.dense;
         let mut computed = 0;
         self.cache.fetch(p, len, |start, out| {
             computed = out.len() as u64;
-            fill_kernel_row(kernel, x, row_of[p], &row_of[start..start + out.len()], out);
+            let cols = &row_of[start..start + out.len()];
+            match x {
+                Rows::Dense(_) => fill_kernel_row(kernel, x, &x.row(row_of[p]), cols, out),
+                Rows::Sparse(m) => {
+                    let (indices, values) = m.row_parts(row_of[p]);
+                    for (&j, &v) in indices.iter().zip(values) {
+                        dense[j as usize] = v;
+                    }
+                    let row = Row::Dense(ArrayView1::from(&dense[..]));
+                    fill_kernel_row(kernel, x, &row, cols, out);
+                    for &j in indices {
+                        dense[j as usize] = 0.0;
+                    }
+                }
+            }
         });
         self.evaluations += computed;
     }
@@ -123,26 +151,25 @@ impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
     }
 }
 
-/// `out[s] = k(x_row, x_{cols[s]})`, in parallel; each entry is computed on its own, so the
+/// `out[s] = k(xr, x_{cols[s]})`, in parallel; each entry is computed on its own, so the
 /// values do not depend on how the work is split.
 fn fill_kernel_row<K: Kernel + ?Sized>(
     kernel: &K,
     x: Rows<'_>,
-    row: usize,
+    xr: &Row<'_>,
     cols: &[usize],
     out: &mut [f64],
 ) {
-    let xr = x.row(row);
     if out.len() < MIN_ENTRIES_PER_TASK {
         for (v, &s) in out.iter_mut().zip(cols) {
-            *v = kernel.eval(&xr, &x.row(s));
+            *v = kernel.eval(xr, &x.row(s));
         }
         return;
     }
     out.par_iter_mut()
         .zip(cols.par_iter())
         .with_min_len(MIN_ENTRIES_PER_TASK)
-        .for_each(|(v, &s)| *v = kernel.eval(&xr, &x.row(s)));
+        .for_each(|(v, &s)| *v = kernel.eval(xr, &x.row(s)));
 }
 
 /// The solver's state, every per-variable array in position order.
@@ -184,6 +211,10 @@ pub(crate) fn solve_cached<K: Kernel + ?Sized>(
             row_of: rows.to_vec(),
             cache: KernelCache::new(l, s.cache_bytes),
             evaluations: l as u64,
+            dense: match x {
+                Rows::Dense(_) => Vec::new(),
+                Rows::Sparse(m) => vec![0.0; m.n_cols()],
+            },
         },
         y: y.to_vec(),
         alpha: vec![0.0; l],
@@ -531,7 +562,7 @@ fn second_order_partner(
 
 /// [`update_gradient`] over fixed chunks in parallel: element-wise, so the same values.
 fn par_update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
-    if grad.len() < 2 * CHUNK {
+    if grad.len() < PARALLEL_MIN {
         return update_gradient(grad, y, ki, kj, si, sj);
     }
     grad.par_chunks_mut(CHUNK)
@@ -558,7 +589,7 @@ fn later_max(a: (f64, Option<usize>), b: (f64, Option<usize>)) -> (f64, Option<u
 
 /// [`most_violating_up`] over fixed chunks in parallel; the same pick.
 fn par_most_violating_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
-    if y.len() < 2 * CHUNK {
+    if y.len() < PARALLEL_MIN {
         return most_violating_up(y, grad, status);
     }
     y.par_chunks(CHUNK)
@@ -584,7 +615,7 @@ fn par_second_order_partner(
     status: &[Bound],
     qd: &[f64],
 ) -> (f64, Option<usize>) {
-    if y.len() < 2 * CHUNK {
+    if y.len() < PARALLEL_MIN {
         let (gmax2, _, pick) = second_order_partner(gmax, qd_i, ki, y, grad, status, qd);
         return (gmax2, pick);
     }
@@ -726,7 +757,7 @@ mod tests {
     use ndarray::Array2;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
-    use rfbench_maps::{CsrMatrix, Row};
+    use rfbench_maps::CsrMatrix;
 
     /// Two overlapping classes (so that some `a_t` end at `C`, some free, some zero), 30% zeros.
     fn data(n: usize, d: usize, seed: u64) -> (Array2<f64>, Vec<f64>) {
@@ -888,7 +919,12 @@ mod tests {
     #[test]
     fn parallel_selection_and_update_equal_the_sequential_loops() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
-        for n in [10, 2 * CHUNK - 1, 2 * CHUNK, 3 * CHUNK + 17] {
+        for n in [
+            10,
+            PARALLEL_MIN - 1,
+            PARALLEL_MIN,
+            PARALLEL_MIN + CHUNK + 17,
+        ] {
             let y: Vec<f64> = (0..n)
                 .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
                 .collect();
