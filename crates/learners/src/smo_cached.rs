@@ -461,12 +461,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
             for t in n..l {
                 self.q.fetch(t, n);
                 let kt = &self.q.cache.row(t)[..n];
-                let mut sum = 0.0;
-                for s in 0..n {
-                    if self.status[s] == Bound::Free {
-                        sum += self.alpha[s] * self.y[s] * kt[s];
-                    }
-                }
+                let sum = free_dot(kt, &self.alpha[..n], &self.y[..n], &self.status[..n]);
                 self.grad[t] += self.y[t] * sum;
             }
         } else {
@@ -480,6 +475,17 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
             }
         }
     }
+}
+
+/// `sum_{free s} a_s y_s k_s`.
+fn free_dot(k: &[f64], alpha: &[f64], y: &[f64], status: &[Bound]) -> f64 {
+    let mut sum = 0.0;
+    for (((&ks, &a), &ys), &st) in k.iter().zip(alpha).zip(y).zip(status) {
+        if st == Bound::Free {
+            sum += a * ys * ks;
+        }
+    }
+    sum
 }
 
 /// `out_t += step * y_t * k_t` (`Q_ts = y_t y_s K_ts`, `step = y_s` times the change).
