@@ -46,9 +46,10 @@ const MIN_ENTRIES_PER_TASK: usize = 8192;
 const CHUNK: usize = 8192;
 
 /// The shortest active set on which the selection and gradient update run in parallel. Each is
-/// ~10 us per 32k variables, so a hand-off per step must be cheap: on full a9a (32,561 rows) with
-/// a two-core machine shared by other jobs (load ~3), parallel steps from 16,384 variables made
-/// training slower (354 s with 2 threads against 330 s with 1), hence this larger threshold.
+/// ~10 us per 32k variables, so a hand-off per step must be cheap: on full a9a (32,561 rows),
+/// on a two-core machine shared by other jobs (load ~3), training with parallel steps from
+/// 16,384 variables took 354 s with 2 threads against 330 s with 1, hence this larger threshold
+/// (docs/performance.md: two threads remain slower there, for another reason to find).
 const PARALLEL_MIN: usize = 4 * CHUNK;
 
 /// How a cached SMO run ended.
