@@ -76,6 +76,17 @@ pub enum LearnerError {
         bytes: u128,
         limit: u128,
     },
+    #[error("kernel cache size must be > 0 bytes, got {0}")]
+    InvalidCacheSize(u64),
+    #[error(
+        "a kernel cache of {bytes} bytes cannot hold two kernel rows of {rows} entries \
+         ({needed} bytes)"
+    )]
+    CacheTooSmall {
+        bytes: u64,
+        rows: usize,
+        needed: u64,
+    },
     #[error("linfa: {0}")]
     Linfa(String),
     #[error("input error: {0}")]

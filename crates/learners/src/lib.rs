@@ -17,23 +17,32 @@
 //!   ([`KernelIntercept::Free`]: LIBSVM's SMO, so objectives compare with `svm-train`'s);
 //!   kernels are `rfbench-maps`'s one vocabulary [`Kernel`] (re-exported; LIBSVM's `-t 1` kernel
 //!   is [`Kernel::libsvm_polynomial`]) or any [`KernelFunction`].
+//! - [`CachedKernelSvm`]: LIBSVM's C-SVC at LIBSVM's scale — SMO driven by a bounded
+//!   least-recently-used cache of kernel rows, with shrinking; one-vs-one for more classes. Memory
+//!   is the cache size plus `O(n)`, so it runs where the full matrix does not fit.
 //! - linfa's `Fit` / `Predict` traits for [`LinearSvm`] and [`Ridge`] on dense linfa datasets.
 //!
 //! Life cycle (the linfa convention, as in `rfbench-maps`): `XxxParams` (unchecked, builder
 //! setters, explicit `u64` seeds) -> `check()` -> `fit(data)` -> fitted model. Solvers report how
 //! they ended (iterations, final gap, objective, a `converged` flag) instead of stopping silently.
 
+mod cached_kernel_svm;
 mod cross_validation;
 mod dual_cd;
 mod error;
 mod grid_search;
 mod kernel_baselines;
+mod kernel_cache;
 mod linear_svm;
 mod linfa_traits;
 pub mod metrics;
 mod ridge;
 mod smo;
+mod smo_cached;
 
+pub use cached_kernel_svm::{
+    CachedKernelSvm, CachedKernelSvmParams, CachedKernelSvmValidParams, DEFAULT_CACHE_BYTES,
+};
 pub use dual_cd::{ConvergenceReport, SvmLoss};
 pub use error::{LearnerError, Result};
 pub use grid_search::GridSearch;
@@ -50,3 +59,4 @@ pub use ridge::{
     default_lambda_grid, papers_lambda_grid, CrossValidation, Ridge, RidgeAccumulator,
     RidgeClassifier, RidgeClassifierParams, RidgeParams, RidgeValidParams, DEFAULT_LAMBDA_LIMITS,
 };
+pub use smo_cached::SmoReport;
