@@ -19,7 +19,10 @@ use std::collections::BTreeSet;
 pub enum Scope {
     Global,
     /// Applies only to cells whose `component` column (`map` or `learner`) equals `name`.
-    Component { column: &'static str, name: String },
+    Component {
+        column: &'static str,
+        name: String,
+    },
 }
 
 /// Names stepping together (one name for a plain axis or constant).
@@ -75,7 +78,11 @@ pub fn expand(
     component_names: &[&str],
     applicable: impl Fn(&RawCell, &str) -> bool,
 ) -> Vec<RawCell> {
-    let is_component = |g: &Group| g.names.iter().any(|n| component_names.contains(&n.as_str()));
+    let is_component = |g: &Group| {
+        g.names
+            .iter()
+            .any(|n| component_names.contains(&n.as_str()))
+    };
     let mut cells = vec![RawCell::default()];
     for (i, g) in groups.iter().enumerate() {
         if g.scope == Scope::Global && is_component(g) {
@@ -102,7 +109,10 @@ pub fn expand(
             if (g.scope == Scope::Global && is_component(g)) || !in_scope(g) {
                 continue;
             }
-            if g.scope == Scope::Global && g.names.len() == 1 && overridden.contains(g.names[0].as_str()) {
+            if g.scope == Scope::Global
+                && g.names.len() == 1
+                && overridden.contains(g.names[0].as_str())
+            {
                 continue;
             }
             let keep: Vec<usize> = (0..g.names.len())
@@ -155,8 +165,16 @@ mod tests {
     #[test]
     fn per_component_axes_do_not_multiply_other_components() {
         let groups = vec![
-            group(&["map"], vec![vec![s("rff")], vec![s("exact")]], Scope::Global),
-            group(&["n_components"], vec![vec![i(10)], vec![i(20)]], Scope::Global),
+            group(
+                &["map"],
+                vec![vec![s("rff")], vec![s("exact")]],
+                Scope::Global,
+            ),
+            group(
+                &["n_components"],
+                vec![vec![i(10)], vec![i(20)]],
+                Scope::Global,
+            ),
             group(
                 &["form"],
                 vec![vec![s("paired")], vec![s("phase")]],
@@ -188,7 +206,11 @@ mod tests {
                 vec![vec![s("adult"), i(200)], vec![s("mnist"), i(1000)]],
                 Scope::Global,
             ),
-            group(&["map"], vec![vec![s("ts")], vec![s("exact")]], Scope::Global),
+            group(
+                &["map"],
+                vec![vec![s("ts")], vec![s("exact")]],
+                Scope::Global,
+            ),
         ];
         let cells = expand(&groups, &["dataset", "map"], |cell, name| {
             name != "n_components" || cell.get("map") == Some(&s("ts"))

@@ -133,15 +133,24 @@ fn run() -> anyhow::Result<String> {
                     master_seed.unwrap_or_default()
                 );
             }
-            let outcome = run::reproduce(name, profile(*quick), &options(*master_seed, out_dir.clone()))
-                .with_context(|| format!("reproducing {name}"))?;
+            let outcome = run::reproduce(
+                name,
+                profile(*quick),
+                &options(*master_seed, out_dir.clone()),
+            )
+            .with_context(|| format!("reproducing {name}"))?;
             for warning in &outcome.warnings {
                 eprintln!("warning: {warning}");
             }
             let _ = writeln!(out, "{}: {}", outcome.plan.name, outcome.plan.title);
             let _ = writeln!(out, "{}", outcome.rendered.report);
             let _ = writeln!(out, "wrote {}", outcome.csv.display());
-            for path in outcome.rendered.figures.iter().chain(&outcome.rendered.tables) {
+            for path in outcome
+                .rendered
+                .figures
+                .iter()
+                .chain(&outcome.rendered.tables)
+            {
                 let _ = writeln!(out, "wrote {}", path.display());
             }
             let _ = writeln!(
@@ -195,7 +204,8 @@ fn run() -> anyhow::Result<String> {
                 DatasetsCommand::List => {
                     for e in registry.entries() {
                         let pinned = e.files.iter().filter(|f| f.sha256.is_some()).count();
-                        let _ = writeln!(out, 
+                        let _ = writeln!(
+                            out,
                             "{:<26} {:<10} n = {:>8}  d = {:>5}  sha256 pinned {pinned}/{}  {}",
                             e.name,
                             format!("{:?}", e.task).to_lowercase(),
@@ -255,7 +265,8 @@ fn run() -> anyhow::Result<String> {
                     let seconds = start.elapsed().as_secs_f64();
                     let s = loaded.dataset.summary();
                     let _ = writeln!(out, "{}: {}", entry.name, entry.description);
-                    let _ = writeln!(out, 
+                    let _ = writeln!(
+                        out,
                         "n = {} ({} train, {} test), d = {}, non-zeros = {}, density = {:.4}",
                         s.n,
                         s.n_train,
@@ -278,19 +289,28 @@ fn run() -> anyhow::Result<String> {
                             let _ = writeln!(out, "classes: {}", parts.join(", "));
                         }
                         _ => {
-                            let _ = writeln!(out, "target range: [{}, {}]", s.label_range.0, s.label_range.1);
+                            let _ = writeln!(
+                                out,
+                                "target range: [{}, {}]",
+                                s.label_range.0, s.label_range.1
+                            );
                         }
                     }
                     for src in &loaded.sources {
                         let _ = writeln!(out, "source: {}  {}", src.sha256, src.path.display());
                     }
-                    let _ = writeln!(out, 
+                    let _ = writeln!(
+                        out,
                         "parsed cache: {} ({} in {:.2} s)",
                         loaded.cache.display(),
                         if loaded.from_cache { "read" } else { "written" },
                         seconds
                     );
-                    let _ = writeln!(out, "lock file: {}", data::lock_path(entry, &fetch).display());
+                    let _ = writeln!(
+                        out,
+                        "lock file: {}",
+                        data::lock_path(entry, &fetch).display()
+                    );
                 }
             }
         }

@@ -115,7 +115,14 @@ pub fn header(plan: &Plan) -> Vec<String> {
     h.push("status".into());
     h.push("skip_reason".into());
     h.extend(plan.metrics.iter().cloned());
-    for p in ["master_seed", "rfbench_version", "git_commit", "threads", "cpu", "date"] {
+    for p in [
+        "master_seed",
+        "rfbench_version",
+        "git_commit",
+        "threads",
+        "cpu",
+        "date",
+    ] {
         h.push(p.into());
     }
     h
@@ -140,7 +147,11 @@ pub fn number(v: f64) -> String {
 /// The results as CSV text.
 pub fn to_csv(plan: &Plan, rows: &[ResultRow], provenance: &Provenance) -> String {
     let header = header(plan);
-    let mut out = header.iter().map(|h| field(h)).collect::<Vec<_>>().join(",");
+    let mut out = header
+        .iter()
+        .map(|h| field(h))
+        .collect::<Vec<_>>()
+        .join(",");
     out.push('\n');
     for row in rows {
         let cell = &plan.cells[row.cell];
@@ -215,7 +226,7 @@ pub fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
         path: path.to_path_buf(),
         message,
     };
-    let mut records = parse_csv_text(&text).map_err(|m| bad(m))?;
+    let mut records = parse_csv_text(&text).map_err(bad)?;
     if records.is_empty() {
         return Err(bad("empty file: no header".into()));
     }
@@ -294,7 +305,10 @@ mod csv_tests {
     fn fields_round_trip_through_quotes() {
         let text = "a,b\n\"x, \"\"y\"\"\",2\n,\n";
         let rows = parse_csv_text(text).unwrap();
-        assert_eq!(rows, vec![vec!["a", "b"], vec!["x, \"y\"", "2"], vec!["", ""]]);
+        assert_eq!(
+            rows,
+            vec![vec!["a", "b"], vec!["x, \"y\"", "2"], vec!["", ""]]
+        );
         assert_eq!(field("x, \"y\""), "\"x, \"\"y\"\"\"");
         assert!(parse_csv_text("\"open").is_err());
         assert_eq!(number(0.1 + 0.2), "0.30000000000000004");

@@ -82,9 +82,10 @@ fn prepare_data(
 ) -> Result<std::result::Result<Prepared, String>> {
     let registry_path = root.join("datasets.toml");
     let (dataset, defaults) = match cell.source {
-        DatasetSource::Synthetic(generator) => {
-            ((generator.generate)(&cell.data_params, data_seed)?, Vec::new())
-        }
+        DatasetSource::Synthetic(generator) => (
+            (generator.generate)(&cell.data_params, data_seed)?,
+            Vec::new(),
+        ),
         DatasetSource::Registry => {
             let registry = data::Registry::from_file(&registry_path)?;
             let entry = registry.get(&cell.dataset)?;
@@ -123,13 +124,12 @@ fn prepare_data(
     Ok(Ok(prepared))
 }
 
+/// A kernel and the values its bandwidth rules gave (`sigma_used`, ...).
+type ResolvedKernel = (Option<Kernel>, Vec<(String, f64)>);
+
 /// The cell's kernel with every bandwidth rule resolved on the training rows, and the values
 /// used (written to `{param}_used`).
-fn resolve_kernel(
-    plan: &Plan,
-    cell: &Cell,
-    data: &Prepared,
-) -> Result<(Option<Kernel>, Vec<(String, f64)>)> {
+fn resolve_kernel(plan: &Plan, cell: &Cell, data: &Prepared) -> Result<ResolvedKernel> {
     let Some(info) = cell.kernel else {
         return Ok((None, Vec::new()));
     };
@@ -138,11 +138,9 @@ fn resolve_kernel(
     for (name, value) in &cell.kernel_params.0 {
         let resolved = match value {
             Value::Rule(rule) => {
-                let seed = derive_seed(
-                    plan.master_seed,
-                    &format!("bandwidth|{}", cell.data_key()),
-                );
-                let sigma = distance_percentile(&train_rows(data), rule.percentile, rule.pairs, seed)?;
+                let seed = derive_seed(plan.master_seed, &format!("bandwidth|{}", cell.data_key()));
+                let sigma =
+                    distance_percentile(&train_rows(data), rule.percentile, rule.pairs, seed)?;
                 if !(sigma.is_finite() && sigma > 0.0) {
                     return Err(Error::Experiment(format!(
                         "dataset {:?}: the bandwidth rule ({rule}) gives {sigma}: the sampled rows coincide",
@@ -171,7 +169,8 @@ struct Reporter {
 impl Reporter {
     fn new(total: usize, progress: Progress) -> Reporter {
         let bar = (progress == Progress::Bar).then(|| {
-            let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template(
                 "{elapsed_precise} [{bar:40}] {pos}/{len} cells, eta {eta}",
             ) {
@@ -223,9 +222,14 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     for cell in &plan.cells {
         let seed = plan.seed("data_seed", cell, 0).unwrap_or(plan.master_seed);
         let key = (cell.data_key(), seed);
-        if !data.contains_key(&key) {
-            let prepared = prepare_data(plan, cell, seed, &options.root, &options.fetch)?;
-            data.insert(key, prepared);
+        if let std::collections::btree_map::Entry::Vacant(slot) = data.entry(key) {
+            slot.insert(prepare_data(
+                plan,
+                cell,
+                seed,
+                &options.root,
+                &options.fetch,
+            )?);
         }
     }
     let jobs: Vec<(usize, usize)> = (0..plan.cells.len())
@@ -338,25 +342,29 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
 /// A cross-validated choice at the edge of the range searched means the optimum may lie beyond
 /// it, and the method is reported worse than it is: say so for every such cell.
 fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
-    rows.iter()
-        .filter_map(|row| match &row.outcome {
-            CellOutcome::Done(m) if m.get("lambda_at_edge") == Some(&1.0) => {
+    let mut out = Vec::new();
+    for row in rows {
+        let CellOutcome::Done(m) = &row.outcome else {
+            continue;
+        };
+        for name in ["lambda", "C"] {
+            if m.get(&format!("{name}_at_edge")) == Some(&1.0) {
                 let cell = &plan.cells[row.cell];
                 let coords: Vec<String> = cell
                     .coordinates
                     .iter()
                     .map(|(n, v)| format!("{n}={v}"))
                     .collect();
-                Some(format!(
-                    "{}, rep={}: lambda chosen by cross-validation ({}) is at an edge of the range searched",
+                out.push(format!(
+                    "{}, rep={}: {name} chosen by cross-validation ({}) is at an edge of the range searched",
                     coords.join(", "),
                     row.repetition,
-                    m.get("lambda_chosen").copied().unwrap_or(f64::NAN)
-                ))
+                    m.get(&format!("{name}_chosen")).copied().unwrap_or(f64::NAN)
+                ));
             }
-            _ => None,
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 /// Regenerates experiment `name` into a temporary directory and compares it with the committed

@@ -22,8 +22,8 @@ use crate::grid::{self, Group, RawCell, Scope};
 use crate::kinds::{KindInfo, SeedScope, SeedSpec};
 use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
 use crate::registry::{
-    self, GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues,
-    TaskKind, Value,
+    self, GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind,
+    Value,
 };
 
 type Table = BTreeMap<String, Spanned<toml::Value>>;
@@ -220,7 +220,9 @@ impl Plan {
         self.seeds
             .iter()
             .find(|s| s.spec.column == column)
-            .map(|s| crate::seeds::derive_seed(self.master_seed, &self.seed_key(s, cell, repetition)))
+            .map(|s| {
+                crate::seeds::derive_seed(self.master_seed, &self.seed_key(s, cell, repetition))
+            })
     }
 
     pub fn output_columns(&self) -> Columns {
@@ -249,7 +251,12 @@ impl Checker<'_> {
         }
     }
 
-    fn error<T>(&self, key: &str, span: &Range<usize>, message: impl std::fmt::Display) -> Result<T> {
+    fn error<T>(
+        &self,
+        key: &str,
+        span: &Range<usize>,
+        message: impl std::fmt::Display,
+    ) -> Result<T> {
         Err(self.fail(key, line_of(self.text, span), message))
     }
 }
@@ -270,58 +277,67 @@ fn group_of(
     if names.iter().any(|n| n.is_empty()) {
         return Err(c.fail(key, line, "an empty name in a zipped axis"));
     }
-    let (rows, is_axis) = match (value.get_ref(), names.len()) {
-        (toml::Value::Array(items), 1) => {
-            if items.is_empty() {
-                return Err(c.fail(key, line, "the list is empty"));
+    let (rows, is_axis) =
+        match (value.get_ref(), names.len()) {
+            (toml::Value::Array(items), 1) => {
+                if items.is_empty() {
+                    return Err(c.fail(key, line, "the list is empty"));
+                }
+                (
+                    items.iter().map(|v| vec![v.clone()]).collect::<Vec<_>>(),
+                    true,
+                )
             }
-            (items.iter().map(|v| vec![v.clone()]).collect::<Vec<_>>(), true)
-        }
-        (other, 1) => (vec![vec![other.clone()]], false),
-        (toml::Value::Array(items), n) => {
-            let mut rows = Vec::new();
-            for (i, item) in items.iter().enumerate() {
-                match item {
-                    toml::Value::Array(row) if row.len() == n => rows.push(row.clone()),
-                    toml::Value::Array(row) => {
-                        return Err(c.fail(
+            (other, 1) => (vec![vec![other.clone()]], false),
+            (toml::Value::Array(items), n) => {
+                let mut rows = Vec::new();
+                for (i, item) in items.iter().enumerate() {
+                    match item {
+                        toml::Value::Array(row) if row.len() == n => rows.push(row.clone()),
+                        toml::Value::Array(row) => {
+                            return Err(c.fail(
+                                key,
+                                line,
+                                format!(
+                                    "zipped axis of {n} names: entry {} has {} values",
+                                    i + 1,
+                                    row.len()
+                                ),
+                            ))
+                        }
+                        other => return Err(c.fail(
                             key,
                             line,
                             format!(
-                                "zipped axis of {n} names: entry {} has {} values",
-                                i + 1,
-                                row.len()
+                                "zipped axis: entry {} must be a list of {n} values, got {other}",
+                                i + 1
                             ),
-                        ))
-                    }
-                    other => {
-                        return Err(c.fail(
-                            key,
-                            line,
-                            format!("zipped axis: entry {} must be a list of {n} values, got {other}", i + 1),
-                        ))
+                        )),
                     }
                 }
+                if rows.is_empty() {
+                    return Err(c.fail(key, line, "the list is empty"));
+                }
+                (rows, true)
             }
-            if rows.is_empty() {
-                return Err(c.fail(key, line, "the list is empty"));
+            (other, n) => {
+                return Err(c.fail(
+                    key,
+                    line,
+                    format!("a zipped axis of {n} names needs a list of lists, got {other}"),
+                ))
             }
-            (rows, true)
-        }
-        (other, n) => {
-            return Err(c.fail(
-                key,
-                line,
-                format!("a zipped axis of {n} names needs a list of lists, got {other}"),
-            ))
-        }
-    };
+        };
     let mut seen = BTreeSet::new();
     for row in &rows {
         let shown = format!("{row:?}");
         if !seen.insert(shown) {
             let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
-            return Err(c.fail(key, line, format!("the value {} is listed twice", values.join(", "))));
+            return Err(c.fail(
+                key,
+                line,
+                format!("the value {} is listed twice", values.join(", ")),
+            ));
         }
     }
     Ok(Group {
@@ -349,7 +365,13 @@ impl RawSpec {
     }
 
     /// Validates the spec against the registry and `datasets` and applies `profile`.
-    pub fn plan(&self, text: &str, path: &Path, profile: Profile, datasets: &Registry) -> Result<Plan> {
+    pub fn plan(
+        &self,
+        text: &str,
+        path: &Path,
+        profile: Profile,
+        datasets: &Registry,
+    ) -> Result<Plan> {
         let c = Checker { text, path };
         let kind = match registry::kind(self.kind.get_ref()) {
             Some(k) => k,
@@ -357,7 +379,11 @@ impl RawSpec {
                 return c.error(
                     "kind",
                     &self.kind.span(),
-                    format!("unknown kind {:?}; known: {:?}", self.kind.get_ref(), registry::kind_names()),
+                    format!(
+                        "unknown kind {:?}; known: {:?}",
+                        self.kind.get_ref(),
+                        registry::kind_names()
+                    ),
                 )
             }
         };
@@ -396,7 +422,10 @@ impl RawSpec {
                 );
             }
         }
-        let pick = |section: &str, name: &str, value: &Spanned<toml::Value>| -> (String, Spanned<toml::Value>) {
+        let pick = |section: &str,
+                    name: &str,
+                    value: &Spanned<toml::Value>|
+         -> (String, Spanned<toml::Value>) {
             match overrides.get(name) {
                 Some(v) => (format!("profiles.quick.{name}"), v.clone()),
                 None => (format!("{section}.{name}"), value.clone()),
@@ -406,8 +435,19 @@ impl RawSpec {
         // [run]: the seed, the repetitions, the kind's parameters.
         let master_seed = match self.run.get("master_seed").map(|v| (v, v.get_ref())) {
             Some((_, toml::Value::Integer(s))) if *s >= 0 => *s as u64,
-            Some((v, other)) => return c.error("run.master_seed", &v.span(), format!("must be an integer >= 0, got {other}")),
-            None => return Err(Error::Spec { path: path.to_path_buf(), message: "[run] needs `master_seed`".into() }),
+            Some((v, other)) => {
+                return c.error(
+                    "run.master_seed",
+                    &v.span(),
+                    format!("must be an integer >= 0, got {other}"),
+                )
+            }
+            None => {
+                return Err(Error::Spec {
+                    path: path.to_path_buf(),
+                    message: "[run] needs `master_seed`".into(),
+                })
+            }
         };
         let repetitions = match self.run.get("repetitions") {
             Some(v) => {
@@ -417,7 +457,12 @@ impl RawSpec {
                     other => return c.error(&key, &v.span(), format!("must be an integer in 2..=10000 (error bars and checks need 2), got {other}")),
                 }
             }
-            None => return Err(Error::Spec { path: path.to_path_buf(), message: "[run] needs `repetitions`".into() }),
+            None => {
+                return Err(Error::Spec {
+                    path: path.to_path_buf(),
+                    message: "[run] needs `repetitions`".into(),
+                })
+            }
         };
 
         let mut groups: Vec<Group> = Vec::new();
@@ -430,8 +475,14 @@ impl RawSpec {
             }
             groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
         }
-        if !groups.iter().any(|g| g.names.iter().any(|n| n == "dataset")) {
-            return Err(Error::Spec { path: path.to_path_buf(), message: "[data] needs `dataset`".into() });
+        if !groups
+            .iter()
+            .any(|g| g.names.iter().any(|n| n == "dataset"))
+        {
+            return Err(Error::Spec {
+                path: path.to_path_buf(),
+                message: "[data] needs `dataset`".into(),
+            });
         }
         for (name, value) in &self.run {
             if name == "master_seed" || name == "repetitions" {
@@ -442,24 +493,56 @@ impl RawSpec {
         }
         for (name, value) in &self.kernel {
             let (key, value) = pick("kernel", name, value);
-            let column = if name == "name" { "kernel" } else { name.as_str() };
+            let column = if name == "name" {
+                "kernel"
+            } else {
+                name.as_str()
+            };
             groups.push(group_of(&c, &key, column, &value, Scope::Global)?);
         }
         for (name, value) in &self.grid {
             let (key, value) = pick("grid", name, value);
             groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
         }
-        for (section, column, tables) in [("maps", "map", &self.maps), ("learners", "learner", &self.learners)] {
+        for (section, column, tables) in [
+            ("maps", "map", &self.maps),
+            ("learners", "learner", &self.learners),
+        ] {
             for (component, table) in tables {
-                let known = if column == "map" { registry::map(component).is_some() } else { registry::learner(component).is_some() };
+                let known = if column == "map" {
+                    registry::map(component).is_some()
+                } else {
+                    registry::learner(component).is_some()
+                };
                 if !known {
-                    let names = if column == "map" { registry::map_names() } else { registry::learner_names() };
-                    let line = table.values().next().map(|v| line_of(text, &v.span())).unwrap_or(0);
-                    return Err(c.fail(&format!("{section}.{component}"), line, format!("unknown {column} {component:?}; known: {names:?}")));
+                    let names = if column == "map" {
+                        registry::map_names()
+                    } else {
+                        registry::learner_names()
+                    };
+                    let line = table
+                        .values()
+                        .next()
+                        .map(|v| line_of(text, &v.span()))
+                        .unwrap_or(0);
+                    return Err(c.fail(
+                        &format!("{section}.{component}"),
+                        line,
+                        format!("unknown {column} {component:?}; known: {names:?}"),
+                    ));
                 }
                 for (name, value) in table {
-                    let scope = Scope::Component { column, name: component.clone() };
-                    groups.push(group_of(&c, &format!("{section}.{component}.{name}"), name, value, scope)?);
+                    let scope = Scope::Component {
+                        column,
+                        name: component.clone(),
+                    };
+                    groups.push(group_of(
+                        &c,
+                        &format!("{section}.{component}.{name}"),
+                        name,
+                        value,
+                        scope,
+                    )?);
                 }
             }
         }
@@ -477,23 +560,42 @@ impl RawSpec {
                     let value = &row[k];
                     if name == "dataset" {
                         let Some(ds) = name_of(value) else {
-                            return Err(c.fail(&g.key, g.line, format!("a dataset is a name, got {value}")));
+                            return Err(c.fail(
+                                &g.key,
+                                g.line,
+                                format!("a dataset is a name, got {value}"),
+                            ));
                         };
                         if registry::generator(ds).is_none() && datasets.get(ds).is_err() {
-                            let mut known: Vec<String> = datasets.entries().iter().map(|e| e.name.clone()).collect();
+                            let mut known: Vec<String> =
+                                datasets.entries().iter().map(|e| e.name.clone()).collect();
                             known.extend(registry::GENERATORS.iter().map(|g| g.name.to_string()));
-                            return Err(c.fail(&g.key, g.line, format!("unknown dataset {ds:?}; known: {known:?}")));
+                            return Err(c.fail(
+                                &g.key,
+                                g.line,
+                                format!("unknown dataset {ds:?}; known: {known:?}"),
+                            ));
                         }
                     }
                     if let Some((known, what)) = &check {
                         match name_of(value) {
                             Some(n) if known.contains(&n) => {}
-                            _ => return Err(c.fail(&g.key, g.line, format!("unknown {what} {value}; known: {known:?}"))),
+                            _ => {
+                                return Err(c.fail(
+                                    &g.key,
+                                    g.line,
+                                    format!("unknown {what} {value}; known: {known:?}"),
+                                ))
+                            }
                         }
                     }
                 }
                 if name == "learner" && !kind.uses_learner {
-                    return Err(c.fail(&g.key, g.line, format!("kind {:?} trains no learner", kind.name)));
+                    return Err(c.fail(
+                        &g.key,
+                        g.line,
+                        format!("kind {:?} trains no learner", kind.name),
+                    ));
                 }
             }
         }
@@ -518,14 +620,20 @@ impl RawSpec {
             lists
         };
         let applicable = |cell: &RawCell, name: &str| {
-            COMPONENTS.contains(&name) || param_lists(cell).iter().any(|l| l.iter().any(|p| p.name == name))
+            COMPONENTS.contains(&name)
+                || param_lists(cell)
+                    .iter()
+                    .any(|l| l.iter().any(|p| p.name == name))
         };
         let raw_cells = grid::expand(&groups, &COMPONENTS, applicable);
 
         // A name no cell takes is a typo or a parameter of a component the spec does not use.
         for g in &groups {
             for name in &g.names {
-                let used = raw_cells.iter().any(|cell| cell.get(name).is_some() && cell.groups.iter().any(|&i| std::ptr::eq(&groups[i], g)));
+                let used = raw_cells.iter().any(|cell| {
+                    cell.get(name).is_some()
+                        && cell.groups.iter().any(|&i| std::ptr::eq(&groups[i], g))
+                });
                 if !used {
                     let mut known: BTreeSet<&str> = BTreeSet::new();
                     for cell in &raw_cells {
@@ -572,7 +680,10 @@ impl RawSpec {
             }
         }
         // A generator's parameters come right after the dataset.
-        let data_params: Vec<String> = order[0].iter().flat_map(|l| l.iter().map(|p| p.name.to_string())).collect();
+        let data_params: Vec<String> = order[0]
+            .iter()
+            .flat_map(|l| l.iter().map(|p| p.name.to_string()))
+            .collect();
         columns.sort_by_key(|c| {
             if c == "dataset" {
                 0
@@ -583,7 +694,11 @@ impl RawSpec {
             }
         });
 
-        let axes: BTreeSet<String> = groups.iter().filter(|g| g.is_axis).flat_map(|g| g.names.clone()).collect();
+        let axes: BTreeSet<String> = groups
+            .iter()
+            .filter(|g| g.is_axis)
+            .flat_map(|g| g.names.clone())
+            .collect();
 
         // Typed, defaulted cells.
         let mut cells = Vec::with_capacity(raw_cells.len());
@@ -591,7 +706,10 @@ impl RawSpec {
             cells.push(self.cell(&c, kind, raw, &groups, &columns, datasets)?);
         }
         if cells.is_empty() {
-            return Err(Error::Spec { path: path.to_path_buf(), message: "the grid has no cells".into() });
+            return Err(Error::Spec {
+                path: path.to_path_buf(),
+                message: "the grid has no cells".into(),
+            });
         }
         // Columns no cell fills (a parameter of no component used) are dropped.
         columns.retain(|col| cells.iter().any(|cell| cell.get(col).is_some()));
@@ -605,7 +723,11 @@ impl RawSpec {
         for (name, scope) in &self.seeds {
             if !kind.seeds.iter().any(|s| s.column == name) {
                 let known: Vec<&str> = kind.seeds.iter().map(|s| s.column).collect();
-                return c.error(&format!("seeds.{name}"), &scope.span(), format!("unknown seed; kind {:?} has {known:?}", kind.name));
+                return c.error(
+                    &format!("seeds.{name}"),
+                    &scope.span(),
+                    format!("unknown seed; kind {:?} has {known:?}", kind.name),
+                );
             }
             for axis in scope.get_ref() {
                 if axis != "repetition" && !axes.contains(axis) {
@@ -619,23 +741,38 @@ impl RawSpec {
             .map(|spec| match self.seeds.get(spec.column) {
                 Some(scope) => PlannedSeed {
                     spec,
-                    axes: columns.iter().filter(|col| scope.get_ref().contains(col)).cloned().collect(),
+                    axes: columns
+                        .iter()
+                        .filter(|col| scope.get_ref().contains(col))
+                        .cloned()
+                        .collect(),
                     with_repetition: scope.get_ref().iter().any(|a| a == "repetition"),
                 },
                 None => match spec.scope {
                     SeedScope::AllAxes => PlannedSeed {
                         spec,
-                        axes: columns.iter().filter(|col| axes.contains(*col)).cloned().collect(),
+                        axes: columns
+                            .iter()
+                            .filter(|col| axes.contains(*col))
+                            .cloned()
+                            .collect(),
                         with_repetition: true,
                     },
-                    SeedScope::Data { repetition } => PlannedSeed { spec, axes: data_axes.clone(), with_repetition: repetition },
+                    SeedScope::Data { repetition } => PlannedSeed {
+                        spec,
+                        axes: data_axes.clone(),
+                        with_repetition: repetition,
+                    },
                 },
             })
             .collect();
 
         let mut metrics: Vec<String> = kind.metrics.iter().map(|m| m.to_string()).collect();
         for learner in registry::LEARNERS {
-            if cells.iter().any(|cell| cell.learner.is_some_and(|l| l.name == learner.name)) {
+            if cells
+                .iter()
+                .any(|cell| cell.learner.is_some_and(|l| l.name == learner.name))
+            {
                 for extra in learner.extras {
                     if !metrics.iter().any(|m| m == extra) {
                         metrics.push(extra.to_string());
@@ -661,23 +798,52 @@ impl RawSpec {
             });
         }
 
-        let columns_for_outputs = Columns { coordinates: columns.clone(), metrics: metrics.clone() };
-        outputs::validate(&self.figures, &self.tables, &self.claims, &self.paper_values, &columns_for_outputs, text, path)?;
+        let columns_for_outputs = Columns {
+            coordinates: columns.clone(),
+            metrics: metrics.clone(),
+        };
+        outputs::validate(
+            &self.figures,
+            &self.tables,
+            &self.claims,
+            &self.paper_values,
+            &columns_for_outputs,
+            text,
+            path,
+        )?;
 
         let check_columns = self.check.columns.get_ref().clone();
         for column in &check_columns {
             if !metrics.contains(column) {
-                return c.error("check.columns", &self.check.columns.span(), format!("unknown metric {column:?}; known: {metrics:?}"));
+                return c.error(
+                    "check.columns",
+                    &self.check.columns.span(),
+                    format!("unknown metric {column:?}; known: {metrics:?}"),
+                );
             }
         }
         let check_rtol = match &self.check.rtol {
-            Some(r) if r.get_ref().is_finite() && *r.get_ref() >= 0.0 && *r.get_ref() < 1.0 => *r.get_ref(),
-            Some(r) => return c.error("check.rtol", &r.span(), format!("must be in [0, 1), got {}", r.get_ref())),
+            Some(r) if r.get_ref().is_finite() && *r.get_ref() >= 0.0 && *r.get_ref() < 1.0 => {
+                *r.get_ref()
+            }
+            Some(r) => {
+                return c.error(
+                    "check.rtol",
+                    &r.span(),
+                    format!("must be in [0, 1), got {}", r.get_ref()),
+                )
+            }
             None => 0.0,
         };
         let check_false_alarm = match &self.check.false_alarm {
             Some(a) if *a.get_ref() > 0.0 && *a.get_ref() <= 0.1 => *a.get_ref(),
-            Some(a) => return c.error("check.false_alarm", &a.span(), format!("must be in (0, 0.1], got {}", a.get_ref())),
+            Some(a) => {
+                return c.error(
+                    "check.false_alarm",
+                    &a.span(),
+                    format!("must be in (0, 0.1], got {}", a.get_ref()),
+                )
+            }
             None => 0.01,
         };
 
@@ -706,9 +872,18 @@ impl RawSpec {
         })
     }
 
-    fn preprocess(&self, c: &Checker<'_>, key: &str, value: &Spanned<toml::Value>) -> Result<Vec<PlannedStep>> {
+    fn preprocess(
+        &self,
+        c: &Checker<'_>,
+        key: &str,
+        value: &Spanned<toml::Value>,
+    ) -> Result<Vec<PlannedStep>> {
         let toml::Value::Array(items) = value.get_ref() else {
-            return c.error(key, &value.span(), format!("a list of steps, got {}", value.get_ref()));
+            return c.error(
+                key,
+                &value.span(),
+                format!("a list of steps, got {}", value.get_ref()),
+            );
         };
         let line = line_of(c.text, &value.span());
         let mut steps = Vec::with_capacity(items.len());
@@ -755,11 +930,22 @@ impl RawSpec {
         };
         let map = match text("map") {
             Some(m) => registry::map(m).expect("checked above"),
-            None => return Err(Error::Spec { path: c.path.to_path_buf(), message: "the spec names no map: set `map` in [grid]".into() }),
+            None => {
+                return Err(Error::Spec {
+                    path: c.path.to_path_buf(),
+                    message: "the spec names no map: set `map` in [grid]".into(),
+                })
+            }
         };
         let learner = text("learner").map(|l| registry::learner(l).expect("checked above"));
         if kind.uses_learner && learner.is_none() {
-            return Err(Error::Spec { path: c.path.to_path_buf(), message: format!("kind {:?} needs a learner: set `learner` in [grid]", kind.name) });
+            return Err(Error::Spec {
+                path: c.path.to_path_buf(),
+                message: format!(
+                    "kind {:?} needs a learner: set `learner` in [grid]",
+                    kind.name
+                ),
+            });
         }
         let kernel = text("kernel").map(|k| registry::kernel(k).expect("checked above"));
 
@@ -805,27 +991,45 @@ impl RawSpec {
         // Compatibility of the components.
         let (map_key, map_line) = origin("map");
         if kind.needs_feature_map && !matches!(map.features, registry::Features::Map(_)) {
-            return Err(c.fail(&map_key, map_line, format!(
-                "kind {:?} measures a feature map; {:?} has no features",
-                kind.name, map.name
-            )));
+            return Err(c.fail(
+                &map_key,
+                map_line,
+                format!(
+                    "kind {:?} measures a feature map; {:?} has no features",
+                    kind.name, map.name
+                ),
+            ));
         }
         match kernel {
             Some(k) if !map.kernels.is_empty() && !map.kernels.contains(&k.name) => {
-                return Err(c.fail(&map_key, map_line, format!(
-                    "map {:?} cannot approximate the {:?} kernel; it approximates {:?}",
-                    map.name, k.name, map.kernels
-                )))
+                return Err(c.fail(
+                    &map_key,
+                    map_line,
+                    format!(
+                        "map {:?} cannot approximate the {:?} kernel; it approximates {:?}",
+                        map.name, k.name, map.kernels
+                    ),
+                ))
             }
             None if !map.kernels.is_empty() => {
-                return Err(c.fail(&map_key, map_line, format!("map {:?} approximates a kernel: name it in [kernel]", map.name)))
+                return Err(c.fail(
+                    &map_key,
+                    map_line,
+                    format!(
+                        "map {:?} approximates a kernel: name it in [kernel]",
+                        map.name
+                    ),
+                ))
             }
             _ => {}
         }
         if let Some(k) = kernel {
             // A kernel parameter the kernel itself refuses (e.g. a gamma the sketches cannot
             // take) is caught here, before anything runs, unless it is a rule on the data.
-            let resolved = kernel_params.0.values().all(|v| !matches!(v, Value::Rule(_)));
+            let resolved = kernel_params
+                .0
+                .values()
+                .all(|v| !matches!(v, Value::Rule(_)));
             if resolved {
                 if let Err(e) = (k.build)(&kernel_params) {
                     return Err(c.fail(&origin("kernel").0, origin("kernel").1, e));
@@ -841,13 +1045,26 @@ impl RawSpec {
                 let (key, line) = origin("learner");
                 let why = match l.needs {
                     Needs::Kernel => "works on the exact kernel: pair it with map \"exact\"",
-                    Needs::Features => "trains on features: pair it with a feature map or \"none\", not \"exact\"",
+                    Needs::Features => {
+                        "trains on features: pair it with a feature map or \"none\", not \"exact\""
+                    }
                 };
-                return Err(c.fail(&key, line, format!("learner {:?} {why} (got map {:?})", l.name, map.name)));
+                return Err(c.fail(
+                    &key,
+                    line,
+                    format!("learner {:?} {why} (got map {:?})", l.name, map.name),
+                ));
             }
             if !l.tasks.contains(&task) {
                 let (key, line) = origin("learner");
-                return Err(c.fail(&key, line, format!("learner {:?} does not do {task:?} (dataset {dataset:?})", l.name)));
+                return Err(c.fail(
+                    &key,
+                    line,
+                    format!(
+                        "learner {:?} does not do {task:?} (dataset {dataset:?})",
+                        l.name
+                    ),
+                ));
             }
         }
 
@@ -858,9 +1075,15 @@ impl RawSpec {
                 "map" => Some(Value::Text(map.name.to_string())),
                 "learner" => learner.map(|l| Value::Text(l.name.to_string())),
                 "kernel" => kernel.map(|k| Value::Text(k.name.to_string())),
-                name => [&data_params, &kernel_params, &map_params, &learner_params, &kind_params]
-                    .iter()
-                    .find_map(|p| p.get(name).cloned()),
+                name => [
+                    &data_params,
+                    &kernel_params,
+                    &map_params,
+                    &learner_params,
+                    &kind_params,
+                ]
+                .iter()
+                .find_map(|p| p.get(name).cloned()),
             };
             if let Some(v) = value {
                 coordinates.push((col.clone(), v));
@@ -915,7 +1138,10 @@ pub fn load_plan(root: &Path, name: &str, profile: Profile) -> Result<Plan> {
     if plan.name != name {
         return Err(Error::Spec {
             path,
-            message: format!("`name = {:?}` differs from the file name {name:?}", plan.name),
+            message: format!(
+                "`name = {:?}` differs from the file name {name:?}",
+                plan.name
+            ),
         });
     }
     Ok(plan)

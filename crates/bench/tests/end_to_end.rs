@@ -172,6 +172,10 @@ n_components = [50, 200]
 [learners.ridge]
 lambda = [0.1, "cv"]
 
+[learners.linear-svm]
+C = [1.0, "cv"]
+folds = 3
+
 [[figures]]
 x = "n_components"
 y = "accuracy"
@@ -179,7 +183,7 @@ x_label = "D"
 y_label = "accuracy (%)"
 
 [[tables]]
-rows = ["map", "lambda"]
+rows = ["map", "lambda", "C"]
 columns = ["n_components"]
 value = "accuracy"
 format = "{mean:.1} ({train_seconds.mean:.2} s)"
@@ -249,7 +253,10 @@ fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
 
 fn column(path: &Path, name: &str) -> Vec<String> {
     let (header, rows) = csv(path);
-    let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"));
+    let i = header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"));
     rows.into_iter().map(|r| r[i].clone()).collect()
 }
 
@@ -293,8 +300,16 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     assert_eq!(outcome.rendered.tables.len(), 1);
     let table = std::fs::read_to_string(&outcome.rendered.tables[0]).unwrap();
     assert!(table.contains("| TS"), "{table}");
-    assert!(outcome.rendered.report.contains("TS below RM"), "{}", outcome.rendered.report);
-    assert!(outcome.rendered.claims.iter().all(|c| c.holds), "{:?}", outcome.rendered.claims);
+    assert!(
+        outcome.rendered.report.contains("TS below RM"),
+        "{}",
+        outcome.rendered.report
+    );
+    assert!(
+        outcome.rendered.claims.iter().all(|c| c.holds),
+        "{:?}",
+        outcome.rendered.claims
+    );
 
     let (report, _) = check("kernel-error-demo", Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
@@ -309,12 +324,22 @@ fn gram_error_end_to_end_on_synthetic_data() {
     let maps = column(&outcome.csv, "map");
     // d in {3, 6} x (prff, rff, orf, nystroem: 2 D; binning: 2 grids; rff laplacian: 2 D) x 2 reps.
     assert_eq!(maps.len(), 2 * (4 * 2 + 2 + 2) * 2);
-    let mse: Vec<f64> = column(&outcome.csv, "gram_mse").iter().map(|v| v.parse().unwrap()).collect();
+    let mse: Vec<f64> = column(&outcome.csv, "gram_mse")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
     assert!(mse.iter().all(|&m| m > 0.0 && m < 0.5), "{mse:?}");
     // Binning has no n_components; the Fourier maps have no n_grids.
-    let (d, grids) = (column(&outcome.csv, "n_components"), column(&outcome.csv, "n_grids"));
+    let (d, grids) = (
+        column(&outcome.csv, "n_components"),
+        column(&outcome.csv, "n_grids"),
+    );
     for ((m, d), g) in maps.iter().zip(&d).zip(&grids) {
-        assert_eq!(m == "random-binning", d.is_empty() && !g.is_empty(), "{m} {d} {g}");
+        assert_eq!(
+            m == "random-binning",
+            d.is_empty() && !g.is_empty(),
+            "{m} {d} {g}"
+        );
     }
     assert_png(&outcome.rendered.figures[0]);
     let (report, _) = check("gram-error-demo", Profile::Full, &options).unwrap();
@@ -328,7 +353,10 @@ fn timing_end_to_end() {
     let threads = column(&outcome.csv, "threads_used");
     assert_eq!(threads.len(), 4 * 2 * 2);
     assert!(threads.iter().all(|t| t == "1.0"), "{threads:?}");
-    let memory: Vec<f64> = column(&outcome.csv, "memory_bytes").iter().map(|v| v.parse().unwrap()).collect();
+    let memory: Vec<f64> = column(&outcome.csv, "memory_bytes")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
     let maps = column(&outcome.csv, "map");
     // Fastfood stores O(D) numbers, RFF and ORF a d x D matrix.
     for (m, b) in maps.iter().zip(&memory) {
@@ -345,15 +373,42 @@ fn learning_end_to_end() {
     let (_dir, options) = workspace();
     let outcome = reproduce("learning-demo", Profile::Full, &options).unwrap();
     let maps = column(&outcome.csv, "map");
-    // TS, RM, RFF(2 lambdas): 2 D each; exact, none: once; x 2 repetitions.
-    assert_eq!(maps.len(), (2 * 2 + 2 * 2 + 2) * 2);
-    let accuracy: Vec<f64> = column(&outcome.csv, "accuracy").iter().map(|v| v.parse().unwrap()).collect();
+    // TS, RM (2 C each), RFF (2 lambdas): 2 D each; exact once; none (2 C); x 2 repetitions.
+    assert_eq!(maps.len(), (3 * 2 * 2 + 1 + 2) * 2);
+    let accuracy: Vec<f64> = column(&outcome.csv, "accuracy")
+        .iter()
+        .map(|v| v.parse().unwrap())
+        .collect();
     // make_classification with 2 informative dimensions is well above chance for every method.
-    assert!(accuracy.iter().all(|&a| a > 60.0 && a <= 100.0), "{accuracy:?}");
+    assert!(
+        accuracy.iter().all(|&a| a > 60.0 && a <= 100.0),
+        "{accuracy:?}"
+    );
     let lambdas = column(&outcome.csv, "lambda");
     let learners = column(&outcome.csv, "learner");
     for (l, learner) in lambdas.iter().zip(&learners) {
         assert_eq!(learner == "ridge", !l.is_empty(), "{learner} {l}");
+    }
+    // A cross-validated C is reported with the value chosen and whether it sits at an edge.
+    let (c, chosen, edge) = (
+        column(&outcome.csv, "C"),
+        column(&outcome.csv, "C_chosen"),
+        column(&outcome.csv, "C_at_edge"),
+    );
+    for (((c, chosen), edge), learner) in c.iter().zip(&chosen).zip(&edge).zip(&learners) {
+        if learner != "linear-svm" {
+            // kernel-svm has a C of its own (no cross-validation), ridge none.
+            assert_eq!(c.is_empty(), learner == "ridge", "{learner}: {c}");
+            assert!(chosen.is_empty(), "{learner}: {chosen}");
+        } else if c == "cv" {
+            let chosen: f64 = chosen.parse().unwrap();
+            assert!(
+                chosen > 0.0 && (edge == "0.0" || edge == "1.0"),
+                "{chosen} {edge}"
+            );
+        } else {
+            assert_eq!((chosen.as_str(), edge.as_str()), ("1.0", "NaN"));
+        }
     }
     assert_png(&outcome.rendered.figures[0]);
     let (report, _) = check("learning-demo", Profile::Full, &options).unwrap();
@@ -369,7 +424,13 @@ fn edit(path: &Path, row: usize, column_name: &str, f: impl Fn(&str) -> String) 
     for r in rows {
         let quoted: Vec<String> = r
             .iter()
-            .map(|v| if v.contains(',') { format!("\"{v}\"") } else { v.clone() })
+            .map(|v| {
+                if v.contains(',') {
+                    format!("\"{v}\"")
+                } else {
+                    v.clone()
+                }
+            })
             .collect();
         text.push_str(&(quoted.join(",") + "\n"));
     }
@@ -384,7 +445,9 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     let pristine = std::fs::read_to_string(&path).unwrap();
 
     // One repetition edited from 0.25 to 1000.25: the exact comparison sees it.
-    edit(&path, 0, "relative_error", |v| (v.parse::<f64>().unwrap() + 1000.0).to_string());
+    edit(&path, 0, "relative_error", |v| {
+        (v.parse::<f64>().unwrap() + 1000.0).to_string()
+    });
     let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
     assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
     assert_eq!(report.failures[0].column, "relative_error");
@@ -404,14 +467,19 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
     assert!(
-        report.failures.iter().any(|f| f.column == "row" && f.detail.contains("not in the reference")),
+        report
+            .failures
+            .iter()
+            .any(|f| f.column == "row" && f.detail.contains("not in the reference")),
         "{:?}",
         report.failures
     );
 
     // A truncated file is an error naming the row, not a silent pass.
     std::fs::write(&path, &pristine[..pristine.len() - 40]).unwrap();
-    let err = check("kernel-error-demo", Profile::Quick, &options).unwrap_err().to_string();
+    let err = check("kernel-error-demo", Profile::Quick, &options)
+        .unwrap_err()
+        .to_string();
     assert!(err.contains("fields"), "{err}");
 
     // Another master seed: a correct rerun passes the statistical test.
@@ -427,7 +495,10 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
         )
         .unwrap();
         assert!(report.passed(), "seed {seed}: {:?}", report.failures);
-        assert!(matches!(report.mode, rfbench::check::Mode::OtherSeed { .. }));
+        assert!(matches!(
+            report.mode,
+            rfbench::check::Mode::OtherSeed { .. }
+        ));
     }
 }
 
@@ -435,19 +506,27 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
 fn results_do_not_depend_on_the_thread_count() {
     let (_dir, options) = workspace();
     let run_with = |threads: usize, name: &str, out: PathBuf| {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
         let options = RunOptions {
             out_dir: out,
             ..options.clone()
         };
-        pool.install(|| reproduce(name, Profile::Quick, &options).unwrap()).csv
+        pool.install(|| reproduce(name, Profile::Quick, &options).unwrap())
+            .csv
     };
-    for (name, metric) in [("kernel-error-demo", "relative_error")] {
-        let one = run_with(1, name, options.root.join("one"));
-        let three = run_with(3, name, options.root.join("three"));
-        assert_eq!(column(&one, metric), column(&three, metric));
-    }
-    for (name, metric) in [("gram-error-demo", "gram_mse"), ("learning-demo", "accuracy")] {
+    let one = run_with(1, "kernel-error-demo", options.root.join("one"));
+    let three = run_with(3, "kernel-error-demo", options.root.join("three"));
+    assert_eq!(
+        column(&one, "relative_error"),
+        column(&three, "relative_error")
+    );
+    for (name, metric) in [
+        ("gram-error-demo", "gram_mse"),
+        ("learning-demo", "accuracy"),
+    ] {
         std::fs::write(
             options.root.join(format!("experiments/{name}.toml")),
             std::fs::read_to_string(options.root.join(format!("experiments/{name}.toml")))
@@ -468,34 +547,145 @@ fn bad_specs_name_key_and_line() {
     // (spec, text replaced, replacement, line offset of the key from the replaced text's line,
     // words the error must contain)
     let cases: &[(&str, &str, &str, usize, &[&str])] = &[
-        ("learning-demo", "\"tensor-sketch\", \"polynomial\", \"linear-svm\"", "\"tensor-sketch\", \"polynomial\", \"linear-svn\"", 0, &["unknown learner", "linear-svn"]),
-        ("kernel-error-demo", "[\"rff\", \"gaussian\"]", "[\"rff\", \"polynomial\"]", 0, &["cannot approximate", "rff", "polynomial"]),
-        ("kernel-error-demo", "n_components = [64, 128]", "n_components = [64, 0]", 0, &["n_components", "got 0"]),
-        ("kernel-error-demo", "pairs = 300", "pairs = 5000000000", 0, &["pairs", "5000000000"]),
-        ("kernel-error-demo", "y = \"relative_error\"", "y = \"relative_eror\"", 0, &["figures", "relative_eror"]),
-        ("kernel-error-demo", "[\"nystroem\", \"gaussian\"]]", "[\"nystroem\"]]", 0, &["zipped", "entry 4 has 1 values"]),
-        ("kernel-error-demo", "n_components = [64, 128]", "n_components = [64, 64]", 0, &["twice"]),
-        ("kernel-error-demo", "n_components = [64, 128]", "n_components = [64, 128]\nwidth = 3", 1, &["no component", "width"]),
-        ("kernel-error-demo", "dataset = [\"tiny\", \"offline\"]", "dataset = [\"tiny\", \"huge\"]", 0, &["unknown dataset", "huge"]),
-        ("timing-demo", "repeats = 3", "repeats = 3\nrepeat = 2", 1, &["no component", "repeat"]),
-        ("learning-demo", "[\"exact\", \"polynomial\", \"kernel-svm\"]", "[\"exact\", \"polynomial\", \"linear-svm\"]", 0, &["trains on features"]),
-        ("kernel-error-demo", "columns = [\"relative_error\", \"median_relative_error\"]", "columns = [\"relative\"]", 0, &["check.columns", "relative"]),
-        ("kernel-error-demo", "degree = 2", "degree = 0", 0, &["degree", "got 0"]),
-        ("gram-error-demo", "[\"random-binning\", \"laplacian\"]", "[\"random-binning\", \"gaussian\"]", 0, &["cannot approximate", "random-binning", "gaussian"]),
-        ("timing-demo", "[\"orf\", \"matern\"]", "[\"exact\", \"matern\"]", 0, &["measures a feature map", "exact"]),
-        ("learning-demo", "lambda = [0.1, \"cv\"]", "lambda = [0.1, \"auto\"]", 0, &["lambda", "\"auto\""]),
-        ("gram-error-demo", "n_grids = [5, 20]", "n_grids = [5, 20]\nform = \"phase\"", 1, &["no component", "form"]),
+        (
+            "learning-demo",
+            "\"tensor-sketch\", \"polynomial\", \"linear-svm\"",
+            "\"tensor-sketch\", \"polynomial\", \"linear-svn\"",
+            0,
+            &["unknown learner", "linear-svn"],
+        ),
+        (
+            "kernel-error-demo",
+            "[\"rff\", \"gaussian\"]",
+            "[\"rff\", \"polynomial\"]",
+            0,
+            &["cannot approximate", "rff", "polynomial"],
+        ),
+        (
+            "kernel-error-demo",
+            "n_components = [64, 128]",
+            "n_components = [64, 0]",
+            0,
+            &["n_components", "got 0"],
+        ),
+        (
+            "kernel-error-demo",
+            "pairs = 300",
+            "pairs = 5000000000",
+            0,
+            &["pairs", "5000000000"],
+        ),
+        (
+            "kernel-error-demo",
+            "y = \"relative_error\"",
+            "y = \"relative_eror\"",
+            0,
+            &["figures", "relative_eror"],
+        ),
+        (
+            "kernel-error-demo",
+            "[\"nystroem\", \"gaussian\"]]",
+            "[\"nystroem\"]]",
+            0,
+            &["zipped", "entry 4 has 1 values"],
+        ),
+        (
+            "kernel-error-demo",
+            "n_components = [64, 128]",
+            "n_components = [64, 64]",
+            0,
+            &["twice"],
+        ),
+        (
+            "kernel-error-demo",
+            "n_components = [64, 128]",
+            "n_components = [64, 128]\nwidth = 3",
+            1,
+            &["no component", "width"],
+        ),
+        (
+            "kernel-error-demo",
+            "dataset = [\"tiny\", \"offline\"]",
+            "dataset = [\"tiny\", \"huge\"]",
+            0,
+            &["unknown dataset", "huge"],
+        ),
+        (
+            "timing-demo",
+            "repeats = 3",
+            "repeats = 3\nrepeat = 2",
+            1,
+            &["no component", "repeat"],
+        ),
+        (
+            "learning-demo",
+            "[\"exact\", \"polynomial\", \"kernel-svm\"]",
+            "[\"exact\", \"polynomial\", \"linear-svm\"]",
+            0,
+            &["trains on features"],
+        ),
+        (
+            "kernel-error-demo",
+            "columns = [\"relative_error\", \"median_relative_error\"]",
+            "columns = [\"relative\"]",
+            0,
+            &["check.columns", "relative"],
+        ),
+        (
+            "kernel-error-demo",
+            "degree = 2",
+            "degree = 0",
+            0,
+            &["degree", "got 0"],
+        ),
+        (
+            "gram-error-demo",
+            "[\"random-binning\", \"laplacian\"]",
+            "[\"random-binning\", \"gaussian\"]",
+            0,
+            &["cannot approximate", "random-binning", "gaussian"],
+        ),
+        (
+            "timing-demo",
+            "[\"orf\", \"matern\"]",
+            "[\"exact\", \"matern\"]",
+            0,
+            &["measures a feature map", "exact"],
+        ),
+        (
+            "learning-demo",
+            "lambda = [0.1, \"cv\"]",
+            "lambda = [0.1, \"auto\"]",
+            0,
+            &["lambda", "\"auto\""],
+        ),
+        (
+            "gram-error-demo",
+            "n_grids = [5, 20]",
+            "n_grids = [5, 20]\nform = \"phase\"",
+            1,
+            &["no component", "form"],
+        ),
     ];
     for (name, from, to, offset, needles) in cases {
         let path = options.root.join(format!("experiments/{name}.toml"));
         let original = std::fs::read_to_string(&path).unwrap();
         assert!(original.contains(from), "{name}: {from}");
-        let line = original[..original.find(from).unwrap()].matches('\n').count() + 1 + offset;
+        let line = original[..original.find(from).unwrap()]
+            .matches('\n')
+            .count()
+            + 1
+            + offset;
         let line = format!("(line {line})");
         std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
-        let err = load_plan(&options.root, name, Profile::Full).unwrap_err().to_string();
+        let err = load_plan(&options.root, name, Profile::Full)
+            .unwrap_err()
+            .to_string();
         for needle in needles.iter().chain([&line.as_str()]) {
-            assert!(err.contains(needle), "{name}: {to}: expected {needle:?} in: {err}");
+            assert!(
+                err.contains(needle),
+                "{name}: {to}: expected {needle:?} in: {err}"
+            );
         }
         std::fs::write(&path, original).unwrap();
     }

@@ -30,7 +30,10 @@ fn seed_keys_are_the_original_runners() {
         let seed = plan.seeds.iter().find(|s| s.spec.column == column).unwrap();
         plan.seed_key(seed, cell, rep)
     };
-    assert_eq!(key("seed", 0), "map=tensor-sketch|degree=2|offset=0|D=500|rep=0");
+    assert_eq!(
+        key("seed", 0),
+        "map=tensor-sketch|degree=2|offset=0|D=500|rep=0"
+    );
     assert_eq!(key("pair_seed", 2), "pairs|rep=2");
 }
 
@@ -91,16 +94,31 @@ fn every_spec_of_the_repository_plans() {
 #[test]
 fn the_readme_example_spec_plans() {
     let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
-    let start = readme.find("```toml\nname = ").expect("a spec in the README") + "```toml\n".len();
+    let start = readme
+        .find("```toml\nname = ")
+        .expect("a spec in the README")
+        + "```toml\n".len();
     let text = &readme[start..start + readme[start..].find("```").unwrap()];
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(dir.path().join("experiments")).unwrap();
-    std::fs::copy(root().join("datasets.toml"), dir.path().join("datasets.toml")).unwrap();
-    let name = text.lines().next().unwrap().trim_start_matches("name = ").trim_matches('"');
+    std::fs::copy(
+        root().join("datasets.toml"),
+        dir.path().join("datasets.toml"),
+    )
+    .unwrap();
+    let name = text
+        .lines()
+        .next()
+        .unwrap()
+        .trim_start_matches("name = ")
+        .trim_matches('"');
     std::fs::write(dir.path().join(format!("experiments/{name}.toml")), text).unwrap();
     for profile in [Profile::Full, Profile::Quick] {
         let plan = load_plan(dir.path(), name, profile).unwrap();
         // rff and nystroem at each D.
-        assert_eq!(plan.cells.len(), if profile == Profile::Full { 6 } else { 2 });
+        assert_eq!(
+            plan.cells.len(),
+            if profile == Profile::Full { 6 } else { 2 }
+        );
     }
 }

@@ -12,7 +12,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // 2,000 rows in [-1, 1]^5, target sin(3 x0) + x1 x2; the first 1,500 train, the rest test.
     let mut rng = ChaCha8Rng::seed_from_u64(0);
     let x = Array2::<f64>::from_shape_fn((2000, 5), |_| rng.random_range(-1.0..1.0));
-    let y = x.map_axis(Axis(1), |r| (3.0 * r[0]).sin() + r[1] * r[2]).insert_axis(Axis(1));
+    let y = x
+        .map_axis(Axis(1), |r| (3.0 * r[0]).sin() + r[1] * r[2])
+        .insert_axis(Axis(1));
 
     let kernel = ShiftInvariantKernel::gaussian(1.0)?; // exp(-|x - y|^2 / (2 sigma^2)), sigma = 1
     let map = RandomFourierParams::new(kernel, 500).seed(1).fit(5)?; // D = 500 features of d = 5

@@ -31,7 +31,11 @@ pub const KIND: KindInfo = KindInfo {
     doc: "The Gram matrix Z Z' of n_samples training rows against the exact kernel matrix, \
           block-wise: mean squared error over all entries (PRFF Figs. 1-2), relative Frobenius \
           error, max absolute error, bias.",
-    params: &[count("n_samples", None, "rows sampled from the training rows")],
+    params: &[count(
+        "n_samples",
+        None,
+        "rows sampled from the training rows",
+    )],
     metrics: &[
         "gram_mse",
         "relative_frobenius",
@@ -168,7 +172,11 @@ mod tests {
         let signed: f64 = diff.iter().sum();
         let max = diff.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         assert_eq!(sums.entries, (n * n) as f64);
-        assert!((sums.squared_error - sq).abs() <= 1e-9 * sq, "{} vs {sq}", sums.squared_error);
+        assert!(
+            (sums.squared_error - sq).abs() <= 1e-9 * sq,
+            "{} vs {sq}",
+            sums.squared_error
+        );
         assert!((sums.squared_exact - ex).abs() <= 1e-9 * ex);
         assert!((sums.signed_error - signed).abs() <= 1e-9 * sq.sqrt() * n as f64);
         assert_eq!(sums.max_abs_error, max);

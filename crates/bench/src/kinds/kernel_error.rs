@@ -49,7 +49,8 @@ pub const KIND: KindInfo = KindInfo {
             column: "pair_seed",
             prefix: Some("pairs"),
             scope: SeedScope::Data { repetition: true },
-            doc: "which pairs: the dataset's axes and the repetition (the same pairs for every map)",
+            doc:
+                "which pairs: the dataset's axes and the repetition (the same pairs for every map)",
         },
         DATA_SEED,
     ],
@@ -96,7 +97,12 @@ fn estimates(
             map.transform(Rows::Sparse(&right))?,
         );
         seconds += start.elapsed().as_secs_f64();
-        out.extend(zl.rows().into_iter().zip(zr.rows()).map(|(a, b)| plain_dot(a, b)));
+        out.extend(
+            zl.rows()
+                .into_iter()
+                .zip(zr.rows())
+                .map(|(a, b)| plain_dot(a, b)),
+        );
     }
     Ok((out, seconds))
 }
@@ -123,7 +129,9 @@ fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     };
     let (estimates, map_seconds) = estimates(map.as_ref(), x, &pairs)?;
     let errors = ErrorSummary::new(
-        pairs.iter().map(|&(i, j)| kernel.eval(&x.row(i), &x.row(j))),
+        pairs
+            .iter()
+            .map(|&(i, j)| kernel.eval(&x.row(i), &x.row(j))),
         estimates.iter().copied(),
     );
     let metrics = BTreeMap::from([

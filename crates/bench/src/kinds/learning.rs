@@ -31,7 +31,10 @@ pub const KIND: KindInfo = KindInfo {
           Rahimi & Recht Table 1, Fastfood Table 2, PRFF Fig. 3, the tutorial).",
     params: &[ParamSpec {
         name: "train_size",
-        kind: ParamKind::Int { min: 0, max: 1 << 31 },
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1 << 31,
+        },
         default: Some(Default::Int(0)),
         doc: "train on this many training rows drawn with data_seed (0: all)",
     }],
@@ -82,7 +85,10 @@ fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
         (0..n_train).collect()
     };
     let test_idx: Vec<usize> = (n_train..n).collect();
-    let (x_train, x_test) = (data.x.select_rows(&train_idx), data.x.select_rows(&test_idx));
+    let (x_train, x_test) = (
+        data.x.select_rows(&train_idx),
+        data.x.select_rows(&test_idx),
+    );
     let y_train: Vec<f64> = train_idx.iter().map(|&i| data.y[i]).collect();
     let y_test: Vec<f64> = test_idx.iter().map(|&i| data.y[i]).collect();
     let learner = ctx.cell.learner.ok_or_else(|| {

@@ -27,7 +27,11 @@ pub const KIND: KindInfo = KindInfo {
           memory of the fitted map; cells one at a time, thread count set and recorded \
           (TS Fig. 2, Fastfood Table 1).",
     params: &[
-        count("n_rows", None, "rows mapped per timed run (sampled from the training rows)"),
+        count(
+            "n_rows",
+            None,
+            "rows mapped per timed run (sampled from the training rows)",
+        ),
         count("repeats", Some(5), "timed runs; the median is reported"),
         ParamSpec {
             name: "warmup",

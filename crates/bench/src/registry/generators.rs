@@ -4,7 +4,7 @@
 
 use super::learners::TaskKind;
 use super::params::{count, non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
-use crate::data::{self, Dataset, DataError, MakeClassification};
+use crate::data::{self, DataError, Dataset, MakeClassification};
 
 pub type Generate = fn(&ParamValues, u64) -> Result<Dataset, DataError>;
 
@@ -19,13 +19,24 @@ pub struct GeneratorInfo {
 
 const N_TEST: ParamSpec = ParamSpec {
     name: "n_test",
-    kind: ParamKind::Int { min: 0, max: 1 << 31 },
+    kind: ParamKind::Int {
+        min: 0,
+        max: 1 << 31,
+    },
     default: Some(Default::Int(0)),
     doc: "the last n_test rows are the test rows",
 };
 
 const fn small(name: &'static str, default: i64, doc: &'static str) -> ParamSpec {
-    ParamSpec { name, kind: ParamKind::Int { min: 0, max: 1 << 20 }, default: Some(Default::Int(default)), doc }
+    ParamSpec {
+        name,
+        kind: ParamKind::Int {
+            min: 0,
+            max: 1 << 20,
+        },
+        default: Some(Default::Int(default)),
+        doc,
+    }
 }
 
 fn gaussian(p: &ParamValues, seed: u64) -> Result<Dataset, DataError> {
@@ -51,7 +62,11 @@ pub const GENERATORS: &[GeneratorInfo] = &[
     GeneratorInfo {
         name: "gaussian",
         doc: "n rows of i.i.d. N(0, 1) coordinates in d dimensions (labels 0)",
-        params: &[count("n", None, "rows"), count("d", None, "dimension"), N_TEST],
+        params: &[
+            count("n", None, "rows"),
+            count("d", None, "dimension"),
+            N_TEST,
+        ],
         task: TaskKind::Regression,
         generate: gaussian,
     },
@@ -63,9 +78,17 @@ pub const GENERATORS: &[GeneratorInfo] = &[
             count("n", Some(100), "rows"),
             count("d", Some(20), "features"),
             small("n_informative", 2, "informative features"),
-            small("n_redundant", 2, "linear combinations of the informative ones"),
+            small(
+                "n_redundant",
+                2,
+                "linear combinations of the informative ones",
+            ),
             count("n_classes", Some(2), "classes"),
-            count("n_clusters_per_class", Some(2), "Gaussian clusters per class"),
+            count(
+                "n_clusters_per_class",
+                Some(2),
+                "Gaussian clusters per class",
+            ),
             positive("class_sep", Some(1.0), "half the side of the hypercube"),
             non_negative("flip_y", 0.01, "fraction of labels flipped at random"),
             N_TEST,

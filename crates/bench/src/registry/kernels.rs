@@ -64,8 +64,16 @@ pub const KERNELS: &[KernelInfo] = &[
                 default: None,
                 doc: "p, the degree",
             },
-            positive("gamma", Some(1.0), "scale of the inner product (LIBSVM's -g); the sketches need 1"),
-            non_negative("offset", 0.0, "c, LIBSVM's coef0 (-r); 0 is the homogeneous kernel"),
+            positive(
+                "gamma",
+                Some(1.0),
+                "scale of the inner product (LIBSVM's -g); the sketches need 1",
+            ),
+            non_negative(
+                "offset",
+                0.0,
+                "c, LIBSVM's coef0 (-r); 0 is the homogeneous kernel",
+            ),
         ],
         build: polynomial,
         label: polynomial_label,

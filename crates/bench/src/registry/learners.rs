@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use ndarray::{Array2, Axis};
 use rfbench_learners::{
-    class_labels_from_f64, CachedKernelSvmParams, CrossValidation, KernelRidgeParams,
-    LearnerError, LinearSvmParams, RidgeClassifierParams, RidgeParams, SvmLoss,
+    class_labels_from_f64, CachedKernelSvmParams, CrossValidation, KernelRidgeParams, LearnerError,
+    LinearSvmParams, RidgeClassifierParams, RidgeParams, SvmLoss,
 };
 use rfbench_maps::{Kernel, Rows};
 
@@ -97,8 +97,15 @@ fn ridge_params(p: &ParamValues, seed: u64) -> (RidgeParams, bool) {
 /// The lambda used, and whether cross-validation chose it at an edge of the range it searched
 /// (then the optimum may lie beyond: the runner warns).
 fn lambda_extras(model: &rfbench_learners::Ridge, cv: bool) -> Vec<(&'static str, f64)> {
-    let at_edge = if cv { f64::from(u8::from(model.lambda_at_edge())) } else { f64::NAN };
-    vec![("lambda_chosen", model.lambda()), ("lambda_at_edge", at_edge)]
+    let at_edge = if cv {
+        f64::from(u8::from(model.lambda_at_edge()))
+    } else {
+        f64::NAN
+    };
+    vec![
+        ("lambda_chosen", model.lambda()),
+        ("lambda_at_edge", at_edge),
+    ]
 }
 
 fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
@@ -119,7 +126,9 @@ fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
             })
         }
         TaskKind::Regression => {
-            let y = ndarray::ArrayView1::from(i.y_train).insert_axis(Axis(1)).to_owned();
+            let y = ndarray::ArrayView1::from(i.y_train)
+                .insert_axis(Axis(1))
+                .to_owned();
             let (model, train_seconds) = timed(|| params.fit(z.view(), y.view()));
             let model = model?;
             let (pred, predict_seconds) = timed(|| model.predict(zt.view()));
@@ -133,6 +142,17 @@ fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
     }
 }
 
+/// Cross-validation of a hyper-parameter over `2^-5..2^5`, extended while the best value is at
+/// an edge up to `2^-15..2^15` (the learners' [`rfbench_learners::GridSearch`]).
+fn search_grid(folds: usize, seed: u64) -> CrossValidation {
+    CrossValidation {
+        grid: (-5..=5).map(|k| 2f64.powi(k)).collect(),
+        folds,
+        seed,
+        limits: Some((2f64.powi(-15), 2f64.powi(15))),
+    }
+}
+
 fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
     let p = i.params;
     let loss = if p.text("loss") == "l1" {
@@ -141,18 +161,37 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         SvmLoss::L2
     };
     let bias = p.f64("bias");
+    let c = p.get("C").and_then(|v| v.as_f64());
     let params = LinearSvmParams::new()
-        .c(p.f64("C"))
+        .c(c.unwrap_or(1.0))
         .loss(loss)
         .eps(p.f64("eps"))
         .max_iter(p.usize("max_iter"))
         .bias((bias > 0.0).then_some(bias))
         .seed(i.seed);
     let labels = class_labels_from_f64(i.y_train)?;
-    let (model, train_seconds) = timed(|| params.fit(i.train, &labels));
-    let model = model?;
+    let (fitted, train_seconds) = timed(|| -> Result<_, LearnerError> {
+        let valid = params.check()?;
+        match c {
+            Some(_) => Ok((valid.fit(i.train, &labels)?, None)),
+            None => {
+                let (model, search) = valid.fit_cross_validated(
+                    i.train,
+                    &labels,
+                    &search_grid(p.usize("folds"), i.seed),
+                )?;
+                Ok((model, Some(search)))
+            }
+        }
+    });
+    let (model, search) = fitted?;
     let (pred, predict_seconds) = timed(|| model.predict(i.test));
-    let iterations = model.reports().iter().map(|r| r.iterations).max().unwrap_or(0);
+    let iterations = model
+        .reports()
+        .iter()
+        .map(|r| r.iterations)
+        .max()
+        .unwrap_or(0);
     Ok(LearnerOutput {
         predictions: labels_to_f64(pred?),
         train_seconds,
@@ -160,6 +199,16 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         extras: vec![
             ("iterations", iterations as f64),
             ("converged", f64::from(u8::from(model.converged()))),
+            (
+                "C_chosen",
+                search.as_ref().map_or(c.unwrap_or(f64::NAN), |s| s.chosen),
+            ),
+            (
+                "C_at_edge",
+                search
+                    .as_ref()
+                    .map_or(f64::NAN, |s| f64::from(u8::from(s.at_edge))),
+            ),
         ],
     })
 }
@@ -182,26 +231,73 @@ fn kernel_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         extras: vec![
             ("iterations", iterations as f64),
             ("converged", f64::from(u8::from(model.converged()))),
-            ("support_vectors", model.support_vector_indices().len() as f64),
+            (
+                "support_vectors",
+                model.support_vector_indices().len() as f64,
+            ),
         ],
     })
 }
 
 fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
-    let params = KernelRidgeParams::new().lambda(i.params.f64("lambda"));
-    let y = ndarray::ArrayView1::from(i.y_train).insert_axis(Axis(1)).to_owned();
-    let (model, train_seconds) = timed(|| params.fit(*i.kernel, i.train, y.view()));
-    let model = model?;
+    let lambda = i.params.get("lambda").and_then(|v| v.as_f64());
+    let y = ndarray::ArrayView1::from(i.y_train)
+        .insert_axis(Axis(1))
+        .to_owned();
+    let (fitted, train_seconds) = timed(|| -> Result<_, LearnerError> {
+        let valid = KernelRidgeParams::new()
+            .lambda(lambda.unwrap_or(1.0))
+            .check()?;
+        match lambda {
+            Some(_) => Ok((valid.fit(*i.kernel, i.train, y.view())?, None)),
+            None => {
+                let cv = CrossValidation {
+                    folds: i.params.usize("folds"),
+                    seed: i.seed,
+                    ..CrossValidation::default()
+                };
+                let (model, search) =
+                    valid.fit_cross_validated(*i.kernel, i.train, y.view(), &cv)?;
+                Ok((model, Some(search)))
+            }
+        }
+    });
+    let (model, search) = fitted?;
     let (pred, predict_seconds) = timed(|| model.predict(i.test));
     Ok(LearnerOutput {
         predictions: pred?.column(0).to_vec(),
         train_seconds,
         predict_seconds,
-        extras: Vec::new(),
+        extras: vec![
+            (
+                "lambda_chosen",
+                search
+                    .as_ref()
+                    .map_or(lambda.unwrap_or(f64::NAN), |s| s.chosen),
+            ),
+            (
+                "lambda_at_edge",
+                search
+                    .as_ref()
+                    .map_or(f64::NAN, |s| f64::from(u8::from(s.at_edge))),
+            ),
+        ],
     })
 }
 
 const C: ParamSpec = positive("C", Some(1.0), "penalty of the hinge losses");
+const C_OR_CV: ParamSpec = ParamSpec {
+    name: "C",
+    kind: ParamKind::NumberOrCv,
+    default: Some(Default::Float(1.0)),
+    doc: "penalty of the hinge losses, or \"cv\": k-fold cross-validation on the training rows over 2^-5..2^5, extended while at an edge up to 2^-15..2^15",
+};
+const FOLDS: ParamSpec = ParamSpec {
+    name: "folds",
+    kind: ParamKind::Int { min: 2, max: 100 },
+    default: Some(Default::Int(5)),
+    doc: "folds of the cross-validation",
+};
 const BOTH: &[TaskKind] = &[TaskKind::Classification, TaskKind::Regression];
 
 pub const LEARNERS: &[LearnerInfo] = &[
@@ -210,7 +306,8 @@ pub const LEARNERS: &[LearnerInfo] = &[
         label: "linear SVM",
         doc: "Linear SVM by dual coordinate descent (LIBLINEAR's solver), one-vs-rest.",
         params: &[
-            C,
+            C_OR_CV,
+            FOLDS,
             choice("loss", &["l1", "l2"], "l2", "l1: hinge (LIBLINEAR -s 3); l2: squared hinge (-s 1, its default)"),
             positive("eps", Some(0.1), "stopping tolerance on the projected-gradient gap (LIBLINEAR -e)"),
             ParamSpec {
@@ -228,7 +325,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
         ],
         needs: Needs::Features,
         tasks: &[TaskKind::Classification],
-        extras: &["iterations", "converged"],
+        extras: &["iterations", "converged", "C_chosen", "C_at_edge"],
         train: linear_svm,
     },
     LearnerInfo {
@@ -242,12 +339,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
                 default: Some(Default::Text("cv")),
                 doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows",
             },
-            ParamSpec {
-                name: "folds",
-                kind: ParamKind::Int { min: 2, max: 100 },
-                default: Some(Default::Int(5)),
-                doc: "folds of the cross-validation",
-            },
+            FOLDS,
         ],
         needs: Needs::Features,
         tasks: BOTH,
@@ -274,10 +366,18 @@ pub const LEARNERS: &[LearnerInfo] = &[
         name: "kernel-ridge",
         label: "kernel ridge",
         doc: "Exact kernel ridge regression (Cholesky of K + lambda I); needs map \"exact\".",
-        params: &[positive("lambda", None, "regularisation")],
+        params: &[
+            ParamSpec {
+                name: "lambda",
+                kind: ParamKind::NumberOrCv,
+                default: Some(Default::Text("cv")),
+                doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows (2^-10..2^10, extended while at an edge up to 2^-30..2^30)",
+            },
+            FOLDS,
+        ],
         needs: Needs::Kernel,
         tasks: &[TaskKind::Regression],
-        extras: &[],
+        extras: &["lambda_chosen", "lambda_at_edge"],
         train: kernel_ridge,
     },
 ];

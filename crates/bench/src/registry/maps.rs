@@ -72,7 +72,9 @@ fn form(p: &ParamValues) -> FourierForm {
     }
 }
 
-fn boxed<M: DynFeatureMap + 'static>(m: Result<M, MapError>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+fn boxed<M: DynFeatureMap + 'static>(
+    m: Result<M, MapError>,
+) -> Result<Box<dyn DynFeatureMap>, MapError> {
     m.map(|m| Box::new(m) as Box<dyn DynFeatureMap>)
 }
 
@@ -146,9 +148,8 @@ fn fastfood_fft(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError
 
 fn random_binning(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
     boxed(
-        RandomBinningParams::for_kernel(&i.kernel, i.params.usize("n_grids")).and_then(|p| {
-            p.width(i.params.usize("width")).seed(i.seed).fit(d(i))
-        }),
+        RandomBinningParams::for_kernel(&i.kernel, i.params.usize("n_grids"))
+            .and_then(|p| p.width(i.params.usize("width")).seed(i.seed).fit(d(i))),
     )
 }
 

@@ -62,9 +62,12 @@ pub fn labels() -> Vec<((String, String), String)> {
     let maps = MAPS
         .iter()
         .map(|m| (("map".to_string(), m.name.to_string()), m.label.to_string()));
-    let learners = LEARNERS
-        .iter()
-        .map(|l| (("learner".to_string(), l.name.to_string()), l.label.to_string()));
+    let learners = LEARNERS.iter().map(|l| {
+        (
+            ("learner".to_string(), l.name.to_string()),
+            l.label.to_string(),
+        )
+    });
     maps.chain(learners).collect()
 }
 
@@ -167,7 +170,15 @@ pub fn reference_markdown() -> String {
     for k in KINDS {
         let _ = writeln!(s, "### `{}`\n\n{}\n", k.name, k.doc);
         params_table(&mut s, k.params);
-        let _ = writeln!(s, "Metrics: {}.\n", k.metrics.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            s,
+            "Metrics: {}.\n",
+            k.metrics
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         let _ = writeln!(s, "Seeds (CSV column: default scope):\n");
         for seed in k.seeds {
             let _ = writeln!(s, "- `{}`: {}", seed.column, seed.doc);
@@ -181,7 +192,15 @@ pub fn reference_markdown() -> String {
             let _ = writeln!(s, "Paper: {}.", m.paper);
         }
         if !m.kernels.is_empty() {
-            let _ = writeln!(s, "Kernels: {}.", m.kernels.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "));
+            let _ = writeln!(
+                s,
+                "Kernels: {}.",
+                m.kernels
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
         }
         if m.fits_on_data {
             let _ = writeln!(s, "Fitted on the training rows.");
@@ -193,7 +212,15 @@ pub fn reference_markdown() -> String {
     for l in LEARNERS {
         let _ = writeln!(s, "### `{}`\n\n{}\n", l.name, l.doc);
         params_table(&mut s, l.params);
-        let _ = writeln!(s, "Diagnostic columns: {}.\n", l.extras.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(
+            s,
+            "Diagnostic columns: {}.\n",
+            l.extras
+                .iter()
+                .map(|m| format!("`{m}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let _ = writeln!(s, "## Kernels (`[kernel] name = ...`)\n");
     for k in KERNELS {

@@ -89,9 +89,16 @@ impl Value {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ParamKind {
     /// An integer in `min..=max`.
-    Int { min: i64, max: i64 },
+    Int {
+        min: i64,
+        max: i64,
+    },
     /// A finite number in the interval; `open_min` excludes `min` itself.
-    Float { min: f64, max: f64, open_min: bool },
+    Float {
+        min: f64,
+        max: f64,
+        open_min: bool,
+    },
     Bool,
     /// One of the listed words.
     Choice(&'static [&'static str]),
@@ -107,11 +114,7 @@ impl fmt::Display for ParamKind {
         match *self {
             ParamKind::Int { min, max } if max == i64::MAX => write!(f, "integer >= {min}"),
             ParamKind::Int { min, max } => write!(f, "integer in {min}..={max}"),
-            ParamKind::Float {
-                min,
-                max,
-                open_min,
-            } => {
+            ParamKind::Float { min, max, open_min } => {
                 let lo = if open_min { ">" } else { ">=" };
                 if max.is_infinite() {
                     write!(f, "number {lo} {min}")
@@ -168,12 +171,7 @@ impl ParamSpec {
     /// Validates a TOML value against the kind; the error says what is wrong without saying
     /// where (the caller names the key and line).
     pub fn parse(&self, value: &toml::Value) -> Result<Value, String> {
-        let bad = |what: &str| {
-            Err(format!(
-                "`{}` must be {}, got {what}",
-                self.name, self.kind
-            ))
-        };
+        let bad = |what: &str| Err(format!("`{}` must be {}, got {what}", self.name, self.kind));
         match (self.kind, value) {
             (ParamKind::Int { min, max }, toml::Value::Integer(v)) => {
                 if (min..=max).contains(v) {
@@ -185,14 +183,7 @@ impl ParamSpec {
             (ParamKind::Float { .. }, toml::Value::Integer(v)) => {
                 self.parse(&toml::Value::Float(*v as f64))
             }
-            (
-                ParamKind::Float {
-                    min,
-                    max,
-                    open_min,
-                },
-                toml::Value::Float(v),
-            ) => {
+            (ParamKind::Float { min, max, open_min }, toml::Value::Float(v)) => {
                 let above = if open_min { *v > min } else { *v >= min };
                 if v.is_finite() && above && *v <= max {
                     Ok(Value::Float(*v))
@@ -243,7 +234,11 @@ fn parse_rule(name: &str, table: &toml::Table) -> Result<Value, String> {
         Some(toml::Value::Float(p)) => *p,
         Some(toml::Value::Integer(p)) => *p as f64,
         None => return Err(format!("`{name}`: a bandwidth rule needs `percentile`")),
-        Some(other) => return Err(format!("`{name}`: percentile must be a number, got {other}")),
+        Some(other) => {
+            return Err(format!(
+                "`{name}`: percentile must be a number, got {other}"
+            ))
+        }
     };
     if !(percentile > 0.0 && percentile <= 100.0) {
         return Err(format!(
@@ -378,13 +373,11 @@ mod tests {
             default: None,
             doc: "",
         };
-        assert_eq!(
-            sigma.parse(&toml::Value::Integer(2)),
-            Ok(Value::Float(2.0))
-        );
+        assert_eq!(sigma.parse(&toml::Value::Integer(2)), Ok(Value::Float(2.0)));
         assert!(sigma.parse(&toml::Value::Float(-1.0)).is_err());
         assert!(sigma.parse(&toml::Value::Float(f64::NAN)).is_err());
-        let rule: toml::Value = toml::from_str::<toml::Table>("r = { percentile = 5 }").unwrap()["r"].clone();
+        let rule: toml::Value =
+            toml::from_str::<toml::Table>("r = { percentile = 5 }").unwrap()["r"].clone();
         assert_eq!(
             sigma.parse(&rule),
             Ok(Value::Rule(BandwidthRule {
@@ -392,7 +385,8 @@ mod tests {
                 pairs: 10_000
             }))
         );
-        let bad: toml::Value = toml::from_str::<toml::Table>("r = { percentile = 0 }").unwrap()["r"].clone();
+        let bad: toml::Value =
+            toml::from_str::<toml::Table>("r = { percentile = 0 }").unwrap()["r"].clone();
         assert!(sigma.parse(&bad).unwrap_err().contains("(0, 100]"));
         let form = choice("form", &["paired", "phase"], "paired", "");
         assert!(form
