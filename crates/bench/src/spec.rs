@@ -277,57 +277,58 @@ fn group_of(
     if names.iter().any(|n| n.is_empty()) {
         return Err(c.fail(key, line, "an empty name in a zipped axis"));
     }
-    let (rows, is_axis) =
-        match (value.get_ref(), names.len()) {
-            (toml::Value::Array(items), 1) => {
-                if items.is_empty() {
-                    return Err(c.fail(key, line, "the list is empty"));
-                }
-                (
-                    items.iter().map(|v| vec![v.clone()]).collect::<Vec<_>>(),
-                    true,
-                )
+    let (rows, is_axis) = match (value.get_ref(), names.len()) {
+        (toml::Value::Array(items), 1) => {
+            if items.is_empty() {
+                return Err(c.fail(key, line, "the list is empty"));
             }
-            (other, 1) => (vec![vec![other.clone()]], false),
-            (toml::Value::Array(items), n) => {
-                let mut rows = Vec::new();
-                for (i, item) in items.iter().enumerate() {
-                    match item {
-                        toml::Value::Array(row) if row.len() == n => rows.push(row.clone()),
-                        toml::Value::Array(row) => {
-                            return Err(c.fail(
-                                key,
-                                line,
-                                format!(
-                                    "zipped axis of {n} names: entry {} has {} values",
-                                    i + 1,
-                                    row.len()
-                                ),
-                            ))
-                        }
-                        other => return Err(c.fail(
+            (
+                items.iter().map(|v| vec![v.clone()]).collect::<Vec<_>>(),
+                true,
+            )
+        }
+        (other, 1) => (vec![vec![other.clone()]], false),
+        (toml::Value::Array(items), n) => {
+            let mut rows = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    toml::Value::Array(row) if row.len() == n => rows.push(row.clone()),
+                    toml::Value::Array(row) => {
+                        return Err(c.fail(
+                            key,
+                            line,
+                            format!(
+                                "zipped axis of {n} names: entry {} has {} values",
+                                i + 1,
+                                row.len()
+                            ),
+                        ))
+                    }
+                    other => {
+                        return Err(c.fail(
                             key,
                             line,
                             format!(
                                 "zipped axis: entry {} must be a list of {n} values, got {other}",
                                 i + 1
                             ),
-                        )),
+                        ))
                     }
                 }
-                if rows.is_empty() {
-                    return Err(c.fail(key, line, "the list is empty"));
-                }
-                (rows, true)
             }
-            (other, n) => {
-                return Err(c.fail(
-                    key,
-                    line,
-                    format!("a zipped axis of {n} names needs a list of lists, got {other}"),
-                ))
+            if rows.is_empty() {
+                return Err(c.fail(key, line, "the list is empty"));
             }
-        };
+            (rows, true)
+        }
+        (other, n) => {
+            return Err(c.fail(
+                key,
+                line,
+                format!("a zipped axis of {n} names needs a list of lists, got {other}"),
+            ))
+        }
+    };
     let mut seen = BTreeSet::new();
     for row in &rows {
         let shown = format!("{row:?}");

@@ -50,35 +50,13 @@ pub struct RawFigure {
 const ERROR_BARS: [&str; 3] = ["sd", "se", "none"];
 
 pub(super) fn validate(c: &Checker, figures: &[RawFigure]) -> Result<()> {
-    let mut names = BTreeMap::new();
-    let mut unnamed: Option<usize> = None;
+    c.unique_names(
+        "figures",
+        "figure",
+        figures.iter().map(|x| (x.name.as_ref(), x.x.span())),
+    )?;
     for (i, f) in figures.iter().enumerate() {
         let key = format!("figures[{i}]");
-        match &f.name {
-            Some(name) => {
-                c.file_name(&format!("{key}.name"), name)?;
-                if let Some(first) = names.insert(name.get_ref().clone(), i) {
-                    return Err(c.error(
-                        &format!("{key}.name"),
-                        &name.span(),
-                        format!("figures[{first}] already has the name {:?}", name.get_ref()),
-                    ));
-                }
-            }
-            None => {
-                if let Some(first) = unnamed {
-                    return Err(c.error(
-                        &key,
-                        &f.x.span(),
-                        format!(
-                            "figures[{first}] already has no name; every other figure needs \
-                             `name = \"...\"` (it is the file name's suffix)"
-                        ),
-                    ));
-                }
-                unnamed = Some(i);
-            }
-        }
         c.coordinate(&format!("{key}.x"), &f.x)?;
         c.metric(&format!("{key}.y"), &f.y)?;
         if let Some(panels) = &f.panels {

@@ -52,35 +52,13 @@ pub const DEFAULT_FORMAT: &str = "{mean:.4} ± {sd:.4}";
 pub const STATISTICS: [&str; 6] = ["mean", "sd", "se", "count", "min", "max"];
 
 pub(super) fn validate(c: &Checker, tables: &[RawTable]) -> Result<()> {
-    let mut names = BTreeMap::new();
-    let mut unnamed: Option<usize> = None;
+    c.unique_names(
+        "tables",
+        "table",
+        tables.iter().map(|x| (x.name.as_ref(), x.value.span())),
+    )?;
     for (i, t) in tables.iter().enumerate() {
         let key = format!("tables[{i}]");
-        match &t.name {
-            Some(name) => {
-                c.file_name(&format!("{key}.name"), name)?;
-                if let Some(first) = names.insert(name.get_ref().clone(), i) {
-                    return Err(c.error(
-                        &format!("{key}.name"),
-                        &name.span(),
-                        format!("tables[{first}] already has the name {:?}", name.get_ref()),
-                    ));
-                }
-            }
-            None => {
-                if let Some(first) = unnamed {
-                    return Err(c.error(
-                        &key,
-                        &t.value.span(),
-                        format!(
-                            "tables[{first}] already has no name; every other table needs \
-                             `name = \"...\"` (it is the file name's suffix)"
-                        ),
-                    ));
-                }
-                unnamed = Some(i);
-            }
-        }
         if t.rows.get_ref().is_empty() {
             return Err(c.error(&format!("{key}.rows"), &t.rows.span(), "the list is empty"));
         }

@@ -116,6 +116,51 @@ impl Checker<'_> {
         ))
     }
 
+    /// Outputs of one section (`figures`, `tables`) have distinct names, usable in file names,
+    /// and at most one has none (the name is the file name's suffix). `items`: each output's
+    /// name and a span to point at when it has none.
+    pub fn unique_names<'a>(
+        &self,
+        section: &str,
+        singular: &str,
+        items: impl Iterator<Item = (Option<&'a Spanned<String>>, Range<usize>)>,
+    ) -> Result<()> {
+        let mut names = std::collections::BTreeMap::new();
+        let mut unnamed: Option<usize> = None;
+        for (i, (name, span)) in items.enumerate() {
+            let key = format!("{section}[{i}]");
+            match name {
+                Some(name) => {
+                    self.file_name(&format!("{key}.name"), name)?;
+                    if let Some(first) = names.insert(name.get_ref().clone(), i) {
+                        return Err(self.error(
+                            &format!("{key}.name"),
+                            &name.span(),
+                            format!(
+                                "{section}[{first}] already has the name {:?}",
+                                name.get_ref()
+                            ),
+                        ));
+                    }
+                }
+                None => {
+                    if let Some(first) = unnamed {
+                        return Err(self.error(
+                            &key,
+                            &span,
+                            format!(
+                                "{section}[{first}] already has no name; every other {singular} \
+                                 needs `name = \"...\"` (it is the file name's suffix)"
+                            ),
+                        ));
+                    }
+                    unnamed = Some(i);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// An output name must be usable in a file name.
     pub fn file_name(&self, key: &str, name: &Spanned<String>) -> Result<()> {
         let n = name.get_ref();
