@@ -82,6 +82,11 @@ pub struct RawCheck {
     /// Other master seed: the probability, over the whole file, that a correct rerun fails.
     #[serde(default)]
     pub false_alarm: Option<Spanned<f64>>,
+    /// Other master seed: the metrics tested statistically (default: `columns`). A metric whose
+    /// repetitions take few distinct values (a median of lattice-valued errors) breaks the t
+    /// test's model and belongs in `columns` only.
+    #[serde(default)]
+    pub statistical: Option<Spanned<Vec<String>>>,
 }
 
 /// Which grid cells to run: the spec's own lists or its quick profile.
@@ -194,6 +199,8 @@ pub struct Plan {
     pub claims: Vec<RawClaim>,
     pub paper_values: Vec<RawPaperValue>,
     pub check_columns: Vec<String>,
+    /// The metrics the other-seed mode tests (a subset of `check_columns`).
+    pub check_statistical: Vec<String>,
     pub check_rtol: f64,
     pub check_false_alarm: f64,
 }
@@ -823,6 +830,21 @@ impl RawSpec {
                 );
             }
         }
+        let check_statistical = match &self.check.statistical {
+            None => check_columns.clone(),
+            Some(list) => {
+                for column in list.get_ref() {
+                    if !check_columns.contains(column) {
+                        return c.error(
+                            "check.statistical",
+                            &list.span(),
+                            format!("{column:?} is not in check.columns {check_columns:?}"),
+                        );
+                    }
+                }
+                list.get_ref().clone()
+            }
+        };
         let check_rtol = match &self.check.rtol {
             Some(r) if r.get_ref().is_finite() && *r.get_ref() >= 0.0 && *r.get_ref() < 1.0 => {
                 *r.get_ref()
@@ -868,6 +890,7 @@ impl RawSpec {
             claims: self.claims.clone(),
             paper_values: self.paper_values.clone(),
             check_columns,
+            check_statistical,
             check_rtol,
             check_false_alarm,
         })
