@@ -44,6 +44,8 @@ pub enum Mode {
     OtherSeed {
         false_alarm: f64,
         comparisons: usize,
+        /// Cell metrics left untested: one repetition on each side (no spread to test).
+        single_run: usize,
     },
 }
 
@@ -253,6 +255,11 @@ pub fn compare(
             }
         }
     }
+    // A cell run once (`repetitions = 1` of an exact method) has no spread to test against: it
+    // is counted, not tested; its same-seed comparison is exact.
+    let before = samples.len();
+    samples.retain(|_, (reference, rerun)| reference.len() > 1 || rerun.len() > 1);
+    let single_run = before - samples.len();
     let alpha = plan.check_false_alarm;
     let comparisons = samples.len().max(1);
     let per_test = alpha / comparisons as f64;
@@ -269,6 +276,7 @@ pub fn compare(
         mode: Mode::OtherSeed {
             false_alarm: alpha,
             comparisons,
+            single_run,
         },
         compared: samples.len(),
         failures,

@@ -155,8 +155,14 @@ fn run() -> anyhow::Result<String> {
             }
             let _ = writeln!(
                 out,
-                "{} cells x {} repetitions ({} skipped) in {:.1} s on {} threads",
+                "{} cells, {} runs (repetitions: {}) ({} skipped) in {:.1} s on {} threads",
                 outcome.plan.cells.len(),
+                outcome
+                    .plan
+                    .cells
+                    .iter()
+                    .map(|c| c.repetitions)
+                    .sum::<usize>(),
                 outcome.plan.repetitions,
                 outcome.skipped,
                 outcome.seconds,
@@ -176,9 +182,11 @@ fn run() -> anyhow::Result<String> {
                 Mode::OtherSeed {
                     false_alarm,
                     comparisons,
+                    single_run,
                 } => format!(
                     "other seed: t tests, false-alarm probability {false_alarm} over the file \
-                     (Bonferroni over {comparisons} comparisons)"
+                     (Bonferroni over {comparisons} comparisons; {single_run} values of cells \
+                     run once not tested)"
                 ),
             };
             for f in &report.failures {

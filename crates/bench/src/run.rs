@@ -18,9 +18,9 @@ use rfbench_maps::Kernel;
 use crate::check::{self, CheckReport};
 use crate::data::{self, distance_percentile, DataError, Prepared, Step};
 use crate::error::{Error, Result};
-use crate::kinds::{train_rows, CellContext, CellOutcome};
+use crate::kinds::{train_rows, CellContext, CellOutcome, KernelSearch};
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
-use crate::registry::{self, ParamValues, Value};
+use crate::registry::{self, BandwidthSearch, ParamValues, Value};
 use crate::results::{self, Provenance, ResultRow};
 use crate::seeds::derive_seed;
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile};
@@ -124,17 +124,19 @@ fn prepare_data(
     Ok(Ok(prepared))
 }
 
-/// A kernel and the values its bandwidth rules gave (`sigma_used`, ...).
-type ResolvedKernel = (Option<Kernel>, Vec<(String, f64)>);
+/// A kernel, the values its bandwidth rules gave (`sigma_used`, ...), and a bandwidth left for
+/// the learning kind to choose by cross-validation (then the kernel is `None`).
+type ResolvedKernel = (Option<Kernel>, Vec<(String, f64)>, Option<KernelSearch>);
 
 /// The cell's kernel with every bandwidth rule resolved on the training rows, and the values
 /// used (written to `{param}_used`).
 fn resolve_kernel(plan: &Plan, cell: &Cell, data: &Prepared) -> Result<ResolvedKernel> {
     let Some(info) = cell.kernel else {
-        return Ok((None, Vec::new()));
+        return Ok((None, Vec::new(), None));
     };
     let mut params = ParamValues::default();
     let mut used = Vec::new();
+    let mut search: Option<(String, BandwidthSearch)> = None;
     for (name, value) in &cell.kernel_params.0 {
         let resolved = match value {
             Value::Rule(rule) => {
@@ -150,11 +152,34 @@ fn resolve_kernel(plan: &Plan, cell: &Cell, data: &Prepared) -> Result<ResolvedK
                 used.push((format!("{name}_used"), sigma));
                 Value::Float(sigma)
             }
+            Value::Search(candidates) => {
+                if let Some((first, _)) = &search {
+                    return Err(Error::Experiment(format!(
+                        "kernel {:?}: `{first}` and `{name}` are both chosen by cross-validation; \
+                         choose one at a time",
+                        info.name
+                    )));
+                }
+                search = Some((name.clone(), candidates.clone()));
+                continue;
+            }
             other => other.clone(),
         };
         params.0.insert(name.clone(), resolved);
     }
-    Ok((Some((info.build)(&params)?), used))
+    match search {
+        None => Ok((Some((info.build)(&params)?), used, None)),
+        Some((param, search)) => Ok((
+            None,
+            used,
+            Some(KernelSearch {
+                info,
+                param,
+                search,
+                params,
+            }),
+        )),
+    }
 }
 
 struct Reporter {
@@ -233,7 +258,7 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
         }
     }
     let jobs: Vec<(usize, usize)> = (0..plan.cells.len())
-        .flat_map(|c| (0..plan.repetitions).map(move |r| (c, r)))
+        .flat_map(|c| (0..plan.cells[c].repetitions).map(move |r| (c, r)))
         .collect();
     let reporter = Reporter::new(jobs.len(), options.progress);
     let run_one = |&(c, repetition): &(usize, usize)| -> Result<ResultRow> {
@@ -252,7 +277,7 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
         let outcome = match &data[&(cell.data_key(), data_seed)] {
             Err(reason) => CellOutcome::Skipped(reason.clone()),
             Ok(prepared) => {
-                let (kernel, used) = resolve_kernel(plan, cell, prepared)?;
+                let (kernel, used, kernel_search) = resolve_kernel(plan, cell, prepared)?;
                 let by_column: BTreeMap<&'static str, u64> = seeds.iter().copied().collect();
                 let ctx = CellContext {
                     plan,
@@ -261,6 +286,7 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
                     seeds: &by_column,
                     data: prepared,
                     kernel,
+                    kernel_search,
                 };
                 match (plan.kind.run)(&ctx)? {
                     CellOutcome::Done(mut metrics) => {
@@ -347,7 +373,9 @@ fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
         let CellOutcome::Done(m) = &row.outcome else {
             continue;
         };
-        for name in ["lambda", "C"] {
+        // `lambda_at_edge`, `C_at_edge` (a learner's search), `sigma_at_edge` (a bandwidth's).
+        let searched = m.keys().filter_map(|k| k.strip_suffix("_at_edge"));
+        for name in searched {
             if m.get(&format!("{name}_at_edge")) == Some(&1.0) {
                 let cell = &plan.cells[row.cell];
                 let coords: Vec<String> = cell
@@ -359,7 +387,10 @@ fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
                     "{}, rep={}: {name} chosen by cross-validation ({}) is at an edge of the range searched",
                     coords.join(", "),
                     row.repetition,
-                    m.get(&format!("{name}_chosen")).copied().unwrap_or(f64::NAN)
+                    m.get(&format!("{name}_chosen"))
+                        .or_else(|| m.get(&format!("{name}_used")))
+                        .copied()
+                        .unwrap_or(f64::NAN)
                 ));
             }
         }

@@ -144,9 +144,20 @@ pub struct Cell {
     pub kernel_params: ParamValues,
     pub data_params: ParamValues,
     pub kind_params: ParamValues,
+    /// Repetitions of this cell: `[run] repetitions`, or fewer where a component's table says so.
+    pub repetitions: usize,
 }
 
 impl Cell {
+    /// Whether the cell's `column` ("map" or "learner") is `name`.
+    pub fn has_component(&self, column: &str, name: &str) -> bool {
+        match column {
+            "map" => self.map.name == name,
+            "learner" => self.learner.is_some_and(|l| l.name == name),
+            _ => false,
+        }
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.coordinates
             .iter()
@@ -483,15 +494,6 @@ impl RawSpec {
             }
             groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
         }
-        if !groups
-            .iter()
-            .any(|g| g.names.iter().any(|n| n == "dataset"))
-        {
-            return Err(Error::Spec {
-                path: path.to_path_buf(),
-                message: "[data] needs `dataset`".into(),
-            });
-        }
         for (name, value) in &self.run {
             if name == "master_seed" || name == "repetitions" {
                 continue;
@@ -512,6 +514,10 @@ impl RawSpec {
             let (key, value) = pick("grid", name, value);
             groups.push(group_of(&c, &key, name, &value, Scope::Global)?);
         }
+        // `[maps.NAME] repetitions = R` / `[learners.NAME] repetitions = R`: the cells with that
+        // component run at most R repetitions (an exact, seed-free method needs one).
+        let mut component_repetitions: Vec<(&str, String, usize, String, std::ops::Range<usize>)> =
+            Vec::new();
         for (section, column, tables) in [
             ("maps", "map", &self.maps),
             ("learners", "learner", &self.learners),
@@ -540,6 +546,16 @@ impl RawSpec {
                     ));
                 }
                 for (name, value) in table {
+                    if name == "repetitions" {
+                        let key = format!("{section}.{component}.repetitions");
+                        match value.get_ref() {
+                            toml::Value::Integer(r) if (1..=10_000).contains(r) => {
+                                component_repetitions.push((column, component.clone(), *r as usize, key, value.span()))
+                            }
+                            other => return c.error(&key, &value.span(), format!("must be an integer in 1..=10000 (the cells with this {column} run at most this many repetitions), got {other}")),
+                        }
+                        continue;
+                    }
                     let scope = Scope::Component {
                         column,
                         name: component.clone(),
@@ -551,6 +567,38 @@ impl RawSpec {
                         value,
                         scope,
                     )?);
+                }
+            }
+        }
+
+        if !groups
+            .iter()
+            .any(|g| g.names.iter().any(|n| n == "dataset"))
+        {
+            return Err(Error::Spec {
+                path: path.to_path_buf(),
+                message: "no dataset: name one in [data] (`dataset = ...`, a list, or a zipped \
+                          axis such as `\"dataset, n_components\" = [...]`)"
+                    .into(),
+            });
+        }
+
+        // A name set twice in the same scope (`[data] dataset` and a zipped `"dataset, D"` in
+        // `[grid]`) would let one silently replace the other.
+        for (i, g) in groups.iter().enumerate() {
+            for earlier in &groups[..i] {
+                if earlier.scope != g.scope {
+                    continue;
+                }
+                if let Some(name) = g.names.iter().find(|n| earlier.names.contains(n)) {
+                    return Err(c.fail(
+                        &g.key,
+                        g.line,
+                        format!(
+                            "`{name}` is also set by `{}` (line {}): set it in one place",
+                            earlier.key, earlier.line
+                        ),
+                    ));
                 }
             }
         }
@@ -711,7 +759,25 @@ impl RawSpec {
         // Typed, defaulted cells.
         let mut cells = Vec::with_capacity(raw_cells.len());
         for raw in &raw_cells {
-            cells.push(self.cell(&c, kind, raw, &groups, &columns, datasets)?);
+            let mut cell = self.cell(&c, kind, raw, &groups, &columns, datasets)?;
+            cell.repetitions = component_repetitions
+                .iter()
+                .filter(|(column, component, ..)| cell.has_component(column, component))
+                .map(|(_, _, r, ..)| *r)
+                .fold(repetitions, usize::min);
+            cells.push(cell);
+        }
+        for (column, component, _, key, span) in &component_repetitions {
+            if !cells
+                .iter()
+                .any(|cell| cell.has_component(column, component))
+            {
+                return c.error(
+                    key,
+                    span,
+                    format!("no cell of this spec has {column} {component:?}"),
+                );
+            }
         }
         if cells.is_empty() {
             return Err(Error::Spec {
@@ -793,8 +859,12 @@ impl RawSpec {
         for cell in &cells {
             for (name, value) in &cell.kernel_params.0 {
                 let used = format!("{name}_used");
-                if matches!(value, Value::Rule(_)) && !metrics.contains(&used) {
+                if matches!(value, Value::Rule(_) | Value::Search(_)) && !metrics.contains(&used) {
                     metrics.push(used);
+                }
+                let edge = format!("{name}_at_edge");
+                if matches!(value, Value::Search(_)) && !metrics.contains(&edge) {
+                    metrics.push(edge);
                 }
             }
         }
@@ -1050,10 +1120,24 @@ impl RawSpec {
         if let Some(k) = kernel {
             // A kernel parameter the kernel itself refuses (e.g. a gamma the sketches cannot
             // take) is caught here, before anything runs, unless it is a rule on the data.
+            for (name, value) in &kernel_params.0 {
+                if matches!(value, Value::Search(_)) && kind.name != "learning" {
+                    let (key, line) = origin(name);
+                    return Err(c.fail(
+                        &key,
+                        line,
+                        format!(
+                            "`{name}` chosen by cross-validation needs a learner to score it: \
+                             kind \"learning\", not {:?}",
+                            kind.name
+                        ),
+                    ));
+                }
+            }
             let resolved = kernel_params
                 .0
                 .values()
-                .all(|v| !matches!(v, Value::Rule(_)));
+                .all(|v| !matches!(v, Value::Rule(_) | Value::Search(_)));
             if resolved {
                 if let Err(e) = (k.build)(&kernel_params) {
                     return Err(c.fail(&origin("kernel").0, origin("kernel").1, e));
@@ -1126,6 +1210,7 @@ impl RawSpec {
             kernel_params,
             data_params,
             kind_params,
+            repetitions: 0,
         })
     }
 }

@@ -176,6 +176,10 @@ lambda = [0.1, "cv"]
 C = [1.0, "cv"]
 folds = 3
 
+# The exact kernel SVM has no randomness: one run.
+[learners.kernel-svm]
+repetitions = 1
+
 [[figures]]
 x = "n_components"
 y = "accuracy"
@@ -190,6 +194,39 @@ format = "{mean:.1} ({train_seconds.mean:.2} s)"
 
 [check]
 columns = ["accuracy"]
+"#;
+
+const BANDWIDTH_CV: &str = r#"
+name = "bandwidth-cv-demo"
+title = "RFF + ridge with the bandwidth chosen by cross-validation"
+paper = "none"
+kind = "learning"
+
+[data]
+dataset = "make-classification"
+n = 400
+d = 6
+n_test = 200
+preprocess = ["standardize"]
+
+[run]
+master_seed = 5
+repetitions = 2
+
+[kernel]
+name = "gaussian"
+sigma = [{ cv = [0.01, 2.0, 4.0, 1000.0], folds = 3 }, { cv = [0.01, 0.02], folds = 3 }]
+
+[grid]
+"map, learner" = [["rff", "ridge"], ["exact", "kernel-svm"]]
+n_components = 200
+
+[learners.ridge]
+lambda = 0.1
+
+[check]
+columns = ["accuracy", "sigma_used", "sigma_at_edge"]
+rtol = 1e-9
 "#;
 
 /// A workspace root with the specs, a registry of two LIBSVM datasets — `tiny` (200 sparse
@@ -229,6 +266,7 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
         ("gram-error-demo", GRAM_ERROR),
         ("timing-demo", TIMING),
         ("learning-demo", LEARNING),
+        ("bandwidth-cv-demo", BANDWIDTH_CV),
     ] {
         std::fs::write(root.join(format!("experiments/{name}.toml")), spec).unwrap();
     }
@@ -388,8 +426,17 @@ fn learning_end_to_end() {
     let (_dir, options) = workspace();
     let outcome = reproduce("learning-demo", Profile::Full, &options).unwrap();
     let maps = column(&outcome.csv, "map");
-    // TS, RM (2 C each), RFF (2 lambdas): 2 D each; exact once; none (2 C); x 2 repetitions.
-    assert_eq!(maps.len(), (3 * 2 * 2 + 1 + 2) * 2);
+    // TS, RM (2 C each), RFF (2 lambdas): 2 D each; none (2 C); x 2 repetitions; and the exact
+    // kernel SVM once (`[learners.kernel-svm] repetitions = 1`).
+    assert_eq!(maps.len(), (3 * 2 * 2 + 2) * 2 + 1);
+    let repetitions = column(&outcome.csv, "repetition");
+    let exact: Vec<&String> = maps
+        .iter()
+        .zip(&repetitions)
+        .filter(|(m, _)| *m == "exact")
+        .map(|(_, r)| r)
+        .collect();
+    assert_eq!(exact, ["0"]);
     let accuracy: Vec<f64> = column(&outcome.csv, "accuracy")
         .iter()
         .map(|v| v.parse().unwrap())
@@ -428,6 +475,77 @@ fn learning_end_to_end() {
     assert_png(&outcome.rendered.figures[0]);
     let (report, _) = check("learning-demo", Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
+    // Another master seed: the exact cell's one run is counted, not t-tested (no spread).
+    let (report, _) = check(
+        "learning-demo",
+        Profile::Full,
+        &RunOptions {
+            master_seed: Some(11),
+            ..options.clone()
+        },
+    )
+    .unwrap();
+    assert!(
+        matches!(
+            report.mode,
+            rfbench::check::Mode::OtherSeed { single_run: 1, .. }
+        ),
+        "{:?}",
+        report.mode
+    );
+}
+
+#[test]
+fn a_bandwidth_chosen_from_a_list_by_cross_validation() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("bandwidth-cv-demo", Profile::Full, &options).unwrap();
+    let (sigma, used, edge, accuracy) = (
+        column(&outcome.csv, "sigma"),
+        column(&outcome.csv, "sigma_used"),
+        column(&outcome.csv, "sigma_at_edge"),
+        column(&outcome.csv, "accuracy"),
+    );
+    assert_eq!(sigma.len(), 2 * 2 * 2);
+    for (((sigma, used), edge), accuracy) in sigma.iter().zip(&used).zip(&edge).zip(&accuracy) {
+        let (used, accuracy): (f64, f64) = (used.parse().unwrap(), accuracy.parse().unwrap());
+        if sigma.contains("1000") {
+            // 0.01 (every point its own island) and 1000 (a linear kernel on 2 informative
+            // directions of 6) lose to a bandwidth of the data's scale.
+            assert!(used == 2.0 || used == 4.0, "{sigma}: {used}");
+            assert_eq!(edge, "0.0");
+            assert!(accuracy > 70.0, "{sigma}: {accuracy}");
+        } else {
+            // Both candidates too narrow: the larger is chosen, at the edge of the list.
+            assert_eq!((used, edge.as_str()), (0.02, "1.0"), "{sigma}");
+        }
+    }
+    assert!(
+        outcome
+            .warnings
+            .iter()
+            .any(|w| w.contains("sigma") && w.contains("edge")),
+        "{:?}",
+        outcome.warnings
+    );
+    let (report, _) = check("bandwidth-cv-demo", Profile::Full, &options).unwrap();
+    assert!(report.passed(), "{:?}", report.failures);
+
+    // Only a learning cell can score a bandwidth.
+    let path = options.root.join("experiments/kernel-error-demo.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let sigma = text.lines().find(|l| l.starts_with("sigma = ")).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen(sigma, "sigma = { cv = [1.0, 2.0] }", 1),
+    )
+    .unwrap();
+    let err = load_plan(&options.root, "kernel-error-demo", Profile::Full)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("needs a learner") && err.contains("line"),
+        "{err}"
+    );
 }
 
 /// Rewrites one field of the committed CSV.
@@ -582,6 +700,27 @@ fn bad_specs_name_key_and_line() {
             "n_components = [64, 0]",
             0,
             &["n_components", "got 0"],
+        ),
+        (
+            "learning-demo",
+            "[learners.kernel-svm]\nrepetitions = 1",
+            "[learners.kernel-svm]\nrepetitions = 0",
+            1,
+            &["learners.kernel-svm.repetitions", "got 0"],
+        ),
+        (
+            "learning-demo",
+            "[learners.kernel-svm]\nrepetitions = 1",
+            "[learners.kernel-ridge]\nrepetitions = 1",
+            1,
+            &["no cell", "kernel-ridge"],
+        ),
+        (
+            "kernel-error-demo",
+            "n_components = [64, 128]",
+            "n_components = [64, 128]\n\"dataset, pairs\" = [[\"tiny\", 100]]",
+            1,
+            &["`dataset` is also set by `data.dataset` (line 8)"],
         ),
         (
             "kernel-error-demo",

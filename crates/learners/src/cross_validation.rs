@@ -50,6 +50,33 @@ fn fold_rows(cv: &CrossValidation, n: usize) -> Result<Vec<(Vec<usize>, Vec<usiz
     Ok(splits)
 }
 
+/// k-fold cross-validation of one parameter of a whole pipeline, for what a learner cannot
+/// search by itself: a kernel bandwidth, for which the feature map is refitted on each fold's
+/// training rows. `loss(value, train, validation)` returns the summed loss over the validation
+/// rows (squared errors, misclassifications); a value's score is the total over all folds divided
+/// by the rows validated. The learners' folds (row `i` in fold `h(cv.seed, i) mod cv.folds`), the
+/// same grid extension within `cv.limits` and the same edge report; ties go to `simpler`.
+pub fn cross_validate_parameter<F>(
+    cv: &CrossValidation,
+    n: usize,
+    simpler: Simpler,
+    mut loss: F,
+) -> Result<GridSearch>
+where
+    F: FnMut(f64, &[usize], &[usize]) -> Result<f64>,
+{
+    cv.check("parameter")?;
+    let splits = fold_rows(cv, n)?;
+    let validated: usize = splits.iter().map(|(_, v)| v.len()).sum();
+    grid_search::search(&cv.grid, cv.limits, simpler, |value| {
+        let mut total = 0.0;
+        for (train, validation) in &splits {
+            total += loss(value, train, validation)?;
+        }
+        Ok(total / validated as f64)
+    })
+}
+
 /// The selected rows of `x`, owned.
 enum Subset {
     Dense(Array2<f64>),
@@ -237,6 +264,53 @@ impl KernelRidgeValidParams {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pipeline_parameter_is_chosen_from_a_list_with_its_edge_reported() {
+        let cv = |grid: Vec<f64>| CrossValidation {
+            grid,
+            folds: 3,
+            seed: 5,
+            limits: None,
+        };
+        // Every row is validated exactly once per value, never trained on in its own fold.
+        let mut seen = vec![0usize; 50];
+        let found = cross_validate_parameter(&cv(vec![1.0]), 50, Simpler::Larger, |_, t, v| {
+            assert!(v.iter().all(|i| !t.contains(i)));
+            assert_eq!(t.len() + v.len(), 50);
+            v.iter().for_each(|&i| seen[i] += 1);
+            Ok(0.0)
+        })
+        .unwrap();
+        assert_eq!(seen, vec![1; 50]);
+        assert_eq!(found.chosen, 1.0);
+        // A loss with its minimum at 4: found inside the list, and at the edge of a list
+        // that stops at 2.
+        let bowl = |value: f64, _: &[usize], v: &[usize]| {
+            Ok(v.len() as f64 * (value.log2() - 2.0).powi(2))
+        };
+        let inside = cross_validate_parameter(
+            &cv(vec![1.0, 2.0, 4.0, 8.0, 16.0]),
+            50,
+            Simpler::Larger,
+            bowl,
+        )
+        .unwrap();
+        assert_eq!((inside.chosen, inside.at_edge), (4.0, false));
+        assert!(
+            (inside.scores[0].1 - 4.0).abs() < 1e-12,
+            "{:?}",
+            inside.scores
+        );
+        let edge =
+            cross_validate_parameter(&cv(vec![0.5, 1.0, 2.0]), 50, Simpler::Larger, bowl).unwrap();
+        assert_eq!((edge.chosen, edge.at_edge), (2.0, true));
+        // Equal scores go to the simpler side.
+        let flat = |_: f64, _: &[usize], _: &[usize]| Ok(1.0);
+        let tie =
+            cross_validate_parameter(&cv(vec![1.0, 2.0, 4.0]), 50, Simpler::Larger, flat).unwrap();
+        assert_eq!(tie.chosen, 4.0);
+    }
     use crate::{KernelRidgeParams, LinearSvmParams};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;

@@ -76,6 +76,10 @@ pub enum LearnerError {
         bytes: u128,
         limit: u128,
     },
+    /// A failure of the pipeline around a learner, in [`crate::cross_validate_parameter`]'s
+    /// loss (fitting a feature map on a fold, say), passed through with its message.
+    #[error("{0}")]
+    Pipeline(String),
     #[error("kernel cache size must be > 0 bytes, got {0}")]
     InvalidCacheSize(u64),
     #[error(

@@ -39,10 +39,10 @@ pub struct GridSearch {
     pub scores: Vec<(f64, f64)>,
 }
 
-/// Which direction is more regularised, for breaking ties.
+/// Which direction is more regularised (the simpler model), for breaking ties.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum Simpler {
-    /// Larger values regularise more (ridge's lambda).
+pub enum Simpler {
+    /// Larger values regularise more (ridge's lambda, a Gaussian kernel's bandwidth).
     Larger,
     /// Smaller values regularise more (the SVM's C).
     Smaller,

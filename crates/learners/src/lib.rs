@@ -43,9 +43,10 @@ mod smo_cached;
 pub use cached_kernel_svm::{
     CachedKernelSvm, CachedKernelSvmParams, CachedKernelSvmValidParams, DEFAULT_CACHE_BYTES,
 };
+pub use cross_validation::cross_validate_parameter;
 pub use dual_cd::{ConvergenceReport, SvmLoss};
 pub use error::{LearnerError, Result};
-pub use grid_search::GridSearch;
+pub use grid_search::{GridSearch, Simpler};
 pub use kernel_baselines::{
     kernel_matrix, KernelFunction, KernelIntercept, KernelRidge, KernelRidgeParams,
     KernelRidgeValidParams, KernelSvm, KernelSvmParams, KernelSvmValidParams,

@@ -13,15 +13,20 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use rfbench_learners::{metrics, LearnerError};
-use rfbench_maps::{Kernel, Rows};
+use rfbench_learners::{
+    cross_validate_parameter, metrics, CrossValidation, GridSearch, LearnerError, Simpler,
+};
+use rfbench_maps::{CsrMatrix, Kernel, Rows};
 
-use super::{CellContext, CellOutcome, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED};
+use super::{
+    CellContext, CellOutcome, KernelSearch, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED,
+};
 use crate::data::subsample_indices;
 use crate::error::{Error, Result};
-use crate::registry::learners::LearnerInput;
+use crate::registry::learners::{LearnerInput, LearnerOutput};
 use crate::registry::params::{Default, ParamKind, ParamSpec};
 use crate::registry::{Features, TaskKind};
+use crate::seeds::derive_seed;
 
 pub const KIND: KindInfo = KindInfo {
     name: "learning",
@@ -91,49 +96,34 @@ fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     );
     let y_train: Vec<f64> = train_idx.iter().map(|&i| data.y[i]).collect();
     let y_test: Vec<f64> = test_idx.iter().map(|&i| data.y[i]).collect();
-    let learner = ctx.cell.learner.ok_or_else(|| {
-        Error::Experiment("a learning cell without a learner (checked by the spec)".into())
-    })?;
-
-    let start = Instant::now();
-    let features = match ctx.cell.map.features {
-        Features::Map(_) => {
-            let map = ctx.build_map(Rows::Sparse(&x_train))?;
-            Some((
-                map.transform(Rows::Sparse(&x_train))?,
-                map.transform(Rows::Sparse(&x_test))?,
-            ))
-        }
-        Features::Exact | Features::Raw => None,
-    };
-    let map_seconds = start.elapsed().as_secs_f64();
-    let (train, test, n_features) = match &features {
-        Some((z, zt)) => (Rows::Dense(z.view()), Rows::Dense(zt.view()), z.ncols()),
-        None => (
-            Rows::Sparse(&x_train),
-            Rows::Sparse(&x_test),
-            x_train.n_cols(),
-        ),
-    };
-    let kernel = ctx.kernel.unwrap_or_else(Kernel::linear);
-    let input = LearnerInput {
-        params: &ctx.cell.learner_params,
-        kernel: &kernel,
-        seed: ctx.seed("seed"),
-        task: ctx.cell.task,
-        train,
-        test,
-        y_train: &y_train,
-    };
-    let output = match (learner.train)(&input) {
-        Ok(output) => output,
-        Err(e @ LearnerError::KernelTooLarge { .. }) => {
-            return Ok(CellOutcome::Skipped(e.to_string()));
-        }
-        Err(e) => return Err(Error::Learner(e)),
-    };
 
     let mut m = BTreeMap::new();
+    let kernel = match &ctx.kernel_search {
+        None => ctx.kernel.unwrap_or_else(Kernel::linear),
+        Some(search) => match choose_bandwidth(ctx, search, &x_train, &y_train) {
+            Ok(found) => {
+                m.insert(format!("{}_used", search.param), found.chosen);
+                m.insert(
+                    format!("{}_at_edge", search.param),
+                    f64::from(u8::from(found.at_edge)),
+                );
+                search.kernel(found.chosen)?
+            }
+            Err(Error::Learner(e @ LearnerError::KernelTooLarge { .. })) => {
+                return Ok(CellOutcome::Skipped(e.to_string()));
+            }
+            Err(e) => return Err(e),
+        },
+    };
+    let fitted = match fit(ctx, kernel, &x_train, &y_train, &x_test) {
+        Ok(fitted) => fitted,
+        Err(Error::Learner(e @ LearnerError::KernelTooLarge { .. })) => {
+            return Ok(CellOutcome::Skipped(e.to_string()));
+        }
+        Err(e) => return Err(e),
+    };
+    let output = fitted.output;
+
     let classes = |v: &[f64]| v.iter().map(|&c| c as i64).collect::<Vec<_>>();
     match ctx.cell.task {
         TaskKind::Classification => {
@@ -158,12 +148,111 @@ fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
             );
         }
     }
-    m.insert("n_features".to_string(), n_features as f64);
-    m.insert("map_seconds".to_string(), map_seconds);
+    m.insert("n_features".to_string(), fitted.n_features as f64);
+    m.insert("map_seconds".to_string(), fitted.map_seconds);
     m.insert("train_seconds".to_string(), output.train_seconds);
     m.insert("predict_seconds".to_string(), output.predict_seconds);
     for (name, value) in output.extras {
         m.insert(name.to_string(), value);
     }
     Ok(CellOutcome::Done(m))
+}
+
+/// One fit of the cell's pipeline with `kernel`: the map fitted on `x_train` and applied to both
+/// sets, the learner trained on the training features, predictions for `x_test`.
+struct Fitted {
+    output: LearnerOutput,
+    map_seconds: f64,
+    n_features: usize,
+}
+
+fn fit(
+    ctx: &CellContext<'_>,
+    kernel: Kernel,
+    x_train: &CsrMatrix,
+    y_train: &[f64],
+    x_test: &CsrMatrix,
+) -> Result<Fitted> {
+    let learner = ctx.cell.learner.ok_or_else(|| {
+        Error::Experiment("a learning cell without a learner (checked by the spec)".into())
+    })?;
+    let start = Instant::now();
+    let features = match ctx.cell.map.features {
+        Features::Map(_) => {
+            let map = ctx.build_map_for(kernel, Rows::Sparse(x_train))?;
+            Some((
+                map.transform(Rows::Sparse(x_train))?,
+                map.transform(Rows::Sparse(x_test))?,
+            ))
+        }
+        Features::Exact | Features::Raw => None,
+    };
+    let map_seconds = start.elapsed().as_secs_f64();
+    let (train, test, n_features) = match &features {
+        Some((z, zt)) => (Rows::Dense(z.view()), Rows::Dense(zt.view()), z.ncols()),
+        None => (
+            Rows::Sparse(x_train),
+            Rows::Sparse(x_test),
+            x_train.n_cols(),
+        ),
+    };
+    let input = LearnerInput {
+        params: &ctx.cell.learner_params,
+        kernel: &kernel,
+        seed: ctx.seed("seed"),
+        task: ctx.cell.task,
+        train,
+        test,
+        y_train,
+    };
+    let output = (learner.train)(&input)?;
+    Ok(Fitted {
+        output,
+        map_seconds,
+        n_features,
+    })
+}
+
+/// The bandwidth of `search` with the least validation loss over k folds of the training rows
+/// (misclassifications, or squared error for regression), the whole pipeline (map, learner with
+/// its own settings, a learner's own cross-validation included) refitted on each fold. Ties go
+/// to the larger bandwidth (the smoother kernel). Folds from the cell's seed.
+fn choose_bandwidth(
+    ctx: &CellContext<'_>,
+    search: &KernelSearch,
+    x_train: &CsrMatrix,
+    y_train: &[f64],
+) -> Result<GridSearch> {
+    let cv = CrossValidation {
+        grid: search.search.candidates.clone(),
+        folds: search.search.folds,
+        seed: derive_seed(ctx.seed("seed"), "bandwidth-cv"),
+        limits: None,
+    };
+    let task = ctx.cell.task;
+    let found = cross_validate_parameter(&cv, x_train.n_rows(), Simpler::Larger, |value, t, v| {
+        let kernel = search
+            .kernel(value)
+            .map_err(|e| LearnerError::Pipeline(e.to_string()))?;
+        let y_t: Vec<f64> = t.iter().map(|&i| y_train[i]).collect();
+        let fitted = fit(
+            ctx,
+            kernel,
+            &x_train.select_rows(t),
+            &y_t,
+            &x_train.select_rows(v),
+        )
+        .map_err(|e| match e {
+            Error::Learner(e) => e,
+            other => LearnerError::Pipeline(other.to_string()),
+        })?;
+        Ok(v.iter()
+            .zip(&fitted.output.predictions)
+            .map(|(&i, &p)| match task {
+                TaskKind::Classification => f64::from(u8::from(p != y_train[i])),
+                TaskKind::Regression => (p - y_train[i]).powi(2),
+            })
+            .sum())
+    });
+    Ok(found?)
 }

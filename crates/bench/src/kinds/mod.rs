@@ -19,7 +19,8 @@ use rfbench_maps::{DynFeatureMap, Kernel, Rows};
 
 use crate::data::Prepared;
 use crate::error::{Error, Result};
-use crate::registry::{maps::MapInput, Features, ParamSpec};
+use crate::registry::kernels::KernelInfo;
+use crate::registry::{maps::MapInput, BandwidthSearch, Features, ParamSpec, ParamValues, Value};
 use crate::spec::{Cell, Plan};
 
 pub use kernel_error::{sample_pairs, ErrorSummary};
@@ -76,8 +77,30 @@ pub struct CellContext<'a> {
     pub seeds: &'a BTreeMap<&'static str, u64>,
     /// The prepared dataset: training rows first.
     pub data: &'a Prepared,
-    /// The kernel, its bandwidth resolved; `None` when the spec names none.
+    /// The kernel, its bandwidth resolved; `None` when the spec names none, or when its
+    /// bandwidth is chosen by cross-validation (`kernel_search`).
     pub kernel: Option<Kernel>,
+    /// A bandwidth the cell chooses by cross-validation (kind `learning` only: checked by the
+    /// spec).
+    pub kernel_search: Option<KernelSearch>,
+}
+
+/// A kernel whose bandwidth `param` is chosen from `search`'s candidates.
+pub struct KernelSearch {
+    pub info: &'static KernelInfo,
+    pub param: String,
+    pub search: BandwidthSearch,
+    /// The kernel's other parameters, resolved.
+    pub params: ParamValues,
+}
+
+impl KernelSearch {
+    /// The kernel with `param = value`.
+    pub fn kernel(&self, value: f64) -> Result<Kernel> {
+        let mut params = self.params.clone();
+        params.0.insert(self.param.clone(), Value::Float(value));
+        Ok((self.info.build)(&params)?)
+    }
 }
 
 impl CellContext<'_> {
@@ -100,13 +123,17 @@ impl CellContext<'_> {
 
     /// The cell's feature map, fitted on `train` with the cell's seed.
     pub fn build_map(&self, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>> {
+        self.build_map_for(self.kernel()?, train)
+    }
+
+    /// The cell's feature map for `kernel` (a candidate bandwidth), fitted on `train`.
+    pub fn build_map_for(&self, kernel: Kernel, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>> {
         let Features::Map(construct) = self.cell.map.features else {
             return Err(Error::Experiment(format!(
                 "kind {:?} needs a feature map, and {:?} has none",
                 self.plan.kind.name, self.cell.map.name
             )));
         };
-        let kernel = self.kernel()?;
         Ok(construct(&MapInput {
             params: &self.cell.map_params,
             kernel,

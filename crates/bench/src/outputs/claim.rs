@@ -29,6 +29,11 @@ pub struct RawClaim {
     pub filter: RawSelector,
     /// "less": left * factor < right; "greater": left > right * factor. Default 1.
     pub factor: Option<Spanned<f64>>,
+    /// The coordinates a left cell and a right cell must share to be compared; default: every
+    /// coordinate the sides do not name. Needed when the sides differ in more than the named
+    /// columns (RFF's `n_components` against binning's `n_grids`, a map against `none`): e.g.
+    /// `pair_on = ["dataset"]`. Each left cell must then find exactly one right cell.
+    pub pair_on: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 pub const RELATIONS: [&str; 2] = ["less", "greater"];
@@ -77,6 +82,11 @@ impl RawClaim {
             &RELATIONS,
         )?;
         c.selector(&format!("{key}.where"), &self.filter)?;
+        if let Some(pair_on) = &self.pair_on {
+            for name in pair_on.get_ref() {
+                c.coordinate(&format!("{key}.pair_on"), name)?;
+            }
+        }
         if let Some(factor) = &self.factor {
             let f = *factor.get_ref();
             if !(f.is_finite() && f > 0.0) {
@@ -106,9 +116,16 @@ impl RawClaim {
         let less = self.relation.get_ref() == "less";
         let factor = self.factor.as_ref().map_or(1.0, |f| *f.get_ref());
         let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
+        let pair_on: Option<BTreeSet<&String>> = self
+            .pair_on
+            .as_ref()
+            .map(|p| p.get_ref().iter().map(|n| n.get_ref()).collect());
         let rest = |k: &Coordinates| -> Coordinates {
             k.iter()
-                .filter(|(c, _)| !sides.contains(c))
+                .filter(|(c, _)| match &pair_on {
+                    Some(on) => on.contains(c),
+                    None => !sides.contains(c),
+                })
                 .map(|(c, v)| (c.clone(), v.clone()))
                 .collect()
         };
@@ -121,11 +138,26 @@ impl RawClaim {
             .iter()
             .filter(|c| selects(&c.coordinates, self.left.get_ref()))
             .collect();
-        let right: BTreeMap<Coordinates, _> = cells
+        let mut right: BTreeMap<Coordinates, _> = BTreeMap::new();
+        let mut ambiguous = 0;
+        for c in cells
             .iter()
             .filter(|c| selects(&c.coordinates, self.right.get_ref()))
-            .map(|c| (rest(&c.coordinates), c))
-            .collect();
+        {
+            if right.insert(rest(&c.coordinates), c).is_some() {
+                ambiguous += 1;
+            }
+        }
+        if ambiguous > 0 {
+            return ClaimOutcome {
+                text: self.text.clone(),
+                holds: false,
+                detail: format!(
+                    "ambiguous: {ambiguous} right-hand cells share their pair_on coordinates \
+                     with another; narrow the claim's `where` or `right`"
+                ),
+            };
+        }
         let (l_name, r_name) = (
             self.side_label(self.left.get_ref(), labels),
             self.side_label(self.right.get_ref(), labels),
@@ -185,7 +217,7 @@ impl RawClaim {
             .columns
             .coordinates
             .iter()
-            .filter(|c| !sides.contains(c))
+            .filter(|c| !sides.contains(c) && pairs[0].0.contains_key(*c))
             .filter(|c| {
                 pairs
                     .iter()

@@ -127,10 +127,31 @@ pub fn render(
     let mut figure_paths = Vec::new();
     for (i, spec) in figures.iter().enumerate() {
         let key = format!("figures[{i}]");
-        let data = figure::FigureData::collect(results, spec, &ctx.labels, &key)?;
         let path = ctx
             .figures_dir
             .join(output_file(&ctx.stem, spec.name.as_ref(), "png"));
+        // Every selected cell skipped (its data needs the network, say): no figure, and no
+        // figure of an earlier run left beside this run's results; the report says why. A
+        // selection that matches no cell at all stays an error (a typo in `where`).
+        let selected: Vec<CellStats> = results
+            .summarise(spec.y.get_ref())
+            .into_iter()
+            .filter(|c| selects(&c.coordinates, &spec.filter))
+            .collect();
+        if !selected.is_empty()
+            && selected
+                .iter()
+                .all(|c| c.stats.is_none() && c.skipped.is_some())
+        {
+            match std::fs::remove_file(&path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&path, e)),
+            }
+            report.figure_skipped(&path, selected.len());
+            continue;
+        }
+        let data = figure::FigureData::collect(results, spec, &ctx.labels, &key)?;
         let notes = plot::draw(&data, spec, ctx, &path)?;
         report.figure(spec, &data, &path, &notes);
         figure_paths.push(path);

@@ -51,6 +51,15 @@ impl Report {
         Report { text }
     }
 
+    /// A figure not drawn because every one of its `cells` was skipped (listed at the end).
+    pub fn figure_skipped(&mut self, path: &Path, cells: usize) {
+        let _ = writeln!(
+            self.text,
+            "\nFigure {}: not drawn: all {cells} of its cells were skipped (reasons below)",
+            path.display()
+        );
+    }
+
     pub fn figure(&mut self, spec: &RawFigure, data: &FigureData, path: &Path, notes: &[String]) {
         let x = spec.x.get_ref();
         let _ = writeln!(

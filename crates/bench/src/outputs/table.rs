@@ -179,35 +179,45 @@ fn statistic(stats: &Stats, name: &str) -> f64 {
 }
 
 /// `pieces` filled from `stats` (the table's metric) and `others` (by metric); "—" for a metric
-/// this cell lacks.
+/// this cell lacks. A spread of a single repetition (an exact method run once) is left out with
+/// the "±" before it: "84.33", not "84.33 ± NaN".
 fn format_cell(
     pieces: &[Piece],
     stats: &Stats,
     others: &BTreeMap<String, Option<Stats>>,
 ) -> String {
-    pieces
-        .iter()
-        .map(|piece| match piece {
-            Piece::Literal(text) => text.clone(),
+    let mut out = String::new();
+    for piece in pieces {
+        match piece {
+            Piece::Literal(text) => out.push_str(text),
             Piece::Field { name, precision } => {
                 let (stats, stat) = match name.rsplit_once('.') {
                     Some((metric, stat)) => (others.get(metric).copied().flatten(), stat),
                     None => (Some(*stats), name.as_str()),
                 };
                 match (stats, stat) {
-                    (None, _) => "—".to_string(),
-                    (Some(s), "count") => s.count.to_string(),
+                    (None, _) => out.push('—'),
+                    (Some(s), "count") => out.push_str(&s.count.to_string()),
+                    (Some(s), "sd" | "se") if s.count < 2 => {
+                        let kept = out.trim_end().strip_suffix('±').map(|t| t.trim_end().len());
+                        if let Some(len) = kept {
+                            out.truncate(len);
+                        } else {
+                            out.push('—');
+                        }
+                    }
                     (Some(s), stat) => {
                         let v = statistic(&s, stat);
                         match precision {
-                            Some(p) => format!("{v:.*}", p),
-                            None => format!("{v}"),
+                            Some(p) => out.push_str(&format!("{v:.*}", p)),
+                            None => out.push_str(&format!("{v}")),
                         }
                     }
                 }
             }
-        })
-        .collect()
+        }
+    }
+    out
 }
 
 fn escape(text: &str) -> String {

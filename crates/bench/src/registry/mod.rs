@@ -17,7 +17,7 @@ pub use generators::{GeneratorInfo, GENERATORS};
 pub use kernels::{KernelInfo, KERNELS};
 pub use learners::{LearnerInfo, Needs, TaskKind, LEARNERS};
 pub use maps::{Features, MapInfo, MAPS};
-pub use params::{BandwidthRule, ParamKind, ParamSpec, ParamValues, Value};
+pub use params::{BandwidthRule, BandwidthSearch, ParamKind, ParamSpec, ParamValues, Value};
 
 use crate::kinds::{KindInfo, KINDS};
 

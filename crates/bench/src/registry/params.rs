@@ -14,6 +14,27 @@ pub enum Value {
     Text(String),
     /// A bandwidth computed from the training rows instead of given as a number.
     Rule(BandwidthRule),
+    /// A bandwidth chosen from a list by cross-validation of the whole pipeline.
+    Search(BandwidthSearch),
+}
+
+/// A bandwidth chosen from `candidates` by `folds`-fold cross-validation on the training rows
+/// (kind `learning` only): on each fold the map is fitted and the learner trained with each
+/// candidate, scored on the fold's validation rows (misclassification rate, or squared error for
+/// regression). The value chosen and whether it is the first or last candidate are written to
+/// the results (`sigma_used`, `sigma_at_edge`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BandwidthSearch {
+    pub candidates: Vec<f64>,
+    pub folds: usize,
+}
+
+impl fmt::Display for BandwidthSearch {
+    /// Written to CSV cells and seed keys: no commas.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let list: Vec<String> = self.candidates.iter().map(|v| v.to_string()).collect();
+        write!(f, "cv over {} ({} folds)", list.join(" "), self.folds)
+    }
 }
 
 /// A bandwidth rule on the training rows: the `percentile`-th percentile (0-100] of the
@@ -49,6 +70,7 @@ impl fmt::Display for Value {
             Value::Bool(v) => write!(f, "{v}"),
             Value::Text(v) => write!(f, "{v}"),
             Value::Rule(r) => write!(f, "{r}"),
+            Value::Search(r) => write!(f, "{r}"),
         }
     }
 }
@@ -126,7 +148,7 @@ impl fmt::Display for ParamKind {
             ParamKind::Choice(words) => write!(f, "one of {words:?}"),
             ParamKind::Bandwidth => write!(
                 f,
-                "number > 0, \"median\", or {{ percentile = P, pairs = N }}"
+                "number > 0, \"median\", {{ percentile = P, pairs = N }}, or {{ cv = [v, ...], folds = K }} (kind learning)"
             ),
             ParamKind::NumberOrCv => write!(f, "number > 0 or \"cv\""),
         }
@@ -224,7 +246,56 @@ impl ParamSpec {
     }
 }
 
+/// `{ cv = [v, ...], folds = K }`: at least two distinct candidates > 0, K in 2..=100 (default 3).
+fn parse_search(name: &str, table: &toml::Table) -> Result<Value, String> {
+    if let Some(key) = table.keys().find(|k| *k != "cv" && *k != "folds") {
+        return Err(format!(
+            "`{name}`: unknown key `{key}` in a bandwidth search; known: [\"cv\", \"folds\"]"
+        ));
+    }
+    let Some(toml::Value::Array(list)) = table.get("cv") else {
+        return Err(format!("`{name}`: cv must be a list of candidate values"));
+    };
+    let mut candidates = Vec::with_capacity(list.len());
+    for v in list {
+        let x = match v {
+            toml::Value::Float(x) => *x,
+            toml::Value::Integer(x) => *x as f64,
+            other => {
+                return Err(format!(
+                    "`{name}`: a cv candidate must be a number, got {other}"
+                ))
+            }
+        };
+        if !(x.is_finite() && x > 0.0) {
+            return Err(format!("`{name}`: a cv candidate must be > 0, got {x}"));
+        }
+        if candidates.contains(&x) {
+            return Err(format!("`{name}`: cv lists {x} twice"));
+        }
+        candidates.push(x);
+    }
+    if candidates.len() < 2 {
+        return Err(format!(
+            "`{name}`: cv needs at least two candidates (one is a fixed value: write it as a number)"
+        ));
+    }
+    let folds = match table.get("folds") {
+        None => 3,
+        Some(toml::Value::Integer(k)) if (2..=100).contains(k) => *k as usize,
+        Some(other) => {
+            return Err(format!(
+                "`{name}`: folds must be an integer in 2..=100, got {other}"
+            ))
+        }
+    };
+    Ok(Value::Search(BandwidthSearch { candidates, folds }))
+}
+
 fn parse_rule(name: &str, table: &toml::Table) -> Result<Value, String> {
+    if table.contains_key("cv") {
+        return parse_search(name, table);
+    }
     if let Some(key) = table.keys().find(|k| *k != "percentile" && *k != "pairs") {
         return Err(format!(
             "`{name}`: unknown key `{key}` in a bandwidth rule; known: [\"percentile\", \"pairs\"]"
@@ -388,6 +459,27 @@ mod tests {
         let bad: toml::Value =
             toml::from_str::<toml::Table>("r = { percentile = 0 }").unwrap()["r"].clone();
         assert!(sigma.parse(&bad).unwrap_err().contains("(0, 100]"));
+        let table = |text: &str| toml::from_str::<toml::Table>(text).unwrap()["r"].clone();
+        let search = sigma.parse(&table("r = { cv = [0.5, 1, 2] }")).unwrap();
+        assert_eq!(
+            search,
+            Value::Search(BandwidthSearch {
+                candidates: vec![0.5, 1.0, 2.0],
+                folds: 3
+            })
+        );
+        assert_eq!(search.to_string(), "cv over 0.5 1 2 (3 folds)");
+        for (text, needle) in [
+            ("r = { cv = [1.0] }", "at least two"),
+            ("r = { cv = [1.0, 1.0] }", "twice"),
+            ("r = { cv = [1.0, -2.0] }", "> 0"),
+            ("r = { cv = [1.0, 2.0], folds = 1 }", "folds"),
+            ("r = { cv = [1.0, 2.0], fold = 3 }", "unknown key `fold`"),
+            ("r = { cv = 2.0 }", "list"),
+        ] {
+            let err = sigma.parse(&table(text)).unwrap_err();
+            assert!(err.contains(needle), "{text}: {err}");
+        }
         let form = choice("form", &["paired", "phase"], "paired", "");
         assert!(form
             .parse(&toml::Value::String("cos".into()))
