@@ -345,7 +345,12 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
         profile_note: format!("{} profile", profile.name()),
         figures_dir: options.out_dir.join("figures"),
         results_dir,
-        labels: Labels(registry::labels().into_iter().collect()),
+        labels: Labels(
+            registry::labels()
+                .into_iter()
+                .chain(plan.labels.iter().cloned())
+                .collect(),
+        ),
     };
     let rendered = outputs::render(
         &written,

@@ -67,6 +67,10 @@ pub struct RawSpec {
     pub claims: Vec<RawClaim>,
     #[serde(default)]
     pub paper_values: Vec<RawPaperValue>,
+    /// Labels of coordinate values in figures, tables and the report, replacing the registry's:
+    /// `[labels.dataset] "fashion-mnist" = "Fashion-MNIST (stand-in for MNIST)"`.
+    #[serde(default)]
+    pub labels: BTreeMap<String, Spanned<BTreeMap<String, String>>>,
     pub check: RawCheck,
 }
 
@@ -214,6 +218,8 @@ pub struct Plan {
     pub check_statistical: Vec<String>,
     pub check_rtol: f64,
     pub check_false_alarm: f64,
+    /// The spec's `[labels]`: ((column, value), label).
+    pub labels: Vec<((String, String), String)>,
 }
 
 impl Plan {
@@ -890,6 +896,35 @@ impl RawSpec {
             path,
         )?;
 
+        // Labels are checked against the full grid (a quick profile may leave a labelled value
+        // or column out).
+        let mut labels = Vec::new();
+        for (column, table) in &self.labels {
+            let key = format!("labels.{column}");
+            if profile == Profile::Full && !columns.contains(column) {
+                return c.error(
+                    &key,
+                    &table.span(),
+                    format!(
+                        "`{column}` is not a coordinate of this spec; coordinates: {columns:?}"
+                    ),
+                );
+            }
+            for (value, label) in table.get_ref() {
+                let used = cells
+                    .iter()
+                    .any(|cell| cell.get(column).is_some_and(|v| v.to_string() == *value));
+                if profile == Profile::Full && !used {
+                    return c.error(
+                        &key,
+                        &table.span(),
+                        format!("no cell has {column} = {value:?}"),
+                    );
+                }
+                labels.push(((column.clone(), value.clone()), label.clone()));
+            }
+        }
+
         let check_columns = self.check.columns.get_ref().clone();
         for column in &check_columns {
             if !metrics.contains(column) {
@@ -963,6 +998,7 @@ impl RawSpec {
             check_statistical,
             check_rtol,
             check_false_alarm,
+            labels,
         })
     }
 

@@ -61,6 +61,9 @@ left = { map = "tensor-sketch" }
 right = { map = "random-maclaurin" }
 relation = "less"
 
+[labels.dataset]
+tiny = "Tiny (test data)"
+
 [check]
 columns = ["relative_error", "median_relative_error"]
 "#;
@@ -338,6 +341,8 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     assert_eq!(outcome.rendered.tables.len(), 1);
     let table = std::fs::read_to_string(&outcome.rendered.tables[0]).unwrap();
     assert!(table.contains("| TS"), "{table}");
+    // The spec's own label for a dataset.
+    assert!(table.contains("| Tiny (test data) |"), "{table}");
     assert!(
         outcome.rendered.report.contains("TS below RM"),
         "{}",
@@ -721,6 +726,13 @@ fn bad_specs_name_key_and_line() {
             "n_components = [64, 128]\n\"dataset, pairs\" = [[\"tiny\", 100]]",
             1,
             &["`dataset` is also set by `data.dataset` (line 8)"],
+        ),
+        (
+            "kernel-error-demo",
+            "[labels.dataset]\ntiny = \"Tiny (test data)\"",
+            "[labels.dataset]\ntinny = \"Tiny (test data)\"",
+            0,
+            &["labels.dataset", "no cell has dataset = \"tinny\""],
         ),
         (
             "kernel-error-demo",

@@ -43,6 +43,9 @@ pub const RELATIONS: [&str; 2] = ["less", "greater"];
 pub struct ClaimOutcome {
     pub text: String,
     pub holds: bool,
+    /// Not checked here: every cell it compares was skipped (its data needs the network, say).
+    /// `holds` is false: a claim is only said to hold on numbers.
+    pub skipped: bool,
     /// How it holds (the ratio's range and where) or where it fails.
     pub detail: String,
 }
@@ -152,6 +155,7 @@ impl RawClaim {
             return ClaimOutcome {
                 text: self.text.clone(),
                 holds: false,
+                skipped: false,
                 detail: format!(
                     "ambiguous: {ambiguous} right-hand cells share their pair_on coordinates \
                      with another; narrow the claim's `where` or `right`"
@@ -190,6 +194,28 @@ impl RawClaim {
                 if without_stats == 1 { "" } else { "s" }
             ));
         }
+        let candidates: Vec<_> = left
+            .iter()
+            .copied()
+            .chain(right.values().copied())
+            .collect();
+        if pairs.is_empty()
+            && !left.is_empty()
+            && !right.is_empty()
+            && candidates
+                .iter()
+                .all(|c| c.stats.is_none() && c.skipped.is_some())
+        {
+            return ClaimOutcome {
+                text: self.text.clone(),
+                holds: false,
+                skipped: true,
+                detail: format!(
+                    "not checked: all {} of its cells were skipped (see the skipped cells below)",
+                    candidates.len()
+                ),
+            };
+        }
         if pairs.is_empty() {
             let mut detail = format!(
                 "no cells: {} {l_name} cells and {} {r_name} cells{}, none paired with values",
@@ -208,6 +234,7 @@ impl RawClaim {
             return ClaimOutcome {
                 text: self.text.clone(),
                 holds: false,
+                skipped: false,
                 detail,
             };
         }
@@ -299,6 +326,7 @@ impl RawClaim {
         ClaimOutcome {
             text: self.text.clone(),
             holds: failures.is_empty(),
+            skipped: false,
             detail,
         }
     }

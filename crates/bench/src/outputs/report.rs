@@ -113,7 +113,11 @@ impl Report {
         }
         let _ = writeln!(self.text, "\nThe paper's claims, on our numbers:");
         for o in outcomes {
-            let verdict = if o.holds { "holds" } else { "DOES NOT HOLD" };
+            let verdict = match (o.holds, o.skipped) {
+                (true, _) => "holds",
+                (false, true) => "NOT CHECKED",
+                (false, false) => "DOES NOT HOLD",
+            };
             let _ = writeln!(self.text, "  {verdict}: {}\n    {}", o.text, o.detail);
         }
     }

@@ -517,7 +517,11 @@ fn claims_of(text: &str) -> Vec<ClaimOutcome> {
     let rendered = render(&results, &[], &[], &s.claims, &[], &context(dir.path())).unwrap();
     assert_eq!(
         rendered.report.matches("DOES NOT HOLD").count(),
-        rendered.claims.iter().filter(|c| !c.holds).count()
+        rendered
+            .claims
+            .iter()
+            .filter(|c| !c.holds && !c.skipped)
+            .count()
     );
     rendered.claims
 }
@@ -796,4 +800,62 @@ fn claims_pair_on_chosen_coordinates() {
     // A pair_on column that does not exist names the key.
     let err = claim("pair_on = [\"datset\"]").unwrap_err().to_string();
     assert!(err.contains("pair_on") && err.contains("datset"), "{err}");
+}
+
+#[test]
+fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = "dataset,map,repetition,status,skip_reason,error_percent\n\
+               forest,rff,0,skipped,cannot download forest,\n\
+               forest,nystroem,0,skipped,cannot download forest,\n\
+               adult,rff,0,ok,,15.0\n\
+               adult,nystroem,0,ok,,14.0\n";
+    let path = dir.path().join("t.csv");
+    std::fs::write(&path, csv).unwrap();
+    let columns = Columns {
+        coordinates: vec!["dataset".into(), "map".into()],
+        metrics: vec!["error_percent".into()],
+    };
+    let results = Results::from_csv(&path, &columns).unwrap();
+    let text = |dataset: &str| {
+        format!(
+            "[[claims]]\ntext = \"Nystroem below RFF\"\nmetric = \"error_percent\"\n\
+             left = {{ map = \"nystroem\" }}\nright = {{ map = \"rff\" }}\nrelation = \"less\"\n\
+             where = {{ dataset = \"{dataset}\" }}\n"
+        )
+    };
+    let outcome = |dataset: &str| {
+        let s = parse(&text(dataset));
+        render(&results, &[], &[], &s.claims, &[], &context(dir.path())).unwrap()
+    };
+    let forest = outcome("forest");
+    assert!(
+        !forest.claims[0].holds && forest.claims[0].skipped,
+        "{:?}",
+        forest.claims
+    );
+    assert!(
+        forest.report.contains("NOT CHECKED: Nystroem below RFF"),
+        "{}",
+        forest.report
+    );
+    assert!(
+        !forest.report.contains("DOES NOT HOLD"),
+        "{}",
+        forest.report
+    );
+    let adult = outcome("adult");
+    assert!(
+        adult.claims[0].holds && !adult.claims[0].skipped,
+        "{:?}",
+        adult.claims
+    );
+    // A claim that pairs nothing for another reason still fails.
+    let nothing = outcome("cifar");
+    assert!(!nothing.claims[0].holds && !nothing.claims[0].skipped);
+    assert!(
+        nothing.report.contains("DOES NOT HOLD"),
+        "{}",
+        nothing.report
+    );
 }
