@@ -47,6 +47,12 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
+    /// Redraw NAME's figures, tables and report from its committed results/NAME.csv (no run).
+    Render {
+        name: String,
+        #[arg(long)]
+        quick: bool,
+    },
     /// Regenerate NAME in a temporary directory and compare with the committed results/.
     Check {
         name: String,
@@ -120,6 +126,14 @@ fn run() -> anyhow::Result<String> {
         Command::Learners => out = registry::describe_learners(),
         Command::Kernels => out = registry::describe_kernels(),
         Command::Reference => out = registry::reference_markdown(),
+        Command::Render { name, quick } => {
+            let rendered = run::render(name, profile(*quick), &options(None, None))
+                .with_context(|| format!("rendering {name}"))?;
+            let _ = writeln!(out, "{}", rendered.report);
+            for path in rendered.figures.iter().chain(&rendered.tables) {
+                let _ = writeln!(out, "wrote {}", path.display());
+            }
+        }
         Command::Reproduce {
             name,
             quick,

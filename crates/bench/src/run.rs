@@ -337,29 +337,7 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
     results::write_atomic(&csv, text.as_bytes())?;
 
     // Everything below is drawn from the file just written.
-    let columns = plan.output_columns();
-    let written = Results::from_csv(&csv, &columns)?;
-    let ctx = RenderContext {
-        stem,
-        title: plan.title.clone(),
-        profile_note: format!("{} profile", profile.name()),
-        figures_dir: options.out_dir.join("figures"),
-        results_dir,
-        labels: Labels(
-            registry::labels()
-                .into_iter()
-                .chain(plan.labels.iter().cloned())
-                .collect(),
-        ),
-    };
-    let rendered = outputs::render(
-        &written,
-        &plan.figures,
-        &plan.tables,
-        &plan.claims,
-        &plan.paper_values,
-        &ctx,
-    )?;
+    let rendered = render_csv(&plan, &csv, &options.out_dir)?;
     Ok(Outcome {
         plan,
         csv,
@@ -368,6 +346,56 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
         skipped,
         warnings,
     })
+}
+
+/// The figures, tables and report of `plan` drawn from the results file `csv`; figures and
+/// tables written under `out_dir`.
+fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path) -> Result<Rendered> {
+    let written = Results::from_csv(csv, &plan.output_columns())?;
+    let ctx = RenderContext {
+        stem: plan.profile.stem(&plan.name),
+        title: plan.title.clone(),
+        profile_note: format!("{} profile", plan.profile.name()),
+        figures_dir: out_dir.join("figures"),
+        results_dir: out_dir.join("results"),
+        labels: Labels(
+            registry::labels()
+                .into_iter()
+                .chain(plan.labels.iter().cloned())
+                .collect(),
+        ),
+    };
+    outputs::render(
+        &written,
+        &plan.figures,
+        &plan.tables,
+        &plan.claims,
+        &plan.paper_values,
+        &ctx,
+    )
+}
+
+/// Redraws experiment `name`'s figures, tables and report from its committed
+/// `results/STEM.csv`, without running anything: after a change to a figure or a table of the
+/// spec, or of the code that draws them. The CSV must match the spec's plan (its columns).
+pub fn render(name: &str, profile: Profile, options: &RunOptions) -> Result<Rendered> {
+    let plan = load_plan(&options.root, name, profile)?;
+    let csv = options
+        .root
+        .join("results")
+        .join(format!("{}.csv", profile.stem(&plan.name)));
+    if !csv.exists() {
+        return Err(Error::Experiment(format!(
+            "{}: no results to render; run `rfbench reproduce {name}{}` first",
+            csv.display(),
+            if profile == Profile::Quick {
+                " --quick"
+            } else {
+                ""
+            }
+        )));
+    }
+    render_csv(&plan, &csv, &options.out_dir)
 }
 
 /// A cross-validated choice at the edge of the range searched means the optimum may lie beyond

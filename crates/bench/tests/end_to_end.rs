@@ -343,6 +343,18 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     assert!(table.contains("| TS"), "{table}");
     // The spec's own label for a dataset.
     assert!(table.contains("| Tiny (test data) |"), "{table}");
+    // Every output is an ordinary, world-readable file (temporary files start private).
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let outputs = std::iter::once(&outcome.csv)
+            .chain(&outcome.rendered.figures)
+            .chain(&outcome.rendered.tables);
+        for path in outputs {
+            let mode = std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o644, "{}", path.display());
+        }
+    }
     assert!(
         outcome.rendered.report.contains("TS below RM"),
         "{}",
@@ -358,6 +370,14 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     assert!(report.passed(), "{:?}", report.failures);
     // Every row (skipped ones too: empty equals empty) times the two checked columns.
     assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2);
+
+    // `render` redraws the figure and the table from the committed CSV alone, the same table.
+    std::fs::remove_file(&outcome.rendered.figures[0]).unwrap();
+    std::fs::remove_file(&outcome.rendered.tables[0]).unwrap();
+    let rendered = rfbench::run::render("kernel-error-demo", Profile::Full, &options).unwrap();
+    assert_png(&rendered.figures[0]);
+    assert_eq!(std::fs::read_to_string(&rendered.tables[0]).unwrap(), table);
+    assert_eq!(rendered.report, outcome.rendered.report);
 }
 
 #[test]

@@ -17,7 +17,6 @@ mod table;
 mod validate;
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub use claim::{ClaimOutcome, RawClaim};
@@ -248,12 +247,8 @@ pub(crate) fn number(v: f64) -> String {
 /// Writes `bytes` to `path` through a uniquely named temporary file in the same directory and a
 /// rename, so a reader never sees half a file and two writers never share a temporary.
 pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = parent_dir(path)?;
-    let mut tmp = tempfile::NamedTempFile::new_in(&dir).map_err(|e| Error::io(&dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    // The one atomic writer (unique temporary name, mode 0644, rename).
+    crate::results::write_atomic(path, bytes)
 }
 
 /// The directory of `path`, created if missing.

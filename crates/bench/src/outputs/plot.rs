@@ -261,7 +261,10 @@ pub(super) fn draw(
         }
         root.present().map_err(|e| fail(e.to_string()))?;
     }
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    // Drawn to a private temporary file (plotters writes to a path), then written through the
+    // one atomic writer: the same file mode and rename as every other output.
+    let bytes = std::fs::read(tmp.path()).map_err(|e| Error::io(tmp.path(), e))?;
+    crate::results::write_atomic(path, &bytes)?;
     Ok(notes)
 }
 

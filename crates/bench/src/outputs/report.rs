@@ -7,8 +7,11 @@ use std::path::Path;
 use super::claim::ClaimOutcome;
 use super::figure::{FigureData, RawFigure};
 use super::paper::PaperOutcome;
-use super::results::{CellValue, Results};
+use super::results::{CellValue, Coordinates, Results, Skipped};
 use super::{describe, number, RenderContext};
+
+/// Skipped cells listed one by one in a group without a shared coordinate.
+const LISTED_SKIPPED: usize = 10;
 
 pub(super) struct Report {
     text: String,
@@ -164,21 +167,60 @@ impl Report {
         self.text.push_str(&aligned(&rows, "  "));
     }
 
+    /// Skipped cells grouped by reason (a dataset that needs the network skips every cell it
+    /// is in, for one reason): the reason once, then what the group's cells share, or the cells.
     pub fn skipped(&mut self, results: &Results) {
         let skipped = results.skipped_cells();
         if skipped.is_empty() {
             return;
         }
         let _ = writeln!(self.text, "\nSkipped cells ({}):", skipped.len());
-        for (coordinates, s) in &skipped {
+        let mut groups: Vec<(&str, Vec<&(Coordinates, Skipped)>)> = Vec::new();
+        for item in &skipped {
+            match groups.iter_mut().find(|(r, _)| *r == item.1.reason) {
+                Some((_, cells)) => cells.push(item),
+                None => groups.push((&item.1.reason, vec![item])),
+            }
+        }
+        let columns = &results.columns.coordinates;
+        for (reason, cells) in groups {
+            let runs: usize = cells.iter().map(|c| c.1.repetitions).sum();
+            let plural = |n: usize| if n == 1 { "" } else { "s" };
+            let shared: Vec<&String> = columns
+                .iter()
+                .filter(|c| {
+                    let first = cells[0].0.get(*c);
+                    !matches!(first, None | Some(CellValue::Empty))
+                        && cells.iter().all(|cell| cell.0.get(*c) == first)
+                })
+                .collect();
             let _ = writeln!(
                 self.text,
-                "  {}: {} ({} repetition{})",
-                describe(&results.columns.coordinates, coordinates),
-                s.reason,
-                s.repetitions,
-                if s.repetitions == 1 { "" } else { "s" }
+                "  {} cell{} ({runs} repetition{}){}: {reason}",
+                cells.len(),
+                plural(cells.len()),
+                plural(runs),
+                if shared.is_empty() || cells.len() == 1 {
+                    String::new()
+                } else {
+                    format!(
+                        ", all with {}",
+                        describe(shared.iter().copied(), &cells[0].0)
+                    )
+                }
             );
+            if shared.is_empty() || cells.len() == 1 {
+                for cell in cells.iter().take(LISTED_SKIPPED) {
+                    let _ = writeln!(self.text, "    {}", describe(columns, &cell.0));
+                }
+                if cells.len() > LISTED_SKIPPED {
+                    let _ = writeln!(
+                        self.text,
+                        "    ... and {} more",
+                        cells.len() - LISTED_SKIPPED
+                    );
+                }
+            }
         }
     }
 

@@ -377,6 +377,17 @@ pub(super) fn render(
     };
     out.push_str(&line(&header));
     out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+    // Skip reasons (long: a URL and what to do) are numbered notes under the table.
+    let mut reasons: Vec<String> = Vec::new();
+    let mut note = |reason: &str| -> usize {
+        match reasons.iter().position(|r| r == reason) {
+            Some(i) => i + 1,
+            None => {
+                reasons.push(reason.to_string());
+                reasons.len()
+            }
+        }
+    };
     for row in &row_keys {
         let mut parts: Vec<String> = row_columns
             .iter()
@@ -403,12 +414,12 @@ pub(super) fn render(
                     match (&cell.stats, cell.skipped) {
                         (Some(s), None) => format_cell(&pieces, s, &other_stats),
                         (Some(s), Some(skip)) => format!(
-                            "{} ({} skipped: {})",
+                            "{} ({} skipped [{}])",
                             format_cell(&pieces, s, &other_stats),
                             skip.repetitions,
-                            skip.reason
+                            note(&skip.reason)
                         ),
-                        (None, Some(skip)) => format!("skipped: {}", skip.reason),
+                        (None, Some(skip)) => format!("skipped [{}]", note(&skip.reason)),
                         (None, None) => "—".to_string(),
                     }
                 }
@@ -419,6 +430,12 @@ pub(super) fn render(
             });
         }
         out.push_str(&line(&parts));
+    }
+    if !reasons.is_empty() {
+        out.push('\n');
+        for (i, reason) in reasons.iter().enumerate() {
+            out.push_str(&format!("[{}] {}\n", i + 1, escape(reason)));
+        }
     }
     Ok(out)
 }

@@ -484,7 +484,9 @@ _quick profile_
 |---|---|---|
 | adult | 0.95 (10.0 s) | 0.85 ± 0.07 (2.0 s) (paper 0.84 ± 0.01) |
 | cifar | — | — (paper 0.5) |
-| mnist | skipped: kernel matrix too large | 0.60 ± 0.14 (2.0 s) |
+| mnist | skipped [1] | 0.60 ± 0.14 (2.0 s) |
+
+[1] kernel matrix too large
 ";
     assert_eq!(
         rendered.tables,
@@ -495,9 +497,9 @@ _quick profile_
         expected
     );
     assert!(rendered.report.contains(expected), "{}", rendered.report);
-    assert!(rendered
-        .report
-        .contains("dataset = mnist, map = exact: kernel matrix too large (2 repetitions)"));
+    assert!(rendered.report.contains(
+        "1 cell (2 repetitions): kernel matrix too large\n    dataset = mnist, map = exact"
+    ));
 }
 
 fn claims_of(text: &str) -> Vec<ClaimOutcome> {
