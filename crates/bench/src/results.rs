@@ -4,7 +4,7 @@
 //! half a table.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{Error, Result};
@@ -218,6 +218,45 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Temporary files of a writer that died before renaming them (a killed run): this module's
+/// `.rfbench-*.tmp`, a figure's `.figure-*.png`, and the `.tmp*` names of earlier versions.
+fn is_temporary(name: &str) -> bool {
+    (name.starts_with(".rfbench-") && name.ends_with(".tmp"))
+        || (name.starts_with(".figure-") && name.ends_with(".png"))
+        || (name.starts_with(".tmp") && name.len() > 4)
+}
+
+/// Removes the temporary files (see [`is_temporary`]) in `dir` last modified more than `age`
+/// ago: a live run renames its temporaries within seconds, so an old one belongs to a run that
+/// was killed. Returns the files removed; a missing `dir` is nothing to clean.
+pub fn remove_stale_temporaries(dir: &Path, age: std::time::Duration) -> Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        if !is_temporary(&name.to_string_lossy()) {
+            continue;
+        }
+        let path = entry.path();
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|elapsed| elapsed > age);
+        if old && entry.file_type().is_ok_and(|t| t.is_file()) {
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
 /// A results CSV as rows of text fields by column name (quotes undone). The check compares
 /// these texts, so "the same number" means the same bits.
 pub fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
@@ -313,5 +352,49 @@ mod csv_tests {
         assert!(parse_csv_text("\"open").is_err());
         assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
         assert_eq!(number(1e-20), "1e-20");
+    }
+}
+
+#[cfg(test)]
+mod temporary_tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    #[test]
+    fn stale_temporaries_of_killed_runs_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, age_s: u64| {
+            let path = dir.path().join(name);
+            let f = std::fs::File::create(&path).unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
+                .unwrap();
+            path
+        };
+        let stale = [
+            file(".rfbench-a1B2c3.tmp", 7200),
+            file(".figure-x9Y8z7.png", 7200),
+            file(".tmpAbC123", 7200),
+        ];
+        let kept = [
+            // A live run's temporary: seconds old.
+            file(".rfbench-live01.tmp", 1),
+            // Outputs and other files, however old.
+            file("fig1.csv", 7200),
+            file("fig1.png", 7200),
+            file(".rfbench-notes", 7200),
+        ];
+        let mut removed = remove_stale_temporaries(dir.path(), Duration::from_secs(3600)).unwrap();
+        removed.sort();
+        let mut expected = stale.to_vec();
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(kept.iter().all(|p| p.exists()));
+        // A directory that does not exist yet has nothing to clean.
+        assert!(
+            remove_stale_temporaries(&dir.path().join("none"), Duration::ZERO)
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -314,6 +314,9 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     rows
 }
 
+/// Age beyond which a temporary output file belongs to a dead run.
+const STALE_TEMPORARY_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
+
 /// Runs experiment `name` under `profile`: writes `results/STEM.csv`, its figures and tables
 /// under `out_dir` (STEM is the name, plus `.quick` for the quick profile).
 pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<Outcome> {
@@ -321,6 +324,17 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
     let mut plan = load_plan(&options.root, name, profile)?;
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
+    }
+    // Temporaries of a run killed before its renames (more than an hour old: a live run's
+    // last only seconds) are removed, with a note.
+    for dir in ["results", "figures"] {
+        let dir = options.out_dir.join(dir);
+        for path in results::remove_stale_temporaries(&dir, STALE_TEMPORARY_AGE)? {
+            eprintln!(
+                "removed {}, a temporary file of an interrupted run",
+                path.display()
+            );
+        }
     }
     let rows = run_cells(&plan, options)?;
     let skipped = rows
