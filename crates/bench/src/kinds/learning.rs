@@ -24,7 +24,9 @@ use super::{
 };
 use crate::data::subsample_indices;
 use crate::error::{Error, Result};
-use crate::registry::learners::{Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer};
+use crate::registry::learners::{
+    Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer, STREAM_BLOCK_ROWS,
+};
 use crate::registry::params::{Default, ParamKind, ParamSpec};
 use crate::registry::{Features, TaskKind};
 use crate::seeds::derive_seed;
@@ -265,11 +267,13 @@ fn fit_streamed(
         train: Blocks {
             n_rows: x_train.n_rows(),
             n_features: map.output_dim(),
+            block_rows: STREAM_BLOCK_ROWS,
             features: &train_features,
         },
         test: Blocks {
             n_rows: x_test.n_rows(),
             n_features: map.output_dim(),
+            block_rows: STREAM_BLOCK_ROWS,
             features: &test_features,
         },
         y_train,

@@ -57,16 +57,19 @@ pub type Trainer = fn(&LearnerInput<'_>) -> Result<LearnerOutput, LearnerError>;
 pub struct Blocks<'a> {
     pub n_rows: usize,
     pub n_features: usize,
+    /// Rows per block (the learning kind streams [`STREAM_BLOCK_ROWS`]).
+    pub block_rows: usize,
     /// The features of rows `range`.
     pub features: &'a dyn Fn(std::ops::Range<usize>) -> Result<Array2<f64>, LearnerError>,
 }
 
 impl Blocks<'_> {
-    /// Row ranges of at most `STREAM_BLOCK_ROWS` rows, in order.
+    /// Row ranges of at most `block_rows` rows, in order.
     pub fn ranges(&self) -> impl Iterator<Item = std::ops::Range<usize>> + '_ {
+        let step = self.block_rows.max(1);
         (0..self.n_rows)
-            .step_by(STREAM_BLOCK_ROWS)
-            .map(|start| start..(start + STREAM_BLOCK_ROWS).min(self.n_rows))
+            .step_by(step)
+            .map(move |start| start..(start + step).min(self.n_rows))
     }
 }
 
@@ -147,38 +150,31 @@ fn lambda_extras(model: &rfbench_learners::Ridge, cv: bool) -> Vec<(&'static str
     ]
 }
 
+/// Ridge on features held in memory: [`ridge_streamed`] with the whole matrix as one block (the
+/// library's `fit` is `fit_blocks` of one block, so the model is the same).
 fn ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
-    let (params, cv) = ridge_params(i.params, i.seed);
     let (z, zt) = (dense(i.train), dense(i.test));
-    match i.task {
-        TaskKind::Classification => {
-            let labels = class_labels_from_f64(i.y_train)?;
-            let (model, train_seconds) =
-                timed(|| RidgeClassifierParams::new(params).fit(z.view(), &labels));
-            let model = model?;
-            let (pred, predict_seconds) = timed(|| model.predict(zt.view()));
-            Ok(LearnerOutput {
-                predictions: labels_to_f64(pred?),
-                train_seconds,
-                predict_seconds,
-                extras: lambda_extras(model.ridge(), cv),
-            })
-        }
-        TaskKind::Regression => {
-            let y = ndarray::ArrayView1::from(i.y_train)
-                .insert_axis(Axis(1))
-                .to_owned();
-            let (model, train_seconds) = timed(|| params.fit(z.view(), y.view()));
-            let model = model?;
-            let (pred, predict_seconds) = timed(|| model.predict(zt.view()));
-            Ok(LearnerOutput {
-                predictions: pred?.column(0).to_vec(),
-                train_seconds,
-                predict_seconds,
-                extras: lambda_extras(&model, cv),
-            })
-        }
-    }
+    let (zv, ztv) = (z.view(), zt.view());
+    let train = |r: std::ops::Range<usize>| Ok(zv.slice(ndarray::s![r, ..]).to_owned());
+    let test = |r: std::ops::Range<usize>| Ok(ztv.slice(ndarray::s![r, ..]).to_owned());
+    ridge_streamed(&StreamInput {
+        params: i.params,
+        seed: i.seed,
+        task: i.task,
+        train: Blocks {
+            n_rows: z.nrows(),
+            n_features: z.ncols(),
+            block_rows: z.nrows().max(1),
+            features: &train,
+        },
+        test: Blocks {
+            n_rows: zt.nrows(),
+            n_features: zt.ncols(),
+            block_rows: zt.nrows().max(1),
+            features: &test,
+        },
+        y_train: i.y_train,
+    })
 }
 
 /// [`ridge`] on streamed features: the same model up to the order of the sums in `Z'Z`
@@ -495,7 +491,8 @@ mod tests {
     use crate::registry::params::Value;
     use rand::{Rng, SeedableRng};
 
-    /// Streamed ridge (blocks of STREAM_BLOCK_ROWS rows) against ridge on the whole matrix, for
+    /// Streamed ridge (blocks of STREAM_BLOCK_ROWS rows) against ridge on the whole matrix (one
+    /// block: what the dense path does), for
     /// classification and regression, fixed and cross-validated lambda: the same predictions
     /// and lambda, up to the order of the sums in Z'Z.
     #[test]
@@ -553,11 +550,13 @@ mod tests {
                     train: Blocks {
                         n_rows: n,
                         n_features: d,
+                        block_rows: STREAM_BLOCK_ROWS,
                         features: &train_blocks,
                     },
                     test: Blocks {
                         n_rows: n_test,
                         n_features: d,
+                        block_rows: STREAM_BLOCK_ROWS,
                         features: &test_blocks,
                     },
                     y_train: &y,
