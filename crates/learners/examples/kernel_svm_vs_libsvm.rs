@@ -18,7 +18,6 @@ use std::process::Command;
 use std::time::Instant;
 
 use rfbench_learners::{metrics, CachedKernelSvmParams, KernelFunction as Kernel};
-use rfbench_maps::Row;
 use support::{adult_dir, libsvm_tools, number_after, read_libsvm, ADULT_DIM};
 
 fn libsvm_kernel_args(kernel: &str) -> Vec<&'static str> {
@@ -101,9 +100,13 @@ fn run_ours(dir: &Path, rows: usize, cache_mb: u64, kernel: &str, threads: usize
             threads,
             rfbench_maps::Kernel::libsvm_polynomial(2, 1.0, 1.0).unwrap(),
         ),
-        "rbf" => fit_and_test(dir, rows, cache_mb, threads, |a: &Row<'_>, b: &Row<'_>| {
-            (-0.05 * (a.dot(a) + b.dot(b) - 2.0 * a.dot(b))).exp()
-        }),
+        "rbf" => fit_and_test(
+            dir,
+            rows,
+            cache_mb,
+            threads,
+            rfbench_maps::Kernel::gaussian_from_gamma(0.05).unwrap(),
+        ),
         other => panic!("kernel must be poly or rbf, got {other}"),
     });
 }

@@ -23,9 +23,9 @@
 //! Cost: per SMO step `O(active)` plus `O(active d)` for each kernel row missing from the cache;
 //! prediction `O(n_SV d)` per test row.
 
-use ndarray::{Array2, Axis};
+use ndarray::{Array2, ArrayView1, Axis};
 use rayon::prelude::*;
-use rfbench_maps::{CsrMatrix, Rows};
+use rfbench_maps::{CsrMatrix, Row, Rows};
 
 use crate::error::{LearnerError, Result};
 use crate::kernel_baselines::KernelFunction as Kernel;
@@ -332,15 +332,45 @@ impl<K: Kernel> CachedKernelSvm<K> {
         check_finite(&x)?;
         let mut out = Array2::zeros((x.n_rows(), self.models.len()));
         let n_sv = support.n_rows();
+        // As in training: a kernel that is a function of dot products gets one dot product per
+        // value, the test row in dense form when it is sparse (a gather over the support row).
+        let form = self.kernel.dot_form();
+        let sv_norms: Vec<f64> = match form {
+            Some(f) if f.needs_norms() => (0..n_sv)
+                .map(|s| support.row(s).dot(&support.row(s)))
+                .collect(),
+            _ => vec![0.0; n_sv],
+        };
+        let scatter = matches!(x, Rows::Sparse(_)) && form.is_some();
+        let width = if scatter { x.n_cols() } else { 0 };
         out.axis_iter_mut(Axis(0))
             .into_par_iter()
             .enumerate()
             .for_each_init(
-                || vec![0.0; n_sv],
-                |k, (t, mut o)| {
+                || (vec![0.0; n_sv], vec![0.0; width]),
+                |(k, dense), (t, mut o)| {
                     let xt = x.row(t);
-                    for (s, v) in k.iter_mut().enumerate() {
-                        *v = self.kernel.eval(&support.row(s), &xt);
+                    match form {
+                        Some(f) => {
+                            let values = |row: &Row<'_>, k: &mut [f64]| {
+                                let tt = if f.needs_norms() { row.dot(row) } else { 0.0 };
+                                for (s, v) in k.iter_mut().enumerate() {
+                                    *v = f.eval(support.row(s).dot(row), sv_norms[s], tt);
+                                }
+                            };
+                            if scatter {
+                                xt.for_each_nonzero(|j, v| dense[j] = v);
+                                values(&Row::Dense(ArrayView1::from(&dense[..])), k);
+                                xt.for_each_nonzero(|j, _| dense[j] = 0.0);
+                            } else {
+                                values(&xt, k);
+                            }
+                        }
+                        None => {
+                            for (s, v) in k.iter_mut().enumerate() {
+                                *v = self.kernel.eval(&support.row(s), &xt);
+                            }
+                        }
                     }
                     for (m, model) in self.models.iter().enumerate() {
                         o[m] = pair_decision(&model.support, &model.coef, k) - model.rho;

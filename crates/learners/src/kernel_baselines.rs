@@ -50,17 +50,89 @@ pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
 /// any `Fn(&Row, &Row) -> f64`.
 pub trait KernelFunction: Sync {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64;
+
+    /// The kernel as a function of inner products, when it is one (see [`DotForm`]); `None`, the
+    /// default, makes solvers call [`KernelFunction::eval`].
+    fn dot_form(&self) -> Option<DotForm> {
+        None
+    }
+}
+
+/// A kernel written as a function of `<x, y>`, `<x, x>` and `<y, y>`. A solver that keeps the
+/// rows' squared norms (LIBSVM's `x_square`) then needs one dot product per kernel value, a
+/// gather over a sparse row's non-zeros against a dense copy of the other row, where a distance
+/// between two sparse rows is a merge of their index lists.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DotForm {
+    /// `<x, y>`.
+    Linear,
+    /// `(gamma <x, y> + offset)^degree`: the same operations as [`Kernel::eval`], so the same
+    /// values.
+    Polynomial { degree: u32, gamma: f64, offset: f64 },
+    /// `exp(-‖x - y‖² / (2 sigma²))` with `‖x - y‖² = <x, x> + <y, y> - 2 <x, y>` (clamped at 0):
+    /// equal to [`Kernel::eval`]'s value up to rounding, as LIBSVM computes it.
+    Gaussian { sigma: f64 },
+}
+
+impl DotForm {
+    /// Whether [`DotForm::eval`] reads the squared norms.
+    pub fn needs_norms(&self) -> bool {
+        matches!(self, DotForm::Gaussian { .. })
+    }
+
+    /// `k(x, y)` from `xy = <x, y>`, `xx = <x, x>`, `yy = <y, y>`.
+    #[inline]
+    pub fn eval(&self, xy: f64, xx: f64, yy: f64) -> f64 {
+        match *self {
+            DotForm::Linear => xy,
+            DotForm::Polynomial {
+                degree,
+                gamma,
+                offset,
+            } => (gamma * xy + offset).powi(degree as i32),
+            DotForm::Gaussian { sigma } => {
+                let sq = (xx + yy - 2.0 * xy).max(0.0);
+                (-sq / (2.0 * sigma * sigma)).exp()
+            }
+        }
+    }
 }
 
 impl KernelFunction for Kernel {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
         Kernel::eval(self, x, y)
     }
+
+    fn dot_form(&self) -> Option<DotForm> {
+        match *self {
+            Kernel::Linear => Some(DotForm::Linear),
+            Kernel::Polynomial {
+                degree,
+                gamma,
+                offset,
+            } => Some(DotForm::Polynomial {
+                degree,
+                gamma,
+                offset,
+            }),
+            Kernel::Gaussian { sigma } => Some(DotForm::Gaussian { sigma }),
+            Kernel::Laplacian { .. } | Kernel::Matern { .. } => None,
+        }
+    }
 }
 
 impl KernelFunction for PolynomialKernel {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64 {
         PolynomialKernel::eval(self, x, y)
+    }
+
+    /// `(1 * t + c)^p`: `1 * t` is `t` exactly, so the same values as `from_dot`.
+    fn dot_form(&self) -> Option<DotForm> {
+        Some(DotForm::Polynomial {
+            degree: self.degree(),
+            gamma: 1.0,
+            offset: self.offset(),
+        })
     }
 }
 

@@ -29,7 +29,7 @@ use ndarray::ArrayView1;
 use rayon::prelude::*;
 use rfbench_maps::{Row, Rows};
 
-use crate::kernel_baselines::{dual_objective, KernelFunction as Kernel};
+use crate::kernel_baselines::{dual_objective, DotForm, KernelFunction as Kernel};
 use crate::kernel_cache::KernelCache;
 
 /// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
@@ -112,6 +112,11 @@ struct KernelRows<'k, 'x, K: ?Sized> {
     evaluations: u64,
     /// Sparse input: the row being filled, scattered to dense form (zero elsewhere).
     dense: Vec<f64>,
+    /// The kernel as a function of dot products, when it is one: each value is then one dot
+    /// product (a gather for sparse rows) instead of a call to the kernel.
+    form: Option<DotForm>,
+    /// `‖x_r‖²` by data row (zero for rows outside the problem), when `form` needs them.
+    norms: Vec<f64>,
 }
 
 impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
@@ -122,21 +127,26 @@ impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
     /// of two index lists, and sums the same products in the same order, plus exact zeros, so a
     /// dot-product kernel gets the same values.
     fn fetch(&mut self, p: usize, len: usize) {
-        let (kernel, x, row_of) = (self.kernel, self.x, &self.row_of);
+        let (x, row_of) = (self.x, &self.row_of);
+        let entry = Entry {
+            kernel: self.kernel,
+            form: self.form,
+            norms: &self.norms,
+        };
         let dense = &mut self.dense;
         let mut computed = 0;
         self.cache.fetch(p, len, |start, out| {
             computed = out.len() as u64;
             let cols = &row_of[start..start + out.len()];
             match x {
-                Rows::Dense(_) => fill_kernel_row(kernel, x, &x.row(row_of[p]), cols, out),
+                Rows::Dense(_) => fill_kernel_row(&entry, x, &x.row(row_of[p]), row_of[p], cols, out),
                 Rows::Sparse(m) => {
                     let (indices, values) = m.row_parts(row_of[p]);
                     for (&j, &v) in indices.iter().zip(values) {
                         dense[j as usize] = v;
                     }
                     let row = Row::Dense(ArrayView1::from(&dense[..]));
-                    fill_kernel_row(kernel, x, &row, cols, out);
+                    fill_kernel_row(&entry, x, &row, row_of[p], cols, out);
                     for &j in indices {
                         dense[j as usize] = 0.0;
                     }
@@ -152,25 +162,60 @@ impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
     }
 }
 
-/// `out[s] = k(xr, x_{cols[s]})`, in parallel; each entry is computed on its own, so the
+/// How one kernel value is computed: by the kernel, or from a dot product and the squared norms.
+struct Entry<'a, K: ?Sized> {
+    kernel: &'a K,
+    form: Option<DotForm>,
+    norms: &'a [f64],
+}
+
+impl<K: Kernel + ?Sized> Entry<'_, K> {
+    /// `k(xr, xs)`, where `xr` is data row `r` (possibly in dense form) and `xs` data row `s`.
+    #[inline]
+    fn value(&self, xr: &Row<'_>, r: usize, xs: &Row<'_>, s: usize) -> f64 {
+        match self.form {
+            Some(form) => {
+                let norm = |t: usize| self.norms.get(t).copied().unwrap_or(0.0);
+                form.eval(xr.dot(xs), norm(r), norm(s))
+            }
+            None => self.kernel.eval(xr, xs),
+        }
+    }
+}
+
+/// `‖x_r‖²` for the data rows `rows` (zero elsewhere) when `form` reads norms, else nothing.
+fn squared_norms(x: Rows<'_>, rows: &[usize], form: Option<DotForm>) -> Vec<f64> {
+    if !form.is_some_and(|f| f.needs_norms()) {
+        return Vec::new();
+    }
+    let mut norms = vec![0.0; x.n_rows()];
+    for &r in rows {
+        let row = x.row(r);
+        norms[r] = row.dot(&row);
+    }
+    norms
+}
+
+/// `out[t] = k(xr, x_{cols[t]})`, in parallel; each entry is computed on its own, so the
 /// values do not depend on how the work is split.
 fn fill_kernel_row<K: Kernel + ?Sized>(
-    kernel: &K,
+    entry: &Entry<'_, K>,
     x: Rows<'_>,
     xr: &Row<'_>,
+    r: usize,
     cols: &[usize],
     out: &mut [f64],
 ) {
     if out.len() < MIN_ENTRIES_PER_TASK {
         for (v, &s) in out.iter_mut().zip(cols) {
-            *v = kernel.eval(xr, &x.row(s));
+            *v = entry.value(xr, r, &x.row(s), s);
         }
         return;
     }
     out.par_iter_mut()
         .zip(cols.par_iter())
         .with_min_len(MIN_ENTRIES_PER_TASK)
-        .for_each(|(v, &s)| *v = kernel.eval(xr, &x.row(s)));
+        .for_each(|(v, &s)| *v = entry.value(xr, r, &x.row(s), s));
 }
 
 /// The solver's state, every per-variable array in position order.
@@ -216,6 +261,8 @@ pub(crate) fn solve_cached<K: Kernel + ?Sized>(
                 Rows::Dense(_) => Vec::new(),
                 Rows::Sparse(m) => vec![0.0; m.n_cols()],
             },
+            form: kernel.dot_form(),
+            norms: squared_norms(x, rows, kernel.dot_form()),
         },
         y: y.to_vec(),
         alpha: vec![0.0; l],
