@@ -13,11 +13,13 @@ pub mod data;
 pub mod error;
 pub mod grid;
 pub mod kinds;
+pub mod memory;
 pub mod outputs;
 pub mod registry;
 pub mod results;
 pub mod run;
 pub mod seeds;
 pub mod spec;
+pub mod staging;
 
 pub use error::{Error, Result};

@@ -25,6 +25,10 @@ struct Cli {
     /// Worker threads (default: all cores). Results do not depend on it.
     #[arg(long, global = true)]
     threads: Option<usize>,
+    /// Refuse a spec when one of its cells is estimated to need more memory than this many GB
+    /// (default: this machine's memory).
+    #[arg(long, global = true, value_name = "GB")]
+    memory_limit: Option<f64>,
     #[command(subcommand)]
     command: Command,
 }
@@ -108,12 +112,18 @@ fn run() -> anyhow::Result<String> {
             .build_global()
             .context("configuring the thread pool")?;
     }
+    let memory_limit = match cli.memory_limit {
+        Some(gb) if gb.is_finite() && gb > 0.0 => Some((gb * 1e9) as u64),
+        Some(gb) => bail!("--memory-limit must be a positive number of GB, got {gb}"),
+        None => None,
+    };
     let options = |master_seed, out_dir: Option<PathBuf>| RunOptions {
         root: cli.root.clone(),
         out_dir: out_dir.unwrap_or_else(|| cli.root.clone()),
         master_seed,
         progress: Progress::detect(),
         fetch: data::FetchOptions::from_env(),
+        memory_limit,
     };
     let mut out = String::new();
     match &cli.command {

@@ -1,10 +1,9 @@
 //! Result tables: one CSV row per cell and repetition with its coordinates, seeds, status,
-//! metrics and provenance, so a result file says by itself how it was made. Written atomically
-//! (a temporary file in the same directory, then a rename), so an interrupted run never leaves
-//! half a table.
+//! metrics and provenance, so a result file says by itself how it was made. Written with the
+//! run's other outputs through [`crate::staging`], so an interrupted run never leaves half a
+//! table, nor a new table beside an old figure.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use crate::error::{Error, Result};
@@ -191,72 +190,6 @@ pub fn to_csv(plan: &Plan, rows: &[ResultRow], provenance: &Provenance) -> Strin
     out
 }
 
-/// Writes `contents` to `path` atomically: a temporary file in the same directory, flushed,
-/// made world-readable like any other output (temporary files start private), then renamed
-/// over `path`. A reader sees the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".rfbench-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(contents).map_err(|e| Error::io(path, e))?;
-    tmp.flush().map_err(|e| Error::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644))
-            .map_err(|e| Error::io(tmp.path(), e))?;
-    }
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
-}
-
-/// Temporary files of a writer that died before renaming them (a killed run): this module's
-/// `.rfbench-*.tmp`, a figure's `.figure-*.png`, and the `.tmp*` names of earlier versions.
-fn is_temporary(name: &str) -> bool {
-    (name.starts_with(".rfbench-") && name.ends_with(".tmp"))
-        || (name.starts_with(".figure-") && name.ends_with(".png"))
-        || (name.starts_with(".tmp") && name.len() > 4)
-}
-
-/// Removes the temporary files (see [`is_temporary`]) in `dir` last modified more than `age`
-/// ago: a live run renames its temporaries within seconds, so an old one belongs to a run that
-/// was killed. Returns the files removed; a missing `dir` is nothing to clean.
-pub fn remove_stale_temporaries(dir: &Path, age: std::time::Duration) -> Result<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(dir, e)),
-    };
-    let mut removed = Vec::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let name = entry.file_name();
-        if !is_temporary(&name.to_string_lossy()) {
-            continue;
-        }
-        let path = entry.path();
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.elapsed().ok())
-            .is_some_and(|elapsed| elapsed > age);
-        if old && entry.file_type().is_ok_and(|t| t.is_file()) {
-            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-            removed.push(path);
-        }
-    }
-    Ok(removed)
-}
-
 /// A results CSV as rows of text fields by column name (quotes undone). The check compares
 /// these texts, so "the same number" means the same bits.
 pub fn read_rows(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
@@ -352,49 +285,5 @@ mod csv_tests {
         assert!(parse_csv_text("\"open").is_err());
         assert_eq!(number(0.1 + 0.2), "0.30000000000000004");
         assert_eq!(number(1e-20), "1e-20");
-    }
-}
-
-#[cfg(test)]
-mod temporary_tests {
-    use super::*;
-    use std::time::{Duration, SystemTime};
-
-    #[test]
-    fn stale_temporaries_of_killed_runs_are_removed_and_nothing_else() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = |name: &str, age_s: u64| {
-            let path = dir.path().join(name);
-            let f = std::fs::File::create(&path).unwrap();
-            f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
-                .unwrap();
-            path
-        };
-        let stale = [
-            file(".rfbench-a1B2c3.tmp", 7200),
-            file(".figure-x9Y8z7.png", 7200),
-            file(".tmpAbC123", 7200),
-        ];
-        let kept = [
-            // A live run's temporary: seconds old.
-            file(".rfbench-live01.tmp", 1),
-            // Outputs and other files, however old.
-            file("fig1.csv", 7200),
-            file("fig1.png", 7200),
-            file(".rfbench-notes", 7200),
-        ];
-        let mut removed = remove_stale_temporaries(dir.path(), Duration::from_secs(3600)).unwrap();
-        removed.sort();
-        let mut expected = stale.to_vec();
-        expected.sort();
-        assert_eq!(removed, expected);
-        assert!(stale.iter().all(|p| !p.exists()));
-        assert!(kept.iter().all(|p| p.exists()));
-        // A directory that does not exist yet has nothing to clean.
-        assert!(
-            remove_stale_temporaries(&dir.path().join("none"), Duration::ZERO)
-                .unwrap()
-                .is_empty()
-        );
     }
 }

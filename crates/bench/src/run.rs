@@ -19,11 +19,13 @@ use crate::check::{self, CheckReport};
 use crate::data::{self, distance_percentile, DataError, Prepared, Step};
 use crate::error::{Error, Result};
 use crate::kinds::{train_rows, CellContext, CellOutcome, KernelSearch};
+use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::registry::{self, BandwidthSearch, ParamValues, Value};
 use crate::results::{self, Provenance, ResultRow};
 use crate::seeds::derive_seed;
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile};
+use crate::staging::{self, Staged};
 
 /// Where a run reads its inputs and writes its outputs.
 #[derive(Debug, Clone)]
@@ -38,6 +40,9 @@ pub struct RunOptions {
     pub progress: Progress,
     /// Cache and mirror directories for the datasets.
     pub fetch: data::FetchOptions,
+    /// Bytes a cell may be estimated to need before the plan is refused ([`memory`]); `None`:
+    /// the machine's memory.
+    pub memory_limit: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -314,27 +319,26 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     rows
 }
 
-/// Age beyond which a temporary output file belongs to a dead run.
-const STALE_TEMPORARY_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
-
 /// Runs experiment `name` under `profile`: writes `results/STEM.csv`, its figures and tables
-/// under `out_dir` (STEM is the name, plus `.quick` for the quick profile).
+/// under `out_dir` (STEM is the name, plus `.quick` for the quick profile), all replaced
+/// together when the run ends ([`staging`]).
 pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<Outcome> {
     let start = Instant::now();
     let mut plan = load_plan(&options.root, name, profile)?;
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
     }
-    // Temporaries of a run killed before its renames (more than an hour old: a live run's
-    // last only seconds) are removed, with a note.
-    for dir in ["results", "figures"] {
-        let dir = options.out_dir.join(dir);
-        for path in results::remove_stale_temporaries(&dir, STALE_TEMPORARY_AGE)? {
-            eprintln!(
-                "removed {}, a temporary file of an interrupted run",
-                path.display()
-            );
-        }
+    // Values that cannot fit in memory are refused before anything is allocated.
+    let datasets = data::Registry::from_file(&options.root.join("datasets.toml"))?;
+    memory::check(
+        &plan,
+        &datasets,
+        options.memory_limit.unwrap_or_else(memory::default_limit),
+    )?;
+    // Outputs of runs killed during their renames are completed, temporaries of runs killed
+    // before them removed, with a note.
+    for note in staging::prepare(&options.out_dir)? {
+        eprintln!("{note}");
     }
     let rows = run_cells(&plan, options)?;
     let skipped = rows
@@ -345,13 +349,19 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
     let warnings = edge_warnings(&plan, &rows);
 
     let stem = profile.stem(&plan.name);
-    let results_dir = options.out_dir.join("results");
-    let csv = results_dir.join(format!("{stem}.csv"));
+    let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
     let text = results::to_csv(&plan, &rows, &Provenance::collect(&options.root));
-    results::write_atomic(&csv, text.as_bytes())?;
-
-    // Everything below is drawn from the file just written.
-    let rendered = render_csv(&plan, &csv, &options.out_dir)?;
+    let mut out = Staged::new(&options.out_dir);
+    out.write(&csv, text.as_bytes())?;
+    // Everything below is drawn from the file just written (still under its temporary name).
+    let written = out.staged_path(&csv).map(Path::to_path_buf);
+    let rendered = render_csv(
+        &plan,
+        written.as_deref().unwrap_or(&csv),
+        &options.out_dir,
+        &mut out,
+    )?;
+    out.commit()?;
     Ok(Outcome {
         plan,
         csv,
@@ -363,8 +373,8 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
 }
 
 /// The figures, tables and report of `plan` drawn from the results file `csv`; figures and
-/// tables written under `out_dir`.
-fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path) -> Result<Rendered> {
+/// tables staged in `out` for `out_dir`.
+fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path, out: &mut Staged) -> Result<Rendered> {
     let written = Results::from_csv(csv, &plan.output_columns())?;
     let ctx = RenderContext {
         stem: plan.profile.stem(&plan.name),
@@ -379,13 +389,14 @@ fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path) -> Result<Rendered> {
                 .collect(),
         ),
     };
-    outputs::render(
+    outputs::render_staged(
         &written,
         &plan.figures,
         &plan.tables,
         &plan.claims,
         &plan.paper_values,
         &ctx,
+        out,
     )
 }
 
@@ -409,7 +420,13 @@ pub fn render(name: &str, profile: Profile, options: &RunOptions) -> Result<Rend
             }
         )));
     }
-    render_csv(&plan, &csv, &options.out_dir)
+    for note in staging::prepare(&options.out_dir)? {
+        eprintln!("{note}");
+    }
+    let mut out = Staged::new(&options.out_dir);
+    let rendered = render_csv(&plan, &csv, &options.out_dir, &mut out)?;
+    out.commit()?;
+    Ok(rendered)
 }
 
 /// A cross-validated choice at the edge of the range searched means the optimum may lie beyond

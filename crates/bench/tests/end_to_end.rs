@@ -283,6 +283,7 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
             mirrors: vec![mirror],
             progress: false,
         },
+        memory_limit: None,
     };
     (dir, options)
 }
@@ -875,4 +876,54 @@ fn bad_specs_name_key_and_line() {
         }
         std::fs::write(&path, original).unwrap();
     }
+}
+
+/// Values that cannot fit in memory are refused before anything runs or is written, naming the
+/// key, its line, the value and the estimate; `--memory-limit` moves the limit both ways. (A
+/// degree in the billions is refused earlier, by its range: 1..=64.)
+#[test]
+fn cells_that_cannot_fit_in_memory_are_refused_before_running() {
+    let (_dir, options) = workspace();
+    let path = options.root.join("experiments/kernel-error-demo.toml");
+    let original = std::fs::read_to_string(&path).unwrap();
+    for (from, to, needles) in [
+        (
+            "n_components = [64, 128]",
+            "n_components = [64, 200000000]",
+            ["`n_components = 200000000` (line 23)", "features"],
+        ),
+        (
+            "pairs = 300",
+            "pairs = 2000000000",
+            [
+                "`pairs = 2000000000` (line 14)",
+                "features (4000000000 rows",
+            ],
+        ),
+    ] {
+        assert!(original.contains(from), "{from}");
+        std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
+        let err = reproduce("kernel-error-demo", Profile::Full, &options)
+            .unwrap_err()
+            .to_string();
+        for needle in needles
+            .iter()
+            .chain(&["above the memory limit", "--memory-limit"])
+        {
+            assert!(err.contains(needle), "{to}: expected {needle:?} in: {err}");
+        }
+        assert!(!options.root.join("results").exists(), "nothing written");
+    }
+    std::fs::write(&path, &original).unwrap();
+    // The ordinary spec needs well under a megabyte per cell: refused under 0.1 MB, run under
+    // the default.
+    let tight = RunOptions {
+        memory_limit: Some(100_000),
+        ..options.clone()
+    };
+    let err = reproduce("kernel-error-demo", Profile::Quick, &tight)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("above the memory limit of 0.1 MB"), "{err}");
+    reproduce("kernel-error-demo", Profile::Quick, &options).unwrap();
 }

@@ -468,6 +468,51 @@ mod tests {
         );
     }
 
+    /// The Gaussian through its dot-product form (squared norms, gathers over sparse rows) solves
+    /// the problem the full-matrix solver solves with the kernel evaluated directly, on dense and
+    /// on sparse rows, and predicts the same on either.
+    #[test]
+    fn the_gaussian_dot_form_matches_the_direct_kernel_dense_and_sparse() {
+        let (x, labels) = blobs(120, 4);
+        let keep: Vec<usize> = (0..120).filter(|i| i % 3 != 1).collect();
+        let x = x.select(Axis(0), &keep);
+        let labels: Vec<i64> = keep.iter().map(|&i| labels[i]).collect();
+        let sparse = CsrMatrix::from_dense(x.view()).unwrap();
+        let gaussian = rfbench_maps::Kernel::gaussian(0.7).unwrap();
+        let full = KernelSvmParams::new()
+            .c(2.0)
+            .eps(1e-9)
+            .intercept(KernelIntercept::Free)
+            .fit(gaussian, &x, &labels)
+            .unwrap();
+        let reference = full.decision_function(&x).unwrap();
+        let b = full.reports()[0].objective;
+        for ours in [
+            CachedKernelSvmParams::new()
+                .c(2.0)
+                .eps(1e-9)
+                .cache_bytes(3 * 80 * 8)
+                .fit(gaussian, &x, &labels)
+                .unwrap(),
+            CachedKernelSvmParams::new()
+                .c(2.0)
+                .eps(1e-9)
+                .cache_bytes(3 * 80 * 8)
+                .fit(gaussian, &sparse, &labels)
+                .unwrap(),
+        ] {
+            let a = ours.reports()[0].objective;
+            assert!((a - b).abs() <= 1e-10 * b.abs(), "{a} vs {b}");
+            for d in [
+                ours.decision_function(&x).unwrap(),
+                ours.decision_function(&sparse).unwrap(),
+            ] {
+                assert!((&d - &reference).iter().all(|e| e.abs() < 1e-6));
+            }
+            assert_eq!(ours.predict(&sparse).unwrap(), full.predict(&x).unwrap());
+        }
+    }
+
     /// One-vs-one: each pair's model is the two-class model of that pair's rows, and the vote of
     /// the pairs is the prediction; dense and CSR input agree; thread count changes nothing.
     #[test]

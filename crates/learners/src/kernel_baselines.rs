@@ -68,7 +68,11 @@ pub enum DotForm {
     Linear,
     /// `(gamma <x, y> + offset)^degree`: the same operations as [`Kernel::eval`], so the same
     /// values.
-    Polynomial { degree: u32, gamma: f64, offset: f64 },
+    Polynomial {
+        degree: u32,
+        gamma: f64,
+        offset: f64,
+    },
     /// `exp(-‖x - y‖² / (2 sigma²))` with `‖x - y‖² = <x, x> + <y, y> - 2 <x, y>` (clamped at 0):
     /// equal to [`Kernel::eval`]'s value up to rounding, as LIBSVM computes it.
     Gaussian { sigma: f64 },
@@ -723,6 +727,44 @@ mod tests {
             }
         });
         (x, labels)
+    }
+
+    /// The dot-product form against the kernel evaluated directly, on dense rows and on sparse
+    /// ones: the same bits for the dot-product kernels, within rounding for the Gaussian.
+    #[test]
+    fn dot_forms_match_the_kernels() {
+        let (x, _) = data(12, 5, 3);
+        let sparse = CsrMatrix::from_dense(x.view()).unwrap();
+        let kernels = [
+            Kernel::Linear,
+            Kernel::libsvm_polynomial(3, 0.7, 1.0).unwrap(),
+            Kernel::gaussian(0.8).unwrap(),
+        ];
+        for kernel in kernels {
+            let form = KernelFunction::dot_form(&kernel).unwrap();
+            for i in 0..x.nrows() {
+                for j in 0..x.nrows() {
+                    let (a, b) = (Row::Dense(x.row(i)), Row::Dense(x.row(j)));
+                    let (sa, sb) = (sparse.row(i), sparse.row(j));
+                    let direct = kernel.eval(&a, &b);
+                    for (p, q) in [(&a, &b), (&sa, &b), (&a, &sb)] {
+                        let value = form.eval(p.dot(q), a.dot(&a), b.dot(&b));
+                        if form.needs_norms() {
+                            assert!((value - direct).abs() <= 1e-14, "{kernel:?} {i} {j}");
+                        } else {
+                            assert_eq!(value, direct, "{kernel:?} {i} {j}");
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(Kernel::laplacian(1.0).unwrap().dot_form(), None);
+        let poly = PolynomialKernel::new(2, 1.0).unwrap();
+        let (a, b) = (Row::Dense(x.row(0)), Row::Dense(x.row(1)));
+        assert_eq!(
+            poly.dot_form().unwrap().eval(a.dot(&b), 0.0, 0.0),
+            KernelFunction::eval(&poly, &a, &b)
+        );
     }
 
     #[test]

@@ -48,8 +48,9 @@ const CHUNK: usize = 8192;
 /// The shortest active set on which the selection and gradient update run in parallel. Each is
 /// ~10 us per 32k variables, so a hand-off per step must be cheap: on full a9a (32,561 rows),
 /// on a two-core machine shared by other jobs (load ~3), training with parallel steps from
-/// 16,384 variables took 354 s with 2 threads against 330 s with 1, hence this larger threshold
-/// (docs/performance.md: two threads remain slower there, for another reason to find).
+/// 16,384 variables took 354 s with 2 threads against 330 s with 1, hence this larger threshold.
+/// On a quiet machine two threads are faster than one (the row fills and prediction are
+/// parallel; docs/performance.md).
 const PARALLEL_MIN: usize = 4 * CHUNK;
 
 /// How a cached SMO run ended.
@@ -139,7 +140,9 @@ impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
             computed = out.len() as u64;
             let cols = &row_of[start..start + out.len()];
             match x {
-                Rows::Dense(_) => fill_kernel_row(&entry, x, &x.row(row_of[p]), row_of[p], cols, out),
+                Rows::Dense(_) => {
+                    fill_kernel_row(&entry, x, &x.row(row_of[p]), row_of[p], cols, out)
+                }
                 Rows::Sparse(m) => {
                     let (indices, values) = m.row_parts(row_of[p]);
                     for (&j, &v) in indices.iter().zip(values) {

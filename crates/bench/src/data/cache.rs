@@ -6,7 +6,7 @@
 //!
 //! Layout (all little-endian): magic `RFBDATA\0`, version u32, then u64 n_rows, n_cols,
 //! n_train, nnz; then indptr (n_rows + 1 u64), indices (nnz u32), values (nnz f64), labels
-//! (n_rows f64), then the XXH3-128 of everything before it (16 bytes). Written to `.part`,
+//! (n_rows f64), then the XXH3-128 of everything before it (16 bytes). Written to a uniquely named `.part`,
 //! synced and renamed, like downloads. A file that fails any check is an error the loader
 //! answers by parsing again.
 
@@ -94,16 +94,24 @@ pub fn write(path: &Path, data: &Dataset) -> Result<()> {
     let digest = checksum(&bytes);
     bytes.extend_from_slice(&digest);
 
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create directory", dir, e))?;
-    }
-    let part = path.with_extension("rfb.part");
-    let mut out = fs::File::create(&part).map_err(|e| DataError::io("cannot create", &part, e))?;
-    out.write_all(&bytes)
-        .and_then(|()| out.sync_all())
-        .map_err(|e| DataError::io("cannot write", &part, e))?;
-    drop(out);
-    fs::rename(&part, path).map_err(|e| DataError::io("cannot rename into place", &part, e))
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create directory", dir, e))?;
+    // A uniquely named temporary, so that two processes parsing the same files at once (two
+    // runs on a fresh cache) each rename a complete file over the same, identical, result.
+    let mut part = tempfile::Builder::new()
+        .prefix(".parsed-")
+        .suffix(".rfb.part")
+        .tempfile_in(dir)
+        .map_err(|e| DataError::io("cannot create a temporary file in", dir, e))?;
+    part.write_all(&bytes)
+        .and_then(|()| part.as_file().sync_all())
+        .map_err(|e| DataError::io("cannot write", part.path(), e))?;
+    part.persist(path)
+        .map_err(|e| DataError::io("cannot rename into place", path, e.error))?;
+    Ok(())
 }
 
 /// Reads a cache file written by [`write`]; `name` becomes the dataset's name.
@@ -188,7 +196,11 @@ mod tests {
             (back.x, back.y, back.n_train),
             (data.x, data.y, data.n_train)
         );
-        assert!(!path.with_extension("rfb.part").exists());
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["b.rfb"], "no temporary left");
     }
 
     #[test]

@@ -46,28 +46,54 @@ pub enum DataError {
         known: Vec<String>,
     },
 
-    /// A file in a mirror directory is not the file the registry describes. Mirrors are not ours
-    /// to modify, so the file is left in place.
+    /// A file on this machine (a local copy or a mirrored file) whose digest is not the one
+    /// pinned for it. Neither is ours to modify, so the file is left in place.
     #[error(
-        "checksum mismatch for mirrored file {}: expected sha256 {expected}, found {actual}",
+        "checksum mismatch for {kind} {}: its sha256 is {actual}, but {pinned_by} pins {expected}. \
+         To fix: {fix}",
         path.display()
     )]
-    MirrorChecksum {
+    Checksum {
         path: PathBuf,
+        kind: &'static str,
         expected: String,
+        pinned_by: String,
         actual: String,
+        fix: String,
     },
 
     /// A downloaded file is not the file the registry describes; the partial file was deleted.
     #[error(
-        "checksum mismatch for {file} downloaded from {url}: expected sha256 {expected}, \
-         found {actual}; the download was deleted"
+        "checksum mismatch for {file} downloaded from {url}: its sha256 is {actual}, but \
+         {pinned_by} pins {expected}; the download was deleted. To fix: {fix}"
     )]
     DownloadChecksum {
         file: String,
         url: String,
         expected: String,
+        pinned_by: String,
         actual: String,
+        fix: String,
+    },
+
+    /// A mirror directory that does not exist (a typo in `RFBENCH_MIRROR`).
+    #[error(
+        "mirror directory {} does not exist: correct or remove it in RFBENCH_MIRROR (a \
+         ':'-separated list of directories)",
+        path.display()
+    )]
+    MirrorMissing { path: PathBuf },
+
+    /// A file with no URL (a dataset only on this machine) whose local copies are all missing.
+    #[error(
+        "{file} of dataset '{dataset}' has no url, and none of its local copies exists ({}); \
+         nor is it in a mirror directory or the cache",
+        local.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    )]
+    NoSource {
+        dataset: String,
+        file: String,
+        local: Vec<PathBuf>,
     },
 
     /// The network request failed: no connection, an HTTP error status, or a body cut short.

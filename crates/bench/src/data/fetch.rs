@@ -1,13 +1,15 @@
 //! Getting a dataset's files onto the local disk, verified.
 //!
-//! Order of lookup: mirror directories (air-gapped clusters and CI have no network, so a mirror
-//! must be enough), then the cache, then the network. Every file is checked against the
+//! Order of lookup: a local copy named in the registry, mirror directories (air-gapped clusters
+//! and CI have no network, so a mirror must be enough; the first copy with the right digest is
+//! used), then the cache, then the network. Every file is checked against the
 //! registry's SHA-256 before it is used, so a result never silently comes from different data.
 //! Downloads are written to `<file>.part`, hashed while written, synced, verified and only then
 //! renamed into place, so an interrupted or corrupt download never leaves a file that looks
 //! complete. An interrupted transfer keeps its `.part`, which the next run resumes with an HTTP
 //! `Range` request where the server allows it. Files whose registry entry has no `sha256` are
-//! checked against the lock file ([`LockFile`]), which records them on first use.
+//! checked against the lock file ([`LockFile`]), which records them on first use, once they
+//! have parsed ([`record_digests`]). One process at a time fetches into a cache.
 
 use std::ffi::OsString;
 use std::fs::{self, File};
@@ -72,11 +74,88 @@ impl FetchOptions {
     }
 }
 
-/// A file made available locally, and the digest it was checked against (or locked with).
+/// A file made available locally, and the digest it was checked against (or will be locked
+/// with).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchedFile {
     pub path: PathBuf,
     pub sha256: String,
+    /// `(key, source)` to record in the lock file when the file had no pinned or locked digest:
+    /// recorded by [`record_digests`] once the file has parsed, so a file that turns out to be
+    /// wrong is never pinned.
+    pub to_lock: Option<(String, String)>,
+}
+
+/// A digest a file must have, and where it was pinned (for the error message and its fix).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Expected {
+    sha256: String,
+    source: DigestSource,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum DigestSource {
+    /// `sha256` of the file (or of its local copy) in the registry.
+    Registry,
+    /// A line of the lock file, recorded when the file was first used.
+    Lock { path: PathBuf, key: String },
+}
+
+impl Expected {
+    fn of(registry: Option<&String>, lock: &LockFile, dataset: &str, key: &str) -> Option<Self> {
+        match registry {
+            Some(sha256) => Some(Expected {
+                sha256: sha256.clone(),
+                source: DigestSource::Registry,
+            }),
+            None => lock.get(dataset, key).map(|sha256| Expected {
+                sha256: sha256.to_string(),
+                source: DigestSource::Lock {
+                    path: lock.path().to_path_buf(),
+                    key: format!("{dataset}/{key}"),
+                },
+            }),
+        }
+    }
+
+    /// Where the digest comes from, and what to do about a file that does not match it.
+    fn source_and_fix(&self, dataset: &str) -> (String, String) {
+        match &self.source {
+            DigestSource::Registry => (
+                format!("the registry (datasets.toml, dataset '{dataset}')"),
+                "the file is not the one the registry describes: replace it with the published                  file, or, if the publisher changed the file, correct its sha256 in                  datasets.toml"
+                    .to_string(),
+            ),
+            DigestSource::Lock { path, key } => (
+                format!(
+                    "the lock file {} (line '{key}', recorded when the file was first used)",
+                    path.display()
+                ),
+                format!(
+                    "if the new file is the one you want, delete the line '{key}' from {} and                      run again (the new digest is recorded once the file parses); otherwise                      restore the original file",
+                    path.display()
+                ),
+            ),
+        }
+    }
+
+    fn mismatch(
+        &self,
+        dataset: &str,
+        path: PathBuf,
+        kind: &'static str,
+        actual: String,
+    ) -> DataError {
+        let (pinned_by, fix) = self.source_and_fix(dataset);
+        DataError::Checksum {
+            path,
+            kind,
+            expected: self.sha256.clone(),
+            pinned_by,
+            actual,
+            fix,
+        }
+    }
 }
 
 /// What `verify` found for one file, without downloading anything.
@@ -97,7 +176,7 @@ pub enum FileStatus {
 }
 
 /// Makes every file of `entry` available locally and verified; returns their paths in entry
-/// order.
+/// order. Files without a digest yet are not locked (see [`record_digests`]).
 pub fn fetch(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<PathBuf>> {
     Ok(fetch_verified(entry, opts)?
         .into_iter()
@@ -106,8 +185,13 @@ pub fn fetch(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<PathBuf>> 
 }
 
 /// Like [`fetch`], with the digest of each file: the key of the parsed binary cache.
+///
+/// One process at a time fetches into a cache (an advisory lock on `<cache>/.fetch.lock`): a
+/// second `rfbench` fetching the same dataset waits, then finds the file in place.
 pub fn fetch_verified(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<FetchedFile>> {
-    let mut lock = LockFile::read(&lock_path(entry, opts))?;
+    check_mirrors(opts)?;
+    let _guard = lock_cache(opts)?;
+    let lock = LockFile::read(&lock_path(entry, opts))?;
     let mut done: Vec<(&str, FetchedFile)> = Vec::new();
     let mut out = Vec::with_capacity(entry.files.len());
     for file in &entry.files {
@@ -116,36 +200,68 @@ pub fn fetch_verified(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<F
             out.push(f.clone());
             continue;
         }
-        let fetched = fetch_file(entry, file, opts, &mut lock)?;
+        let fetched = fetch_file(entry, file, opts, &lock)?;
         done.push((file.file.as_str(), fetched.clone()));
         out.push(fetched);
     }
     Ok(out)
 }
 
+/// Records in the lock file the digests of `files` that had none pinned or locked: to be called
+/// once they have parsed (or their parsed cache was read), so only good files are pinned.
+pub fn record_digests(
+    entry: &DatasetEntry,
+    opts: &FetchOptions,
+    files: &[FetchedFile],
+) -> Result<()> {
+    if files.iter().all(|f| f.to_lock.is_none()) {
+        return Ok(());
+    }
+    let _guard = lock_cache(opts)?;
+    let mut lock = LockFile::read(&lock_path(entry, opts))?;
+    for f in files {
+        if let Some((key, source)) = &f.to_lock {
+            if lock.get(&entry.name, key) != Some(f.sha256.as_str()) {
+                lock.record(&entry.name, key, &f.sha256, source)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks every file of `entry` that is already on this machine, downloading nothing and
 /// recording nothing.
 pub fn verify(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<FileStatus>> {
+    check_mirrors(opts)?;
     let lock = LockFile::read(&lock_path(entry, opts))?;
     entry
         .files
         .iter()
         .map(|file| {
-            let Some((path, expected)) = locate(entry, file, opts, &lock) else {
+            let (candidates, expected) = candidates(entry, file, opts, &lock);
+            let Some(first) = candidates.first() else {
                 return Ok(FileStatus::Missing);
             };
-            let actual = sha256_file(&path)?;
-            Ok(match expected {
-                Some(e) if e == actual => FileStatus::Verified { path },
-                Some(expected) => FileStatus::Mismatch {
-                    path,
-                    expected,
-                    actual,
-                },
-                None => FileStatus::Unlocked {
-                    path,
-                    sha256: actual,
-                },
+            let Some(expected) = expected else {
+                return Ok(FileStatus::Unlocked {
+                    path: first.0.clone(),
+                    sha256: sha256_file(&first.0)?,
+                });
+            };
+            // The first copy that matches, as fetch would use; else the first one's mismatch.
+            let mut first_mismatch = None;
+            for (path, _) in &candidates {
+                let actual = sha256_file(path)?;
+                if actual == expected.sha256 {
+                    return Ok(FileStatus::Verified { path: path.clone() });
+                }
+                first_mismatch.get_or_insert((path.clone(), actual));
+            }
+            let (path, actual) = first_mismatch.expect("at least one candidate");
+            Ok(FileStatus::Mismatch {
+                path,
+                expected: expected.sha256,
+                actual,
             })
         })
         .collect()
@@ -159,28 +275,61 @@ pub fn lock_path(entry: &DatasetEntry, opts: &FetchOptions) -> PathBuf {
         .unwrap_or_else(|| opts.cache_dir.join("datasets.lock"))
 }
 
-/// Where a file already is (local copy, mirror, cache, in that order), with the digest it
-/// must have, if one is known.
-fn locate(
+/// A mirror directory that does not exist is a typo in `RFBENCH_MIRROR`, not an empty mirror.
+fn check_mirrors(opts: &FetchOptions) -> Result<()> {
+    match opts.mirrors.iter().find(|m| !m.is_dir()) {
+        Some(m) => Err(DataError::MirrorMissing { path: m.clone() }),
+        None => Ok(()),
+    }
+}
+
+/// The cache's fetch lock, held until the returned file is dropped (or the process ends).
+fn lock_cache(opts: &FetchOptions) -> Result<File> {
+    let dir = &opts.cache_dir;
+    fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create cache directory", dir, e))?;
+    let path = dir.join(".fetch.lock");
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| DataError::io("cannot open", &path, e))?;
+    file.lock()
+        .map_err(|e| DataError::io("cannot lock", &path, e))?;
+    Ok(file)
+}
+
+/// How a file was found on this machine, for messages.
+const LOCAL: &str = "local copy";
+const MIRRORED: &str = "mirrored file";
+const CACHED: &str = "cached download";
+
+/// The copies of `file` already on this machine, in the order they are tried — its local copy if
+/// one exists, else every mirror that has it, then the cache — with the digest they must have.
+fn candidates(
     entry: &DatasetEntry,
     file: &FileEntry,
     opts: &FetchOptions,
     lock: &LockFile,
-) -> Option<(PathBuf, Option<String>)> {
+) -> (Vec<(PathBuf, &'static str)>, Option<Expected>) {
     if let Some(local) = file.local.iter().find(|l| l.path.is_file()) {
-        let expected = local.sha256.clone().or_else(|| {
-            lock.get(&entry.name, &local_key(&local.path))
-                .map(str::to_string)
-        });
-        return Some((local.path.clone(), expected));
+        let key = local_key(&local.path);
+        let expected = Expected::of(local.sha256.as_ref(), lock, &entry.name, &key);
+        return (vec![(local.path.clone(), LOCAL)], expected);
     }
-    let expected = file
-        .sha256
-        .clone()
-        .or_else(|| lock.get(&entry.name, &file.file).map(str::to_string));
-    find_in_mirrors(&entry.name, &file.file, &opts.mirrors)
-        .or_else(|| Some(opts.cache_dir.join(&entry.name).join(&file.file)).filter(|p| p.is_file()))
-        .map(|p| (p, expected))
+    let expected = Expected::of(file.sha256.as_ref(), lock, &entry.name, &file.file);
+    let mut found: Vec<(PathBuf, &'static str)> = opts
+        .mirrors
+        .iter()
+        .flat_map(|m| [m.join(&file.file), m.join(&entry.name).join(&file.file)])
+        .filter(|p| p.is_file())
+        .map(|p| (p, MIRRORED))
+        .collect();
+    let cached = opts.cache_dir.join(&entry.name).join(&file.file);
+    if cached.is_file() {
+        found.push((cached, CACHED));
+    }
+    (found, expected)
 }
 
 fn local_key(path: &Path) -> String {
@@ -191,94 +340,70 @@ fn fetch_file(
     entry: &DatasetEntry,
     file: &FileEntry,
     opts: &FetchOptions,
-    lock: &mut LockFile,
+    lock: &LockFile,
 ) -> Result<FetchedFile> {
-    if let Some(local) = file.local.iter().find(|l| l.path.is_file()) {
-        let key = local_key(&local.path);
-        let expected = local
-            .sha256
-            .clone()
-            .or_else(|| lock.get(&entry.name, &key).map(str::to_string));
-        let path = local.path.clone();
-        return use_in_place(entry, &key, path, expected, lock);
-    }
-    let expected = file
-        .sha256
-        .clone()
-        .or_else(|| lock.get(&entry.name, &file.file).map(str::to_string));
-    if let Some(path) = find_in_mirrors(&entry.name, &file.file, &opts.mirrors) {
-        return use_in_place(entry, &file.file, path, expected, lock);
-    }
-    let dir = opts.cache_dir.join(&entry.name);
-    let target = dir.join(&file.file);
-    if target.is_file() {
-        let actual = sha256_file(&target)?;
+    let (found, expected) = candidates(entry, file, opts, lock);
+    let key = match found.first() {
+        Some((path, LOCAL)) => local_key(path),
+        _ => file.file.clone(),
+    };
+    let source_of = |path: &Path| match (found.first(), &file.url) {
+        (Some((_, LOCAL)), _) | (_, None) => path.display().to_string(),
+        (_, Some(url)) => url.clone(),
+    };
+    // The first copy with the right bytes; a wrong copy in one mirror does not hide a good one
+    // in the next. A wrong cached download is deleted and fetched again; a wrong local or
+    // mirrored file is not ours to touch.
+    let mut first_mismatch = None;
+    for (path, kind) in &found {
+        let actual = sha256_file(path)?;
         match &expected {
-            Some(e) if *e == actual => {
+            Some(e) if e.sha256 == actual => {
                 return Ok(FetchedFile {
-                    path: target,
+                    path: path.clone(),
+                    sha256: actual,
+                    to_lock: None,
+                })
+            }
+            Some(_) if *kind == CACHED => {
+                fs::remove_file(path)
+                    .map_err(|err| DataError::io("cannot remove corrupt cached file", path, err))?;
+            }
+            Some(_) => {
+                first_mismatch.get_or_insert((path.clone(), *kind, actual));
+            }
+            // No digest yet: the first copy found is used, and locked once it parses. (Only
+            // complete downloads are renamed into the cache, so a cached file without a lock
+            // entry, its lock file deleted, is a first download.)
+            None => {
+                return Ok(FetchedFile {
+                    path: path.clone(),
+                    to_lock: Some((key.clone(), source_of(path))),
                     sha256: actual,
                 })
             }
-            Some(_) => fs::remove_file(&target)
-                .map_err(|e| DataError::io("cannot remove corrupt cached file", &target, e))?,
-            // Only complete downloads are renamed into the cache, so a cached file without a
-            // lock entry (the lock file was deleted) is a first download.
-            None => {
-                lock.record(&entry.name, &file.file, &actual, &file.url)?;
-                return Ok(FetchedFile {
-                    path: target,
-                    sha256: actual,
-                });
-            }
         }
     }
+    if let (Some((path, kind, actual)), Some(e)) = (first_mismatch, &expected) {
+        return Err(e.mismatch(&entry.name, path, kind, actual));
+    }
+    let Some(url) = &file.url else {
+        return Err(DataError::NoSource {
+            dataset: entry.name.clone(),
+            file: file.file.clone(),
+            local: file.local.iter().map(|l| l.path.clone()).collect(),
+        });
+    };
+    let dir = opts.cache_dir.join(&entry.name);
+    let target = dir.join(&file.file);
     fs::create_dir_all(&dir)
         .map_err(|e| DataError::io("cannot create cache directory", &dir, e))?;
-    let sha256 = download(entry, file, &target, expected.as_deref(), opts.progress)?;
-    if expected.is_none() {
-        lock.record(&entry.name, &file.file, &sha256, &file.url)?;
-    }
+    let sha256 = download(entry, file, url, &target, expected.as_ref(), opts.progress)?;
     Ok(FetchedFile {
         path: target,
+        to_lock: expected.is_none().then(|| (file.file.clone(), url.clone())),
         sha256,
     })
-}
-
-/// A mirrored or local file, checked against `expected` or locked. Never modified.
-fn use_in_place(
-    entry: &DatasetEntry,
-    key: &str,
-    path: PathBuf,
-    expected: Option<String>,
-    lock: &mut LockFile,
-) -> Result<FetchedFile> {
-    let actual = sha256_file(&path)?;
-    match expected {
-        Some(expected) if expected != actual => Err(DataError::MirrorChecksum {
-            path,
-            expected,
-            actual,
-        }),
-        Some(_) => Ok(FetchedFile {
-            path,
-            sha256: actual,
-        }),
-        None => {
-            lock.record(&entry.name, key, &actual, &path.display().to_string())?;
-            Ok(FetchedFile {
-                path,
-                sha256: actual,
-            })
-        }
-    }
-}
-
-fn find_in_mirrors(dataset: &str, file: &str, mirrors: &[PathBuf]) -> Option<PathBuf> {
-    mirrors
-        .iter()
-        .flat_map(|m| [m.join(file), m.join(dataset).join(file)])
-        .find(|p| p.is_file())
 }
 
 /// Lower-case hex SHA-256 of a file's bytes.
@@ -320,7 +445,7 @@ impl Drop for RemoveOnDrop<'_> {
     }
 }
 
-/// Downloads `file.url` to `target` through `<target>.part` and returns its digest.
+/// Downloads `url` (of `file`) to `target` through `<target>.part` and returns its digest.
 ///
 /// A `.part` left by an interrupted transfer is resumed with an HTTP `Range` request; a
 /// server that answers with the whole file (200) or refuses the range (416) restarts it. A
@@ -328,14 +453,15 @@ impl Drop for RemoveOnDrop<'_> {
 fn download(
     entry: &DatasetEntry,
     file: &FileEntry,
+    url: &str,
     target: &Path,
-    expected: Option<&str>,
+    expected: Option<&Expected>,
     progress: bool,
 ) -> Result<String> {
     let network_error = |reason: String| DataError::Download {
         dataset: entry.name.clone(),
         file: file.file.clone(),
-        url: file.url.clone(),
+        url: url.to_string(),
         reason,
     };
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -348,7 +474,7 @@ fn download(
     let part = target.with_file_name(format!("{}.part", file.file));
     let mut resume_from = fs::metadata(&part).map_or(0, |m| m.len());
     let response = loop {
-        let mut request = agent.get(&file.url);
+        let mut request = agent.get(url);
         if resume_from > 0 {
             request = request.header("Range", format!("bytes={resume_from}-"));
         }
@@ -439,12 +565,15 @@ fn download(
 
     let mut cleanup = RemoveOnDrop(Some(&part));
     let actual = format!("{:x}", hasher.finalize());
-    if let Some(expected) = expected.filter(|&e| e != actual) {
+    if let Some(expected) = expected.filter(|e| e.sha256 != actual) {
+        let (pinned_by, fix) = expected.source_and_fix(&entry.name);
         return Err(DataError::DownloadChecksum {
             file: file.file.clone(),
-            url: file.url.clone(),
-            expected: expected.to_string(),
+            url: url.to_string(),
+            expected: expected.sha256.clone(),
+            pinned_by,
             actual,
+            fix,
         });
     }
     fs::rename(&part, target).map_err(|e| DataError::io("cannot rename into place", &part, e))?;
@@ -593,7 +722,7 @@ mod tests {
             vec![FileEntry {
                 role: Role::Train,
                 file: "data.svm".into(),
-                url: url.into(),
+                url: Some(url.into()),
                 sha256: Some(format!("{:x}", Sha256::digest(body))),
                 member: None,
                 part: None,
@@ -639,7 +768,7 @@ mod tests {
         assert_eq!(server.join().unwrap(), 1);
 
         let mut offline = e.clone();
-        offline.files[0].url = closed_url();
+        offline.files[0].url = Some(closed_url());
         assert_eq!(
             fetch(&offline, &options(cache.path(), vec![])).unwrap(),
             paths
@@ -735,6 +864,9 @@ mod tests {
         e.lock_file = Some(lock.clone());
         let fetched = fetch_verified(&e, &options(cache.path(), vec![])).unwrap();
         assert_eq!(fetched[0].sha256, format!("{:x}", Sha256::digest(BODY)));
+        // Locked only when the caller says the file parsed.
+        assert!(!lock.exists());
+        record_digests(&e, &options(cache.path(), vec![]), &fetched).unwrap();
         let text = fs::read_to_string(&lock).unwrap();
         assert!(
             text.contains(&format!("{} tiny/data.svm {url}", fetched[0].sha256)),
@@ -745,7 +877,7 @@ mod tests {
         // The cached file is changed behind our back: the lock catches it and re-downloads.
         fs::write(&fetched[0].path, b"+1 1:9\n").unwrap();
         let (url2, server) = serve(Reply::Full(b"+1 1:9\n"), 1);
-        e.files[0].url = url2;
+        e.files[0].url = Some(url2);
         let err = fetch(&e, &options(cache.path(), vec![])).unwrap_err();
         assert!(matches!(err, DataError::DownloadChecksum { .. }), "{err}");
         server.join().unwrap();
@@ -755,7 +887,12 @@ mod tests {
         fs::write(mirror.path().join("data.svm"), b"other").unwrap();
         let opts = options(cache.path(), vec![mirror.path().to_path_buf()]);
         let err = fetch(&e, &opts).unwrap_err();
-        assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
+        assert!(matches!(err, DataError::Checksum { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("mirrored file") && msg.contains(&lock.display().to_string()),
+            "{msg}"
+        );
         let statuses = verify(&e, &opts).unwrap();
         assert!(
             matches!(statuses[0], FileStatus::Mismatch { .. }),
@@ -783,16 +920,57 @@ mod tests {
                 sha256: format!("{:x}", Sha256::digest(b"+1 2:1\n"))
             }]
         );
-        assert_eq!(fetch(&e, &opts).unwrap(), std::slice::from_ref(&path));
+        let fetched = fetch_verified(&e, &opts).unwrap();
+        assert_eq!(fetched[0].path, path);
+        record_digests(&e, &opts, &fetched).unwrap();
         assert_eq!(
             verify(&e, &opts).unwrap(),
             [FileStatus::Verified { path: path.clone() }]
         );
         fs::write(&path, b"+1 3:1\n").unwrap();
-        assert!(matches!(
-            fetch(&e, &opts).unwrap_err(),
-            DataError::MirrorChecksum { .. }
-        ));
+        let msg = fetch(&e, &opts).unwrap_err().to_string();
+        assert!(
+            msg.contains("local copy") && !msg.contains("mirrored"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_mirror_directory_that_does_not_exist_is_an_error() {
+        let cache = tempfile::tempdir().unwrap();
+        let missing = cache.path().join("no-such-mirror");
+        let opts = options(cache.path(), vec![missing.clone()]);
+        for err in [
+            fetch(&entry(&closed_url(), BODY), &opts).unwrap_err(),
+            verify(&entry(&closed_url(), BODY), &opts).unwrap_err(),
+        ] {
+            assert!(matches!(err, DataError::MirrorMissing { .. }), "{err}");
+            let msg = err.to_string();
+            assert!(
+                msg.contains("no-such-mirror") && msg.contains("RFBENCH_MIRROR"),
+                "{msg}"
+            );
+        }
+    }
+
+    /// Four fetches of one file into one cache at once: one download, every fetch succeeds.
+    #[test]
+    fn concurrent_fetches_into_one_cache_download_once() {
+        let cache = tempfile::tempdir().unwrap();
+        let (url, server) = serve(Reply::Full(BODY), 1);
+        let mut e = entry(&url, BODY);
+        e.files[0].sha256 = None;
+        let opts = options(cache.path(), vec![]);
+        let fetched: Vec<Vec<FetchedFile>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|_| s.spawn(|| fetch_verified(&e, &opts).unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(fetched.iter().all(|f| f[0].sha256 == fetched[0][0].sha256));
+        assert_eq!(fs::read(&fetched[0][0].path).unwrap(), BODY);
+        assert_eq!(server.join().unwrap(), 1, "one download");
+        assert_eq!(cache_files(cache.path()), ["data.svm"]);
     }
 
     #[test]
@@ -861,12 +1039,19 @@ mod tests {
         assert_eq!(paths, [nested.join("data.svm")]);
         assert!(!cache.path().join("tiny").exists());
 
+        // A wrong copy in the first mirror does not hide the good one in the second.
         fs::write(empty.path().join("data.svm"), b"+1 1:9\n").unwrap();
+        let paths = fetch(&entry(&closed_url(), BODY), &opts).unwrap();
+        assert_eq!(paths, [nested.join("data.svm")]);
+        // With only the wrong copy, the error names it and the registry's digest.
+        fs::remove_file(nested.join("data.svm")).unwrap();
         let msg = fetch(&entry(&closed_url(), BODY), &opts)
             .unwrap_err()
             .to_string();
         assert!(
-            msg.contains("checksum mismatch") && msg.contains("data.svm"),
+            msg.contains("checksum mismatch for mirrored file")
+                && msg.contains(&empty.path().join("data.svm").display().to_string())
+                && msg.contains("datasets.toml"),
             "{msg}"
         );
         assert!(

@@ -8,7 +8,7 @@
 //!
 //! Format, one file per line: `<sha256> <dataset>/<key> <url>` (the `sha256sum` shape, plus
 //! the source), `#` comments. `key` is the file name, or `local:<path>` for a local copy.
-//! Updates are written to `<lock>.part` and renamed into place.
+//! Updates are written to a uniquely named temporary file and renamed into place.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -93,10 +93,27 @@ impl LockFile {
             fs::create_dir_all(dir)
                 .map_err(|e| DataError::io("cannot create directory", dir, e))?;
         }
-        let part = self.path.with_extension("lock.part");
-        fs::write(&part, text).map_err(|e| DataError::io("cannot write", &part, e))?;
-        fs::rename(&part, &self.path)
-            .map_err(|e| DataError::io("cannot rename into place", &part, e))?;
+        // A uniquely named temporary beside the lock file, renamed over it.
+        let dir = self
+            .path
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let mut part = tempfile::Builder::new()
+            .prefix(".datasets-lock-")
+            .suffix(".part")
+            .tempfile_in(dir)
+            .map_err(|e| DataError::io("cannot create a temporary file in", dir, e))?;
+        std::io::Write::write_all(&mut part, text.as_bytes())
+            .map_err(|e| DataError::io("cannot write", part.path(), e))?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(part.path(), fs::Permissions::from_mode(0o644))
+                .map_err(|e| DataError::io("cannot set the mode of", part.path(), e))?;
+        }
+        part.persist(&self.path)
+            .map_err(|e| DataError::io("cannot rename into place", &self.path, e.error))?;
         *self = current;
         Ok(())
     }
@@ -128,7 +145,11 @@ mod tests {
         assert_eq!(back.get("a", "f"), Some("1".repeat(64).as_str()));
         assert_eq!(back.get("b", "g"), Some("2".repeat(64).as_str()));
         assert_eq!(back.get("a", "h"), Some("3".repeat(64).as_str()));
-        assert!(!path.with_extension("lock.part").exists());
+        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["datasets.lock"]);
     }
 
     #[test]

@@ -41,7 +41,9 @@ use rfbench_maps::CsrMatrix;
 pub use adult::{parse_uci_adult, UCI_ADULT_COLUMNS};
 pub use csv::parse_csv;
 pub use error::{DataError, Result};
-pub use fetch::{fetch, fetch_verified, lock_path, verify, FetchOptions, FetchedFile, FileStatus};
+pub use fetch::{
+    fetch, fetch_verified, lock_path, record_digests, verify, FetchOptions, FetchedFile, FileStatus,
+};
 pub use idx::{parse_cifar10, parse_idx, read_idx, IdxTensor, CIFAR10_RECORD};
 pub use libsvm::parse_libsvm;
 pub use lock::LockFile;
@@ -149,12 +151,13 @@ pub fn load_report(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Loaded> 
     if cache_file.is_file() {
         match cache::read(&cache_file, &entry.name) {
             Ok(dataset) => {
+                record_digests(entry, opts, &sources)?;
                 return Ok(Loaded {
                     dataset,
                     sources,
                     cache: cache_file,
                     from_cache: true,
-                })
+                });
             }
             // A damaged cache is rebuilt; anything else (no permission) is the user's to fix.
             Err(DataError::Cache { .. }) => {}
@@ -163,6 +166,8 @@ pub fn load_report(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Loaded> 
     }
     let paths: Vec<PathBuf> = sources.iter().map(|s| s.path.clone()).collect();
     let dataset = parse_files(entry, &paths)?;
+    // Only files that parsed are pinned: a wrong file is reported, never locked in.
+    record_digests(entry, opts, &sources)?;
     cache::write(&cache_file, &dataset)?;
     Ok(Loaded {
         dataset,
@@ -362,7 +367,7 @@ mod tests {
         FileEntry {
             role,
             file: name.into(),
-            url: "http://127.0.0.1:9/unused".into(),
+            url: Some("http://127.0.0.1:9/unused".into()),
             sha256: Some(format!("{:x}", Sha256::digest(body))),
             member: None,
             part: None,
@@ -486,19 +491,29 @@ url = "https://example.org/mine.csv.gz"
         // The same file changed: the lock now refuses it.
         std::fs::write(dir.path().join("mine.csv.gz"), gzip(b"id,c,s,v\n")).unwrap();
         let err = load(entry, &offline(dir.path())).unwrap_err();
-        assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
+        assert!(matches!(err, DataError::Checksum { .. }), "{err}");
+        // The message names the file, the lock file that pins the digest and the fix.
+        let msg = err.to_string();
+        assert!(
+            msg.contains("mine.csv.gz") && msg.contains("mirrored file"),
+            "{msg}"
+        );
+        assert!(
+            msg.contains("datasets.lock") && msg.contains("delete the line 'mine/mine.csv.gz'"),
+            "{msg}"
+        );
     }
 
-    /// A user's entry naming only a file on their disk: a local path and no reachable URL
-    /// (port 9 on loopback, nobody listening), no mirror. It loads, its digest is locked on
-    /// first use, a changed file is then refused, and the cache holds only the parsed matrix.
+    /// A user's entry naming only a file on their disk: a local path and no URL, no mirror.
+    /// A malformed file is an error and is not locked; once fixed it loads, its digest is
+    /// locked, a changed file is then refused, and the cache holds only the parsed matrix.
     #[test]
     fn a_user_registry_entry_with_only_a_local_path() {
         let dir = tempfile::tempdir().unwrap();
         let own = dir.path().join("elsewhere");
         std::fs::create_dir(&own).unwrap();
         let file = own.join("my-data.svm");
-        std::fs::write(&file, "1.5 1:1 3:2\n-0.5 2:4\n2 1:-1 2:1 3:1\n").unwrap();
+        std::fs::write(&file, "1.5 1:1 3:2\n-0.5 2:x\n").unwrap();
         let registry_text = format!(
             r#"
 [[dataset]]
@@ -513,7 +528,6 @@ preprocess = ["unit-norm"]
 [[dataset.files]]
 role = "train"
 file = "my-data.svm"
-url = "http://127.0.0.1:9/my-data.svm"
 local = [{{ path = "{}" }}]
 "#,
             file.display()
@@ -527,6 +541,13 @@ local = [{{ path = "{}" }}]
             mirrors: vec![],
             progress: false,
         };
+        let err = load(entry, &opts).unwrap_err();
+        assert!(matches!(err, DataError::Parse { line: 2, .. }), "{err}");
+        assert!(
+            !dir.path().join("datasets.lock").exists(),
+            "a file that does not parse is not locked"
+        );
+        std::fs::write(&file, "1.5 1:1 3:2\n-0.5 2:4\n2 1:-1 2:1 3:1\n").unwrap();
         let loaded = load_report(entry, &opts).unwrap();
         assert_eq!(loaded.sources[0].path, file, "used in place, not copied");
         assert_eq!(loaded.dataset.y, [1.5, -0.5, 2.0]);
@@ -545,8 +566,16 @@ local = [{{ path = "{}" }}]
 
         std::fs::write(&file, "1 1:1\n1 1:2\n1 1:3\n").unwrap();
         let err = load(entry, &opts).unwrap_err();
-        assert!(matches!(err, DataError::MirrorChecksum { .. }), "{err}");
-        assert!(err.to_string().contains(&digest), "{err}");
+        assert!(matches!(err, DataError::Checksum { .. }), "{err}");
+        let msg = err.to_string();
+        assert!(msg.contains(&digest) && msg.contains("local copy"), "{msg}");
+        assert!(!msg.contains("mirrored"), "{msg}");
+
+        // Without the file, and without a url, the error says so.
+        std::fs::remove_file(&file).unwrap();
+        let err = load(entry, &opts).unwrap_err();
+        assert!(matches!(err, DataError::NoSource { .. }), "{err}");
+        assert!(err.to_string().contains("has no url"), "{err}");
     }
 
     #[test]

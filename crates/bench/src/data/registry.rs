@@ -141,7 +141,9 @@ pub struct FileEntry {
     pub role: Role,
     /// A plain file name (no directories), used in the cache and looked up in mirrors.
     pub file: String,
-    pub url: String,
+    /// Where to download it; `None` for a file that exists only on this machine (its `local`
+    /// copies).
+    pub url: Option<String>,
     /// Lower-case hex SHA-256 of the file as published; `None` when the publisher gives none,
     /// in which case the lock file pins it on first download.
     pub sha256: Option<String>,
@@ -342,7 +344,7 @@ struct RawSplit {
 struct RawFile {
     role: Role,
     file: String,
-    url: String,
+    url: Option<String>,
     sha256: Option<String>,
     member: Option<String>,
     part: Option<Part>,
@@ -590,8 +592,18 @@ fn check_file(
             ));
         }
     }
-    if !(f.url.starts_with("http://") || f.url.starts_with("https://")) {
-        return Err(format!("url '{}' is not an http(s) URL", f.url));
+    match &f.url {
+        Some(url) if !(url.starts_with("http://") || url.starts_with("https://")) => {
+            return Err(format!("url '{url}' is not an http(s) URL"));
+        }
+        None if f.local.is_empty() => {
+            return Err(format!(
+                "file '{}' needs a url, or local copies (`local = [{{ path = \"/abs/path\" }}]`) \
+                 for a file that exists only on this machine",
+                f.file
+            ));
+        }
+        _ => {}
     }
     let digests = f
         .sha256
@@ -883,6 +895,25 @@ sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
             .unwrap_err()
             .to_string();
         assert!(msg.starts_with("r.toml:10: dataset 'x'"), "{msg}");
+
+        // A file only on this machine needs no url; a file with neither is an error.
+        let no_url = |file_extra: &str| {
+            one(csv, file_extra, "f.csv").replace("url = \"https://example.org/f\"\n", "")
+        };
+        let local = Registry::parse(
+            &no_url("local = [{ path = \"/data/f.csv\" }]"),
+            Path::new("r.toml"),
+        )
+        .unwrap();
+        assert_eq!(local.get("x").unwrap().files[0].url, None);
+        let msg = Registry::parse(&no_url(""), Path::new("r.toml"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.starts_with("r.toml:10: dataset 'x'")
+                && msg.contains("needs a url, or local copies"),
+            "{msg}"
+        );
     }
 
     #[test]

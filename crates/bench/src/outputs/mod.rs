@@ -26,7 +26,8 @@ pub use results::{CellStats, CellValue, Columns, Coordinates, ResultRow, Results
 pub use table::{RawPaperCell, RawTable};
 pub use validate::RawSelector;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::staging::Staged;
 use validate::Checker;
 
 /// Legend and table labels of coordinate values: `("map", "tensor-sketch") -> "TS"`. A value
@@ -122,6 +123,31 @@ pub fn render(
     paper_values: &[RawPaperValue],
     ctx: &RenderContext,
 ) -> Result<Rendered> {
+    let mut out = Staged::new(ctx.results_dir.parent().unwrap_or(Path::new(".")));
+    let rendered = render_staged(
+        results,
+        figures,
+        tables,
+        claims,
+        paper_values,
+        ctx,
+        &mut out,
+    )?;
+    out.commit()?;
+    Ok(rendered)
+}
+
+/// [`render`], with the figures and tables staged in `out` (committed by the caller with the
+/// results file they come from) instead of written.
+pub fn render_staged(
+    results: &Results,
+    figures: &[RawFigure],
+    tables: &[RawTable],
+    claims: &[RawClaim],
+    paper_values: &[RawPaperValue],
+    ctx: &RenderContext,
+    out: &mut Staged,
+) -> Result<Rendered> {
     let mut report = report::Report::new(ctx);
     let mut figure_paths = Vec::new();
     for (i, spec) in figures.iter().enumerate() {
@@ -142,16 +168,12 @@ pub fn render(
                 .iter()
                 .all(|c| c.stats.is_none() && c.skipped.is_some())
         {
-            match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(&path, e)),
-            }
+            out.remove(&path)?;
             report.figure_skipped(&path, selected.len());
             continue;
         }
         let data = figure::FigureData::collect(results, spec, &ctx.labels, &key)?;
-        let notes = plot::draw(&data, spec, ctx, &path)?;
+        let notes = plot::draw(&data, spec, ctx, &path, out)?;
         report.figure(spec, &data, &path, &notes);
         figure_paths.push(path);
     }
@@ -162,7 +184,7 @@ pub fn render(
         let path = ctx
             .results_dir
             .join(output_file(&ctx.stem, spec.name.as_ref(), "md"));
-        write_atomically(&path, markdown.as_bytes())?;
+        out.write(&path, markdown.as_bytes())?;
         report.table(&path, &markdown);
         table_paths.push(path);
     }
@@ -242,24 +264,6 @@ pub(crate) fn number(v: f64) -> String {
     } else {
         format!("{v:.3e}")
     }
-}
-
-/// Writes `bytes` to `path` through a uniquely named temporary file in the same directory and a
-/// rename, so a reader never sees half a file and two writers never share a temporary.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    // The one atomic writer (unique temporary name, mode 0644, rename).
-    crate::results::write_atomic(path, bytes)
-}
-
-/// The directory of `path`, created if missing.
-pub(crate) fn parent_dir(path: &Path) -> Result<PathBuf> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."))
-        .to_path_buf();
-    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    Ok(dir)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use super::figure::{FigureData, RawFigure};
 use super::results::CellValue;
 use super::RenderContext;
 use crate::error::{Error, Result};
+use crate::staging::Staged;
 
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -90,13 +91,14 @@ struct Drawable {
     y_range: (f64, f64),
 }
 
-/// Draws `data` to a PNG at `path`, written atomically. Returns notes for the report (points a log
-/// axis cannot show).
+/// Draws `data` to a PNG for `path`, staged in `out` with the run's other outputs. Returns notes
+/// for the report (points a log axis cannot show).
 pub(super) fn draw(
     data: &FigureData,
     spec: &RawFigure,
     ctx: &RenderContext,
     path: &Path,
+    out: &mut Staged,
 ) -> Result<Vec<String>> {
     register_embedded_font();
     let fail = |message: String| Error::Figure {
@@ -216,12 +218,13 @@ pub(super) fn draw(
         )));
     }
 
-    let dir = super::parent_dir(path)?;
+    // plotters draws to a path: a private file in the system's temporary directory, so that a
+    // killed run leaves nothing among the outputs.
     let tmp = tempfile::Builder::new()
-        .prefix(".figure-")
+        .prefix("rfbench-figure-")
         .suffix(".png")
-        .tempfile_in(&dir)
-        .map_err(|e| Error::io(&dir, e))?;
+        .tempfile()
+        .map_err(|e| Error::io(&std::env::temp_dir(), e))?;
     {
         let width = 600 * panels.len() as u32;
         let root = BitMapBackend::new(tmp.path(), (width, 560)).into_drawing_area();
@@ -261,10 +264,10 @@ pub(super) fn draw(
         }
         root.present().map_err(|e| fail(e.to_string()))?;
     }
-    // Drawn to a private temporary file (plotters writes to a path), then written through the
-    // one atomic writer: the same file mode and rename as every other output.
+    // Drawn to a private temporary file (plotters writes to a path), then staged like every
+    // other output: the same file mode, renamed with the rest of the run's outputs.
     let bytes = std::fs::read(tmp.path()).map_err(|e| Error::io(tmp.path(), e))?;
-    crate::results::write_atomic(path, &bytes)?;
+    out.write(path, &bytes)?;
     Ok(notes)
 }
 

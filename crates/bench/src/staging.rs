@@ -1,0 +1,488 @@
+//! A run's outputs, replaced together or not at all.
+//!
+//! Every output of a run (the CSV, its figures and tables) is first written in full to a
+//! uniquely named temporary file beside its destination ([`Staged::write`]). Only when all are
+//! written does [`Staged::commit`] take the output folder's lock, write a journal naming every
+//! rename and removal, rename the files into place and delete the journal. So:
+//!
+//! - a run killed before the journal is on disk leaves the previous outputs untouched (its
+//!   temporaries are removed once stale by [`prepare`]);
+//! - a run killed during the renames leaves its journal, which the next command on the folder
+//!   completes ([`prepare`], also at the start of every commit) before doing anything else: the
+//!   outputs are the old set or the new one, never a new CSV beside an old figure;
+//! - concurrent runs writing into one folder take turns at the lock, and each commit is whole.
+//!
+//! The lock is an advisory lock (`flock`) on `results/.rfbench.lock`, released when the process
+//! ends, however it ends.
+
+use std::fs::{self, File};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+
+/// Age beyond which a temporary output file belongs to a dead run: a live run renames its
+/// temporaries within seconds of writing them.
+pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(3600);
+
+const LOCK_FILE: &str = ".rfbench.lock";
+const JOURNAL_PREFIX: &str = ".rfbench-commit-";
+const JOURNAL_SUFFIX: &str = ".journal";
+
+/// Outputs written to temporary files, waiting for [`Staged::commit`]. Dropped without a
+/// commit, it deletes its temporaries and changes nothing.
+#[derive(Debug)]
+pub struct Staged {
+    /// Where the lock and the journal live: the run's `results/` folder.
+    lock_dir: PathBuf,
+    files: Vec<(tempfile::TempPath, PathBuf)>,
+    removals: Vec<PathBuf>,
+}
+
+impl Staged {
+    /// An empty set of outputs for the folder `out_dir` (which holds `results/` and `figures/`).
+    pub fn new(out_dir: &Path) -> Staged {
+        Staged {
+            lock_dir: out_dir.join("results"),
+            files: Vec::new(),
+            removals: Vec::new(),
+        }
+    }
+
+    /// Writes `contents` for `path` to a temporary file in `path`'s folder: complete, synced and
+    /// world-readable like any other output (temporary files start private). A second write for
+    /// the same path replaces the first.
+    pub fn write(&mut self, path: &Path, contents: &[u8]) -> Result<()> {
+        check_journal_safe(path)?;
+        let tmp = temporary_file(path, contents)?;
+        self.files.retain(|(_, dest)| dest != path);
+        self.removals.retain(|p| p != path);
+        self.files.push((tmp, path.to_path_buf()));
+        Ok(())
+    }
+
+    /// Removes `path` at commit (an output of an earlier run that this run does not produce).
+    pub fn remove(&mut self, path: &Path) -> Result<()> {
+        check_journal_safe(path)?;
+        self.files.retain(|(_, dest)| dest != path);
+        self.removals.push(path.to_path_buf());
+        Ok(())
+    }
+
+    /// Where the contents staged for `path` can be read before the commit.
+    pub fn staged_path(&self, path: &Path) -> Option<&Path> {
+        self.files
+            .iter()
+            .find(|(_, dest)| dest == path)
+            .map(|(tmp, _)| tmp.as_ref())
+    }
+
+    /// Renames every staged file into place and makes every removal, as one step for readers
+    /// (see the module docs).
+    pub fn commit(self) -> Result<()> {
+        if self.files.is_empty() && self.removals.is_empty() {
+            return Ok(());
+        }
+        let _lock = lock(&self.lock_dir)?;
+        recover_locked(&self.lock_dir)?;
+        // From here the temporaries belong to the journal: a failure must not delete them.
+        let mut text = String::new();
+        let mut renames = Vec::new();
+        for (tmp, dest) in self.files {
+            let tmp = tmp.keep().map_err(|e| Error::io(&dest, e.error))?;
+            text.push_str(&format!("rename\t{}\t{}\n", tmp.display(), dest.display()));
+            renames.push((tmp, dest));
+        }
+        for path in &self.removals {
+            text.push_str(&format!("remove\t{}\n", path.display()));
+        }
+        let journal = journal_path(&self.lock_dir);
+        let staged_journal = temporary_file(&journal, text.as_bytes())?;
+        staged_journal
+            .persist(&journal)
+            .map_err(|e| Error::io(&journal, e.error))?;
+        sync_dir(&self.lock_dir);
+        replay(&journal, &text)?;
+        Ok(())
+    }
+}
+
+/// Before a command reads or writes the outputs under `out_dir`: completes the commits of runs
+/// killed during their renames and removes the temporaries of runs killed before theirs (more
+/// than [`STALE_TEMPORARY_AGE`] old). Returns a line for each thing done.
+pub fn prepare(out_dir: &Path) -> Result<Vec<String>> {
+    let results = out_dir.join("results");
+    if !results.is_dir() {
+        return Ok(Vec::new());
+    }
+    let _lock = lock(&results)?;
+    let mut notes = recover_locked(&results)?;
+    for dir in [results, out_dir.join("figures")] {
+        for path in remove_stale_temporaries(&dir, STALE_TEMPORARY_AGE)? {
+            notes.push(format!(
+                "removed {}, a temporary file of an interrupted run",
+                path.display()
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+/// The lock on `dir`'s outputs, held until the returned file is dropped.
+fn lock(dir: &Path) -> Result<File> {
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let path = dir.join(LOCK_FILE);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    file.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(file)
+}
+
+/// Completes every journal left in `dir` (the lock held). Returns a line per journal.
+fn recover_locked(dir: &Path) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(notes),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut journals: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().is_some_and(|n| {
+                let n = n.to_string_lossy();
+                n.starts_with(JOURNAL_PREFIX) && n.ends_with(JOURNAL_SUFFIX)
+            })
+        })
+        .collect();
+    journals.sort();
+    for journal in journals {
+        let text = fs::read_to_string(&journal).map_err(|e| Error::io(&journal, e))?;
+        replay(&journal, &text)?;
+        notes.push(format!(
+            "completed the outputs of an interrupted run (journal {})",
+            journal.display()
+        ));
+    }
+    Ok(notes)
+}
+
+/// Carries out a journal's renames and removals, then deletes it. Renames whose temporary is
+/// gone were done already (a replay interrupted in its turn), so replaying twice is harmless.
+fn replay(journal: &Path, text: &str) -> Result<()> {
+    let bad = |line: &str| {
+        Error::Experiment(format!(
+            "{}: unreadable journal line {line:?}; remove the file after checking the outputs",
+            journal.display()
+        ))
+    };
+    let mut dirs = Vec::new();
+    for line in text.lines() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        match fields.as_slice() {
+            ["rename", tmp, dest] => {
+                let (tmp, dest) = (Path::new(tmp), Path::new(dest));
+                match fs::rename(tmp, dest) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound && !tmp.exists() => {}
+                    Err(e) => return Err(Error::io(dest, e)),
+                }
+                dirs.extend(dest.parent().map(Path::to_path_buf));
+            }
+            ["remove", path] => match fs::remove_file(path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(Path::new(path), e)),
+            },
+            _ => return Err(bad(line)),
+        }
+    }
+    dirs.sort();
+    dirs.dedup();
+    for dir in &dirs {
+        sync_dir(dir);
+    }
+    fs::remove_file(journal).map_err(|e| Error::io(journal, e))?;
+    Ok(())
+}
+
+/// A unique journal name: process id and a clock reading, so journals sort by age.
+fn journal_path(dir: &Path) -> PathBuf {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    dir.join(format!(
+        "{JOURNAL_PREFIX}{nanos:024}-{}{JOURNAL_SUFFIX}",
+        std::process::id()
+    ))
+}
+
+/// The journal is one line per file with tab-separated fields.
+fn check_journal_safe(path: &Path) -> Result<()> {
+    let text = path.to_string_lossy();
+    if text.contains(['\t', '\n']) {
+        return Err(Error::Experiment(format!(
+            "{text:?}: an output path may not contain a tab or a newline"
+        )));
+    }
+    Ok(())
+}
+
+/// A complete, synced, mode-0644 temporary file with `contents`, in `path`'s folder (created
+/// if missing), under a unique name that [`remove_stale_temporaries`] recognises.
+fn temporary_file(path: &Path, contents: &[u8]) -> Result<tempfile::TempPath> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".rfbench-{}-", std::process::id()))
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(contents).map_err(|e| Error::io(path, e))?;
+    tmp.flush().map_err(|e| Error::io(path, e))?;
+    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))
+            .map_err(|e| Error::io(tmp.path(), e))?;
+    }
+    Ok(tmp.into_temp_path())
+}
+
+/// Writes one file atomically: a reader sees the old file or the new one, never half of one.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    check_journal_safe(path)?;
+    let tmp = temporary_file(path, contents)?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// Makes renames in `dir` durable where the platform allows syncing a directory; a failure
+/// only weakens durability, not atomicity.
+fn sync_dir(dir: &Path) {
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Temporary files of a writer that died before renaming them (a killed run): this module's
+/// `.rfbench-*.tmp`, a figure's `.figure-*.png`, and the `.tmp*` names of earlier versions.
+fn is_temporary(name: &str) -> bool {
+    (name.starts_with(".rfbench-") && name.ends_with(".tmp"))
+        || (name.starts_with(".figure-") && name.ends_with(".png"))
+        || (name.starts_with(".tmp") && name.len() > 4)
+}
+
+/// Whether the process that wrote temporary `name` (`.rfbench-PID-...`) has ended, where the
+/// system says (Linux's `/proc`); `false` when unknown.
+fn writer_ended(name: &str) -> bool {
+    let pid = name
+        .strip_prefix(".rfbench-")
+        .and_then(|rest| rest.split('-').next())
+        .and_then(|pid| pid.parse::<u32>().ok());
+    match pid {
+        Some(pid) if Path::new("/proc/self").exists() => {
+            pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists()
+        }
+        _ => false,
+    }
+}
+
+/// Removes the temporary files (see [`is_temporary`]) in `dir` whose writer has ended, or last
+/// modified more than `age` ago: a live run renames its temporaries within seconds, so an old
+/// one belongs to a run that was killed. Returns the files removed; a missing `dir` is nothing
+/// to clean.
+pub fn remove_stale_temporaries(dir: &Path, age: Duration) -> Result<Vec<PathBuf>> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(dir, e)),
+    };
+    let mut removed = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name();
+        if !is_temporary(&name.to_string_lossy()) {
+            continue;
+        }
+        let path = entry.path();
+        let old = writer_ended(&name.to_string_lossy())
+            || entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|elapsed| elapsed > age);
+        if old && entry.file_type().is_ok_and(|t| t.is_file()) {
+            fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            removed.push(path);
+        }
+    }
+    Ok(removed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::SystemTime;
+
+    fn files(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn nothing_changes_before_the_commit_and_everything_after() {
+        let out = tempfile::tempdir().unwrap();
+        let (csv, png) = (
+            out.path().join("results/a.csv"),
+            out.path().join("figures/a.png"),
+        );
+        let gone = out.path().join("figures/a-old.png");
+        fs::create_dir_all(out.path().join("figures")).unwrap();
+        fs::write(&gone, b"old figure").unwrap();
+        let mut staged = Staged::new(out.path());
+        staged.write(&csv, b"new csv").unwrap();
+        staged.write(&png, b"first").unwrap();
+        staged.write(&png, b"new png").unwrap();
+        staged.remove(&gone).unwrap();
+        assert!(!csv.exists() && !png.exists() && gone.exists());
+        assert_eq!(
+            fs::read(staged.staged_path(&csv).unwrap()).unwrap(),
+            b"new csv"
+        );
+        staged.commit().unwrap();
+        assert_eq!(fs::read(&csv).unwrap(), b"new csv");
+        assert_eq!(fs::read(&png).unwrap(), b"new png");
+        assert!(!gone.exists());
+        // Only the outputs and the lock remain: no temporary, no journal.
+        assert_eq!(
+            files(&out.path().join("results")),
+            [".rfbench.lock", "a.csv"]
+        );
+        assert_eq!(files(&out.path().join("figures")), ["a.png"]);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(
+                fs::metadata(&csv).unwrap().permissions().mode() & 0o777,
+                0o644
+            );
+        }
+    }
+
+    #[test]
+    fn a_dropped_set_leaves_no_trace() {
+        let out = tempfile::tempdir().unwrap();
+        let csv = out.path().join("results/a.csv");
+        fs::create_dir_all(out.path().join("results")).unwrap();
+        fs::write(&csv, b"old").unwrap();
+        let mut staged = Staged::new(out.path());
+        staged.write(&csv, b"new").unwrap();
+        drop(staged);
+        assert_eq!(fs::read(&csv).unwrap(), b"old");
+        assert_eq!(files(&out.path().join("results")), ["a.csv"]);
+    }
+
+    /// A run killed half-way through its renames: the journal is completed by the next command.
+    #[test]
+    fn an_interrupted_commit_is_completed_by_prepare() {
+        let out = tempfile::tempdir().unwrap();
+        let results = out.path().join("results");
+        let figures = out.path().join("figures");
+        fs::create_dir_all(&results).unwrap();
+        fs::create_dir_all(&figures).unwrap();
+        fs::write(results.join("a.csv"), b"new csv").unwrap(); // renamed before the kill
+        fs::write(figures.join("a.png"), b"old png").unwrap();
+        fs::write(figures.join(".rfbench-x.tmp"), b"new png").unwrap();
+        fs::write(figures.join("b.png"), b"stale").unwrap();
+        let journal = results.join(".rfbench-commit-000000000000000000000001-7.journal");
+        fs::write(
+            &journal,
+            format!(
+                "rename\t{}\t{}\nrename\t{}\t{}\nremove\t{}\n",
+                results.join(".rfbench-gone.tmp").display(),
+                results.join("a.csv").display(),
+                figures.join(".rfbench-x.tmp").display(),
+                figures.join("a.png").display(),
+                figures.join("b.png").display(),
+            ),
+        )
+        .unwrap();
+        let notes = prepare(out.path()).unwrap();
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert_eq!(fs::read(results.join("a.csv")).unwrap(), b"new csv");
+        assert_eq!(fs::read(figures.join("a.png")).unwrap(), b"new png");
+        assert_eq!(files(&figures), ["a.png"]);
+        assert_eq!(files(&results), [".rfbench.lock", "a.csv"]);
+        // Nothing left to do the second time.
+        assert!(prepare(out.path()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_damaged_journal_is_an_error_naming_it() {
+        let out = tempfile::tempdir().unwrap();
+        let results = out.path().join("results");
+        fs::create_dir_all(&results).unwrap();
+        let journal = results.join(".rfbench-commit-1-1.journal");
+        fs::write(&journal, "rename\tonly-one-path\n").unwrap();
+        let err = prepare(out.path()).unwrap_err().to_string();
+        assert!(err.contains(".rfbench-commit-1-1.journal"), "{err}");
+        assert!(err.contains("only-one-path"), "{err}");
+    }
+
+    #[test]
+    fn stale_temporaries_of_killed_runs_are_removed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = |name: &str, age_s: u64| {
+            let path = dir.path().join(name);
+            let f = std::fs::File::create(&path).unwrap();
+            f.set_modified(SystemTime::now() - Duration::from_secs(age_s))
+                .unwrap();
+            path
+        };
+        let stale = [
+            file(".rfbench-a1B2c3.tmp", 7200),
+            file(".figure-x9Y8z7.png", 7200),
+            file(".tmpAbC123", 7200),
+            // Seconds old, but its writer (a pid above Linux's limit) is not running.
+            file(".rfbench-4294967-dead01.tmp", 1),
+        ];
+        let kept = [
+            // A live run's temporary: seconds old.
+            file(".rfbench-live01.tmp", 1),
+            file(&format!(".rfbench-{}-mine01.tmp", std::process::id()), 1),
+            // Outputs and other files, however old.
+            file("fig1.csv", 7200),
+            file("fig1.png", 7200),
+            file(".rfbench-notes", 7200),
+        ];
+        let mut removed = remove_stale_temporaries(dir.path(), Duration::from_secs(3600)).unwrap();
+        removed.sort();
+        let mut expected = stale.to_vec();
+        expected.sort();
+        assert_eq!(removed, expected);
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(kept.iter().all(|p| p.exists()));
+        // A directory that does not exist yet has nothing to clean.
+        assert!(
+            remove_stale_temporaries(&dir.path().join("none"), Duration::ZERO)
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

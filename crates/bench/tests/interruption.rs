@@ -1,0 +1,282 @@
+//! Interruption and concurrency, with the real binary on a small spec whose dataset comes from a
+//! mirror without a pinned digest (so it is parsed, cached and locked on first use):
+//!
+//! - killed (SIGKILL) at 20 random moments, a run never leaves a partial or mixed set of
+//!   outputs: the table and figure present are always the ones drawn from the CSV present, and a
+//!   rerun succeeds;
+//! - four runs reproducing into one folder with one fresh cache at once all succeed, and leave
+//!   the outputs of a single run.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const NAME: &str = "interrupt-demo";
+
+const SPEC: &str = r#"
+name = "interrupt-demo"
+title = "Kernel estimates, for the interruption tests"
+paper = "none"
+kind = "kernel-error"
+
+[data]
+dataset = "tiny"
+preprocess = ["unit-norm"]
+
+[run]
+master_seed = 3
+repetitions = 3
+pairs = 2000
+
+[kernel]
+name = "polynomial"
+degree = 2
+offset = 1.0
+
+[grid]
+map = ["tensor-sketch", "random-maclaurin"]
+n_components = [64, 128, 256, 512]
+
+[[figures]]
+x = "n_components"
+y = "relative_error"
+
+[[tables]]
+name = "errors"
+rows = ["map"]
+columns = ["n_components"]
+value = "relative_error"
+format = "{mean:.4}"
+
+[check]
+columns = ["relative_error"]
+"#;
+
+/// A root with the spec, a registry naming one LIBSVM file without a digest, and a mirror
+/// holding it.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("experiments")).unwrap();
+    std::fs::create_dir_all(root.join("mirror")).unwrap();
+    std::fs::write(root.join(format!("experiments/{NAME}.toml")), SPEC).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let mut text = String::new();
+    for _ in 0..400 {
+        text.push_str(if rng.random::<bool>() { "+1" } else { "-1" });
+        for j in 1..=30 {
+            if rng.random::<f64>() < 0.3 {
+                text.push_str(&format!(" {j}:{:.3}", rng.random::<f64>()));
+            }
+        }
+        text.push('\n');
+    }
+    std::fs::write(root.join("mirror/tiny.svm"), text).unwrap();
+    std::fs::write(
+        root.join("datasets.toml"),
+        "[[dataset]]\nname = \"tiny\"\ndescription = \"test data\"\ntask = \"binary\"\n\
+         format = \"libsvm\"\nn = 400\nd = 30\n\n[[dataset.files]]\nrole = \"train\"\n\
+         file = \"tiny.svm\"\nurl = \"http://127.0.0.1:9/tiny.svm\"\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// `rfbench reproduce` of the demo in `root` (outputs in `root`), offline.
+fn reproduce(root: &Path, seed: Option<u64>) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rfbench"));
+    cmd.arg("--root").arg(root).args(["reproduce", NAME]);
+    if let Some(seed) = seed {
+        cmd.args(["--master-seed", &seed.to_string(), "--out-dir"])
+            .arg(root);
+    }
+    cmd.env("RFBENCH_CACHE", root.join("cache"))
+        .env("RFBENCH_MIRROR", root.join("mirror"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn run_ok(mut cmd: Command) {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// The visible outputs (not hidden temporaries, locks or journals), by relative path.
+fn outputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    for dir in ["results", "figures"] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if !name.starts_with('.') {
+                out.insert(format!("{dir}/{name}"), std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+fn journals(root: &Path) -> usize {
+    std::fs::read_dir(root.join("results")).map_or(0, |entries| {
+        entries
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().starts_with(".rfbench-commit-")
+            })
+            .count()
+    })
+}
+
+/// The outputs of `root` form one run's set: the figure and table are the ones `rfbench render`
+/// draws from the CSV present (in a scratch copy of the workspace).
+fn assert_consistent(root: &Path, context: &str) {
+    let present = outputs(root);
+    let csv = format!("results/{NAME}.csv");
+    let Some(csv_bytes) = present.get(&csv) else {
+        assert!(
+            present.is_empty(),
+            "{context}: outputs without their CSV: {:?}",
+            present.keys()
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().unwrap();
+    let s = scratch.path();
+    std::fs::create_dir_all(s.join("experiments")).unwrap();
+    std::fs::create_dir_all(s.join("results")).unwrap();
+    std::fs::copy(root.join("datasets.toml"), s.join("datasets.toml")).unwrap();
+    std::fs::write(s.join(format!("experiments/{NAME}.toml")), SPEC).unwrap();
+    std::fs::write(s.join(&csv), csv_bytes).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .arg("--root")
+        .arg(s)
+        .args(["render", NAME])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        present.keys().collect::<Vec<_>>(),
+        outputs(s).keys().collect::<Vec<_>>(),
+        "{context}: the set of outputs"
+    );
+    for (name, bytes) in outputs(s) {
+        assert!(
+            present[&name] == bytes,
+            "{context}: {name} is not the one drawn from the CSV present (a mixed set)"
+        );
+    }
+}
+
+#[test]
+fn a_run_killed_at_random_moments_never_leaves_a_mixed_set_of_outputs() {
+    let dir = workspace();
+    let root = dir.path();
+    let start = Instant::now();
+    run_ok(reproduce(root, Some(1)));
+    let full = start.elapsed();
+    assert_consistent(root, "after the first run");
+    let mut rng = ChaCha8Rng::seed_from_u64(2026);
+    let mut journals_seen = 0;
+    for round in 0..20 {
+        // Alternate seeds, so every completed run changes every output.
+        let mut child = reproduce(root, Some(2 + round % 2)).spawn().unwrap();
+        let wait = full.mul_f64(rng.random_range(0.0..1.2));
+        std::thread::sleep(wait);
+        let _ = child.kill();
+        child.wait().unwrap();
+        // A kill between two renames leaves a journal, which the next run completes first.
+        if journals(root) > 0 {
+            journals_seen += 1;
+        } else {
+            assert_consistent(root, &format!("round {round}, killed after {wait:?}"));
+        }
+    }
+    run_ok(reproduce(root, Some(9)));
+    assert_eq!(journals(root), 0);
+    assert_consistent(root, "after the rerun");
+    // No temporary of a killed run survives a later run (their writers have ended).
+    let hidden: Vec<String> = ["results", "figures"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.') && n != ".rfbench.lock")
+        .collect();
+    assert!(hidden.is_empty(), "{hidden:?}");
+    eprintln!("one run: {full:?}; kills during a commit: {journals_seen} of 20");
+}
+
+/// CSV rows without the columns that differ from run to run (timings).
+fn stable_rows(csv: &[u8]) -> Vec<Vec<String>> {
+    let text = String::from_utf8(csv.to_vec()).unwrap();
+    let mut lines = text
+        .lines()
+        .map(|l| l.split(',').map(str::to_string).collect::<Vec<_>>());
+    let header = lines.next().unwrap();
+    let keep: Vec<usize> = (0..header.len())
+        .filter(|&i| !header[i].ends_with("_seconds"))
+        .collect();
+    std::iter::once(header.clone())
+        .chain(lines)
+        .map(|row| keep.iter().map(|&i| row[i].clone()).collect())
+        .collect()
+}
+
+#[test]
+fn four_runs_into_one_folder_and_one_fresh_cache_all_succeed() {
+    let single = workspace();
+    run_ok(reproduce(single.path(), None));
+    let expected = outputs(single.path());
+
+    let dir = workspace();
+    let root = dir.path();
+    let children: Vec<_> = (0..4)
+        .map(|_| reproduce(root, None).spawn().unwrap())
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let got = outputs(root);
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        expected.keys().collect::<Vec<_>>()
+    );
+    for (name, bytes) in &expected {
+        if name.ends_with(".csv") {
+            assert_eq!(stable_rows(&got[name]), stable_rows(bytes), "{name}");
+        } else {
+            assert!(got[name] == *bytes, "{name} differs from a single run's");
+        }
+    }
+    // The digest was locked once, and the cache holds one parsed file.
+    let lock = std::fs::read_to_string(root.join("datasets.lock")).unwrap();
+    assert_eq!(
+        lock.lines().filter(|l| l.contains("tiny/tiny.svm")).count(),
+        1
+    );
+    let cached: Vec<PathBuf> = std::fs::read_dir(root.join("cache/tiny"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(cached.len(), 1, "{cached:?}");
+}
