@@ -96,7 +96,11 @@ fn prepare_data(
             let entry = registry.get(&cell.dataset)?;
             let dataset = match data::load(entry, fetch) {
                 Ok(d) => d,
-                Err(e @ DataError::Download { .. }) => return Ok(Err(e.to_string())),
+                // Data this machine cannot get (no network, a user's own file not here): the
+                // cell is skipped with the reason; anything else (a wrong file) is an error.
+                Err(e @ (DataError::Download { .. } | DataError::NoSource { .. })) => {
+                    return Ok(Err(e.to_string()))
+                }
                 Err(e) => return Err(e.into()),
             };
             (dataset, entry.preprocess.clone())

@@ -6,9 +6,13 @@
 //! runs, back to back, `svm-train` (under `/usr/bin/time -v`, for its peak resident memory) and
 //! then this program twice as a child process, with 1 and 2 rayon threads (each child reports its
 //! own `VmHWM`, so the three peaks are separate). `ROWS` is the number of leading a9a rows (0 for
-//! all 32,561), `KERNEL` is `poly` (`-t 1 -d 2 -g 1 -r 1`) or `rbf` (`-t 2 -g 0.05`), `C = 1`,
-//! `eps = 1e-3` for both. Load averages are printed before each run: the machine may be shared.
-//! `... -- ours ROWS CACHE_MB KERNEL THREADS` and `... -- libsvm ROWS CACHE_MB KERNEL` run one.
+//! all 32,561), `KERNEL` is `poly` (`-t 1 -d 2 -g 1 -r 1`), `poly-D-R` (`-t 1 -d D -g 1 -r R`) or
+//! `rbf` (`-t 2 -g 0.05`), `C = 1`, `eps = 1e-3` for both. Load averages are printed before each
+//! run: the machine may be shared. `... -- both ROWS CACHE_MB KERNEL [THREADS]` runs `svm-train`
+//! and ours with THREADS threads (default 2); `... -- ours ROWS CACHE_MB KERNEL THREADS` and
+//! `... -- libsvm ROWS CACHE_MB KERNEL` run one. The files are `a9a` and `a9a.t` of the first
+//! directory of `RFBENCH_MIRROR` holding both (`scripts/table1_kernel_svm.sh` points it at
+//! unit-norm copies).
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -20,11 +24,46 @@ use std::time::Instant;
 use rfbench_learners::{metrics, CachedKernelSvmParams, KernelFunction as Kernel};
 use support::{adult_dir, libsvm_tools, number_after, read_libsvm, ADULT_DIM};
 
-fn libsvm_kernel_args(kernel: &str) -> Vec<&'static str> {
+/// `poly-D-R`: `(<x, y> + R)^D` (`poly` is `poly-2-1`); `rbf`: `exp(-0.05 |x - y|^2)`.
+enum Which {
+    Poly { degree: u32, offset: f64 },
+    Rbf,
+}
+
+fn which(kernel: &str) -> Which {
+    let poly = |rest: &str| -> Option<Which> {
+        let (degree, offset) = rest.split_once('-')?;
+        Some(Which::Poly {
+            degree: degree.parse().ok()?,
+            offset: offset.parse().ok()?,
+        })
+    };
     match kernel {
-        "poly" => vec!["-t", "1", "-d", "2", "-g", "1", "-r", "1"],
-        "rbf" => vec!["-t", "2", "-g", "0.05"],
-        other => panic!("kernel must be poly or rbf, got {other}"),
+        "poly" => Which::Poly {
+            degree: 2,
+            offset: 1.0,
+        },
+        "rbf" => Which::Rbf,
+        other => other
+            .strip_prefix("poly-")
+            .and_then(poly)
+            .unwrap_or_else(|| panic!("kernel must be poly, poly-D-R or rbf, got {other}")),
+    }
+}
+
+fn libsvm_kernel_args(kernel: &str) -> Vec<String> {
+    match which(kernel) {
+        Which::Poly { degree, offset } => vec![
+            "-t".into(),
+            "1".into(),
+            "-d".into(),
+            degree.to_string(),
+            "-g".into(),
+            "1".into(),
+            "-r".into(),
+            offset.to_string(),
+        ],
+        Which::Rbf => vec!["-t".into(), "2".into(), "-g".into(), "0.05".into()],
     }
 }
 
@@ -92,23 +131,13 @@ fn run_ours(dir: &Path, rows: usize, cache_mb: u64, kernel: &str, threads: usize
         .num_threads(threads)
         .build()
         .unwrap();
-    pool.install(|| match kernel {
-        "poly" => fit_and_test(
-            dir,
-            rows,
-            cache_mb,
-            threads,
-            rfbench_maps::Kernel::libsvm_polynomial(2, 1.0, 1.0).unwrap(),
-        ),
-        "rbf" => fit_and_test(
-            dir,
-            rows,
-            cache_mb,
-            threads,
-            rfbench_maps::Kernel::gaussian_from_gamma(0.05).unwrap(),
-        ),
-        other => panic!("kernel must be poly or rbf, got {other}"),
-    });
+    let kernel = match which(kernel) {
+        Which::Poly { degree, offset } => {
+            rfbench_maps::Kernel::libsvm_polynomial(degree, 1.0, offset).unwrap()
+        }
+        Which::Rbf => rfbench_maps::Kernel::gaussian_from_gamma(0.05).unwrap(),
+    };
+    pool.install(|| fit_and_test(dir, rows, cache_mb, threads, kernel));
 }
 
 fn fit_and_test<K: Kernel>(dir: &Path, rows: usize, cache_mb: u64, threads: usize, kernel: K) {
@@ -148,8 +177,9 @@ fn fit_and_test<K: Kernel>(dir: &Path, rows: usize, cache_mb: u64, threads: usiz
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: kernel_svm_vs_libsvm (all|libsvm) ROWS CACHE_MB (poly|rbf) | \
-                 ours ROWS CACHE_MB (poly|rbf) THREADS";
+    let usage = "usage: kernel_svm_vs_libsvm (all|libsvm) ROWS CACHE_MB KERNEL | \
+                 both ROWS CACHE_MB KERNEL [THREADS] | ours ROWS CACHE_MB KERNEL THREADS \
+                 (KERNEL: poly, poly-D-R or rbf)";
     let Some(dir) = adult_dir() else {
         eprintln!("needs Adult: set RFBENCH_MIRROR to the directory holding a9a and a9a.t");
         std::process::exit(2);
@@ -164,7 +194,7 @@ fn main() {
     match args.first().map(String::as_str) {
         Some("libsvm") => run_libsvm(&dir, rows, cache_mb, kernel),
         Some("ours") => run_ours(&dir, rows, cache_mb, kernel, number(4) as usize),
-        Some("all") => {
+        Some(mode @ ("all" | "both")) => {
             println!(
                 "a9a, {} training rows, kernel {kernel}, C 1, eps 1e-3, cache {cache_mb} MB",
                 if rows == 0 {
@@ -175,7 +205,13 @@ fn main() {
             );
             println!("load average before svm-train: {}", load_average());
             run_libsvm(&dir, rows, cache_mb, kernel);
-            for threads in [1, 2] {
+            // `both`: svm-train and ours with THREADS threads (default 2).
+            let thread_counts = if mode == "both" {
+                vec![args.get(4).and_then(|t| t.parse().ok()).unwrap_or(2)]
+            } else {
+                vec![1, 2]
+            };
+            for threads in thread_counts {
                 println!("load average before ours ({threads}): {}", load_average());
                 let status = Command::new(std::env::current_exe().unwrap())
                     .args(["ours", &rows.to_string(), &cache_mb.to_string(), kernel])
