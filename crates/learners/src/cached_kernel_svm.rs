@@ -336,7 +336,7 @@ impl<K: Kernel> CachedKernelSvm<K> {
         // value, the test row in dense form when it is sparse (a gather over the support row).
         let form = self.kernel.dot_form();
         let sv_norms: Vec<f64> = match form {
-            Some(f) if f.needs_norms() => (0..n_sv)
+            Some(f) if f.dot_form().1 => (0..n_sv)
                 .map(|s| support.row(s).dot(&support.row(s)))
                 .collect(),
             _ => vec![0.0; n_sv],
@@ -353,9 +353,12 @@ impl<K: Kernel> CachedKernelSvm<K> {
                     match form {
                         Some(f) => {
                             let values = |row: &Row<'_>, k: &mut [f64]| {
-                                let tt = if f.needs_norms() { row.dot(row) } else { 0.0 };
+                                let tt = if f.dot_form().1 { row.dot(row) } else { 0.0 };
                                 for (s, v) in k.iter_mut().enumerate() {
-                                    *v = f.eval(support.row(s).dot(row), sv_norms[s], tt);
+                                    let sv = support.row(s);
+                                    *v = f
+                                        .from_dots(sv.dot(row), sv_norms[s], tt)
+                                        .unwrap_or_else(|| self.kernel.eval(&sv, row));
                                 }
                             };
                             if scatter {

@@ -51,54 +51,10 @@ pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
 pub trait KernelFunction: Sync {
     fn eval(&self, x: &Row<'_>, y: &Row<'_>) -> f64;
 
-    /// The kernel as a function of inner products, when it is one (see [`DotForm`]); `None`, the
-    /// default, makes solvers call [`KernelFunction::eval`].
-    fn dot_form(&self) -> Option<DotForm> {
+    /// The kernel as a function of dot products, when it is one (see [`Kernel::from_dots`]);
+    /// `None`, the default, makes solvers call [`KernelFunction::eval`].
+    fn dot_form(&self) -> Option<Kernel> {
         None
-    }
-}
-
-/// A kernel written as a function of `<x, y>`, `<x, x>` and `<y, y>`. A solver that keeps the
-/// rows' squared norms (LIBSVM's `x_square`) then needs one dot product per kernel value, a
-/// gather over a sparse row's non-zeros against a dense copy of the other row, where a distance
-/// between two sparse rows is a merge of their index lists.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum DotForm {
-    /// `<x, y>`.
-    Linear,
-    /// `(gamma <x, y> + offset)^degree`: the same operations as [`Kernel::eval`], so the same
-    /// values.
-    Polynomial {
-        degree: u32,
-        gamma: f64,
-        offset: f64,
-    },
-    /// `exp(-‖x - y‖² / (2 sigma²))` with `‖x - y‖² = <x, x> + <y, y> - 2 <x, y>` (clamped at 0):
-    /// equal to [`Kernel::eval`]'s value up to rounding, as LIBSVM computes it.
-    Gaussian { sigma: f64 },
-}
-
-impl DotForm {
-    /// Whether [`DotForm::eval`] reads the squared norms.
-    pub fn needs_norms(&self) -> bool {
-        matches!(self, DotForm::Gaussian { .. })
-    }
-
-    /// `k(x, y)` from `xy = <x, y>`, `xx = <x, x>`, `yy = <y, y>`.
-    #[inline]
-    pub fn eval(&self, xy: f64, xx: f64, yy: f64) -> f64 {
-        match *self {
-            DotForm::Linear => xy,
-            DotForm::Polynomial {
-                degree,
-                gamma,
-                offset,
-            } => (gamma * xy + offset).powi(degree as i32),
-            DotForm::Gaussian { sigma } => {
-                let sq = (xx + yy - 2.0 * xy).max(0.0);
-                (-sq / (2.0 * sigma * sigma)).exp()
-            }
-        }
     }
 }
 
@@ -107,21 +63,8 @@ impl KernelFunction for Kernel {
         Kernel::eval(self, x, y)
     }
 
-    fn dot_form(&self) -> Option<DotForm> {
-        match *self {
-            Kernel::Linear => Some(DotForm::Linear),
-            Kernel::Polynomial {
-                degree,
-                gamma,
-                offset,
-            } => Some(DotForm::Polynomial {
-                degree,
-                gamma,
-                offset,
-            }),
-            Kernel::Gaussian { sigma } => Some(DotForm::Gaussian { sigma }),
-            Kernel::Laplacian { .. } | Kernel::Matern { .. } => None,
-        }
+    fn dot_form(&self) -> Option<Kernel> {
+        self.dot_form().0.then_some(*self)
     }
 }
 
@@ -131,8 +74,8 @@ impl KernelFunction for PolynomialKernel {
     }
 
     /// `(1 * t + c)^p`: `1 * t` is `t` exactly, so the same values as `from_dot`.
-    fn dot_form(&self) -> Option<DotForm> {
-        Some(DotForm::Polynomial {
+    fn dot_form(&self) -> Option<Kernel> {
+        Some(Kernel::Polynomial {
             degree: self.degree(),
             gamma: 1.0,
             offset: self.offset(),
@@ -742,14 +685,15 @@ mod tests {
         ];
         for kernel in kernels {
             let form = KernelFunction::dot_form(&kernel).unwrap();
+            let (_, norms) = kernel.dot_form();
             for i in 0..x.nrows() {
                 for j in 0..x.nrows() {
                     let (a, b) = (Row::Dense(x.row(i)), Row::Dense(x.row(j)));
                     let (sa, sb) = (sparse.row(i), sparse.row(j));
                     let direct = kernel.eval(&a, &b);
                     for (p, q) in [(&a, &b), (&sa, &b), (&a, &sb)] {
-                        let value = form.eval(p.dot(q), a.dot(&a), b.dot(&b));
-                        if form.needs_norms() {
+                        let value = form.from_dots(p.dot(q), a.dot(&a), b.dot(&b)).unwrap();
+                        if norms {
                             assert!((value - direct).abs() <= 1e-14, "{kernel:?} {i} {j}");
                         } else {
                             assert_eq!(value, direct, "{kernel:?} {i} {j}");
@@ -758,12 +702,14 @@ mod tests {
                 }
             }
         }
-        assert_eq!(Kernel::laplacian(1.0).unwrap().dot_form(), None);
+        let laplacian = Kernel::laplacian(1.0).unwrap();
+        assert_eq!(KernelFunction::dot_form(&laplacian), None);
+        assert_eq!(laplacian.from_dots(1.0, 1.0, 1.0), None);
         let poly = PolynomialKernel::new(2, 1.0).unwrap();
         let (a, b) = (Row::Dense(x.row(0)), Row::Dense(x.row(1)));
         assert_eq!(
-            poly.dot_form().unwrap().eval(a.dot(&b), 0.0, 0.0),
-            KernelFunction::eval(&poly, &a, &b)
+            poly.dot_form().unwrap().from_dots(a.dot(&b), 0.0, 0.0),
+            Some(KernelFunction::eval(&poly, &a, &b))
         );
     }
 

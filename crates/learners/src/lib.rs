@@ -48,7 +48,7 @@ pub use dual_cd::{ConvergenceReport, SvmLoss};
 pub use error::{LearnerError, Result};
 pub use grid_search::{GridSearch, Simpler};
 pub use kernel_baselines::{
-    kernel_matrix, DotForm, KernelFunction, KernelIntercept, KernelRidge, KernelRidgeParams,
+    kernel_matrix, KernelFunction, KernelIntercept, KernelRidge, KernelRidgeParams,
     KernelRidgeValidParams, KernelSvm, KernelSvmParams, KernelSvmValidParams,
     DEFAULT_MAX_KERNEL_BYTES,
 };

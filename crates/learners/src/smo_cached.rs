@@ -29,7 +29,7 @@ use ndarray::ArrayView1;
 use rayon::prelude::*;
 use rfbench_maps::{Row, Rows};
 
-use crate::kernel_baselines::{dual_objective, DotForm, KernelFunction as Kernel};
+use crate::kernel_baselines::{dual_objective, KernelFunction as Kernel};
 use crate::kernel_cache::KernelCache;
 
 /// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
@@ -115,7 +115,7 @@ struct KernelRows<'k, 'x, K: ?Sized> {
     dense: Vec<f64>,
     /// The kernel as a function of dot products, when it is one: each value is then one dot
     /// product (a gather for sparse rows) instead of a call to the kernel.
-    form: Option<DotForm>,
+    form: Option<rfbench_maps::Kernel>,
     /// `‖x_r‖²` by data row (zero for rows outside the problem), when `form` needs them.
     norms: Vec<f64>,
 }
@@ -168,7 +168,7 @@ impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
 /// How one kernel value is computed: by the kernel, or from a dot product and the squared norms.
 struct Entry<'a, K: ?Sized> {
     kernel: &'a K,
-    form: Option<DotForm>,
+    form: Option<rfbench_maps::Kernel>,
     norms: &'a [f64],
 }
 
@@ -179,7 +179,8 @@ impl<K: Kernel + ?Sized> Entry<'_, K> {
         match self.form {
             Some(form) => {
                 let norm = |t: usize| self.norms.get(t).copied().unwrap_or(0.0);
-                form.eval(xr.dot(xs), norm(r), norm(s))
+                form.from_dots(xr.dot(xs), norm(r), norm(s))
+                    .unwrap_or_else(|| self.kernel.eval(xr, xs))
             }
             None => self.kernel.eval(xr, xs),
         }
@@ -187,8 +188,8 @@ impl<K: Kernel + ?Sized> Entry<'_, K> {
 }
 
 /// `‖x_r‖²` for the data rows `rows` (zero elsewhere) when `form` reads norms, else nothing.
-fn squared_norms(x: Rows<'_>, rows: &[usize], form: Option<DotForm>) -> Vec<f64> {
-    if !form.is_some_and(|f| f.needs_norms()) {
+fn squared_norms(x: Rows<'_>, rows: &[usize], form: Option<rfbench_maps::Kernel>) -> Vec<f64> {
+    if !form.is_some_and(|f| f.dot_form().1) {
         return Vec::new();
     }
     let mut norms = vec![0.0; x.n_rows()];

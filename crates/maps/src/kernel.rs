@@ -211,6 +211,41 @@ impl Kernel {
         }
     }
 
+    /// `k(x, y)` from `xy = <x, y>`, `xx = <x, x>` and `yy = <y, y>`, for the kernels that are
+    /// functions of these: linear and polynomial (the same operations as [`Kernel::eval`], so
+    /// the same values; they ignore `xx` and `yy`), and the Gaussian, with
+    /// `‖x - y‖² = xx + yy - 2 xy` clamped at 0 (equal to `eval` up to rounding, as LIBSVM
+    /// computes it). `None` for the Laplacian and Matern kernels. A solver that keeps its rows'
+    /// squared norms then needs one dot product per kernel value: a gather over a sparse row's
+    /// non-zeros against a dense copy of the other row, where a distance between two sparse rows
+    /// is a merge of their index lists.
+    #[inline]
+    pub fn from_dots(&self, xy: f64, xx: f64, yy: f64) -> Option<f64> {
+        match *self {
+            Kernel::Linear => Some(xy),
+            Kernel::Polynomial {
+                degree,
+                gamma,
+                offset,
+            } => Some(polynomial_from_dot(degree, gamma, offset, xy)),
+            Kernel::Gaussian { sigma } => {
+                let sq = (xx + yy - 2.0 * xy).max(0.0);
+                Some((-sq / (2.0 * sigma * sigma)).exp())
+            }
+            Kernel::Laplacian { .. } | Kernel::Matern { .. } => None,
+        }
+    }
+
+    /// Whether [`Kernel::from_dots`] gives the kernel, and whether it reads the squared norms:
+    /// `(has a dot form, needs the norms)`.
+    pub fn dot_form(&self) -> (bool, bool) {
+        match self {
+            Kernel::Linear | Kernel::Polynomial { .. } => (true, false),
+            Kernel::Gaussian { .. } => (true, true),
+            Kernel::Laplacian { .. } | Kernel::Matern { .. } => (false, false),
+        }
+    }
+
     /// `K[i, j] = k(a_i, b_j)` by blocks of rows (module docs), in parallel; the same bits on any
     /// number of threads. Sparse rows are made dense first. Panics when the column counts differ.
     pub fn cross_gram<'a, 'b>(
