@@ -364,8 +364,46 @@ fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", message(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The error and its causes, joined by ": ", each cause once: our errors already name their
+/// source (an OS error) in their own text, which the chain would otherwise print a second time.
+fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_os_error_is_printed_once() {
+        let io = std::io::Error::from_raw_os_error(21);
+        let e = anyhow::Error::new(rfbench::error::Error::io(
+            std::path::Path::new("./datasets.toml"),
+            io,
+        ))
+        .context("reproducing x");
+        let text = message(&e);
+        assert_eq!(text.matches("os error 21").count(), 1, "{text}");
+        assert!(
+            text.starts_with("reproducing x: ./datasets.toml: "),
+            "{text}"
+        );
     }
 }
