@@ -14,8 +14,11 @@
 
 use crate::data::Registry;
 use crate::error::{Error, Result};
+use crate::kinds::STREAM_ABOVE_BYTES;
+use crate::registry::learners::STREAM_BLOCK_ROWS;
 use crate::registry::Needs;
 use crate::spec::{Cell, DatasetSource, Plan};
+use rfbench_learners::DEFAULT_MAX_KERNEL_BYTES;
 
 /// One term of the estimate: bytes, what they are, and the parameter that drives them.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,8 +41,9 @@ pub fn default_limit() -> u64 {
         .map_or(16 << 30, |kib| kib << 10)
 }
 
-/// The terms of `cell`'s estimate; `rows`, `d` the dataset's size.
-pub fn estimate(cell: &Cell, rows: u128, d: u128) -> Vec<Term> {
+/// The terms of `cell`'s estimate; `rows`, `d` the dataset's size, `rows_key` the key that sets
+/// them (`n` for a generator, `dataset` for a registry entry).
+pub fn estimate(cell: &Cell, rows: u128, d: u128, rows_key: &'static str) -> Vec<Term> {
     let count =
         |v: Option<&crate::registry::Value>| v.and_then(|v| v.as_usize()).map(|v| v as u128);
     let kind = |name: &str| count(cell.kind_params.get(name));
@@ -47,7 +51,7 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128) -> Vec<Term> {
     let (mapped, mapped_key) = match (kind("pairs"), kind("n_samples")) {
         (Some(pairs), _) => (2 * pairs, "pairs"),
         (_, Some(samples)) => (samples.min(rows), "n_samples"),
-        _ => (rows, "n"),
+        _ => (rows, rows_key),
     };
     let degree = count(cell.kernel_params.get("degree")).unwrap_or(1).max(1);
     let n_components = count(cell.map_params.get("n_components"));
@@ -56,17 +60,31 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128) -> Vec<Term> {
     let mut terms = vec![Term {
         bytes: 8 * rows * d,
         what: format!("input rows ({rows} x {d}, dense)"),
-        key: "n",
+        key: rows_key,
     }];
     if let Some(width) = width {
-        terms.push(Term {
-            bytes: 8 * mapped * width,
-            what: format!("features ({mapped} rows x {width})"),
-            key: if width > mapped {
-                "n_components"
-            } else {
-                mapped_key
-            },
+        let width_key = if width > mapped {
+            "n_components"
+        } else {
+            mapped_key
+        };
+        let features = 8 * mapped * width;
+        // A learner that takes its features in blocks (ridge) gets them so above the learning
+        // kind's threshold, and keeps only Z'Z.
+        let streamed = cell.learner.is_some_and(|l| l.train_streamed.is_some())
+            && features > STREAM_ABOVE_BYTES;
+        terms.push(if streamed {
+            Term {
+                bytes: 8 * (STREAM_BLOCK_ROWS as u128) * width + 8 * width * width,
+                what: format!("features in blocks of {STREAM_BLOCK_ROWS} rows x {width}, and Z'Z"),
+                key: width_key,
+            }
+        } else {
+            Term {
+                bytes: features,
+                what: format!("features ({mapped} rows x {width})"),
+                key: width_key,
+            }
         });
         let mut state = 8 * width * d * degree;
         if cell.map.fits_on_data {
@@ -89,10 +107,16 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128) -> Vec<Term> {
                 what: format!("the kernel-row cache ({mb} MiB)"),
                 key: "cache_mb",
             }),
+            // The full kernel matrix is capped by the learner itself: above its cap the cell
+            // is skipped with that reason, so the cap is what it can allocate.
             None => terms.push(Term {
-                bytes: 8 * rows * rows,
-                what: format!("the {} kernel matrix ({rows} x {rows})", learner.name),
-                key: "n",
+                bytes: (8 * rows * rows).min(DEFAULT_MAX_KERNEL_BYTES),
+                what: format!(
+                    "the {} kernel matrix ({rows} x {rows}, at most {} GiB)",
+                    learner.name,
+                    DEFAULT_MAX_KERNEL_BYTES >> 30
+                ),
+                key: rows_key,
             }),
         }
     }
@@ -104,7 +128,7 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128) -> Vec<Term> {
 pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
     let text = std::fs::read_to_string(&plan.source).unwrap_or_default();
     for cell in &plan.cells {
-        let (rows, d) = match cell.source {
+        let (rows, d, rows_key) = match cell.source {
             DatasetSource::Synthetic(_) => {
                 let get = |k: &str| {
                     cell.data_params
@@ -112,7 +136,7 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
                         .and_then(|v| v.as_usize())
                         .unwrap_or(0)
                 };
-                (get("n") as u128, get("d") as u128)
+                (get("n") as u128, get("d") as u128, "n")
             }
             DatasetSource::Registry => match datasets.get(&cell.dataset) {
                 Ok(entry) => {
@@ -120,12 +144,12 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
                         .subsample
                         .as_ref()
                         .map_or(entry.n, |s| s.n.min(entry.n));
-                    (n as u128, entry.d as u128)
+                    (n as u128, entry.d as u128, "dataset")
                 }
                 Err(_) => continue, // reported when the cell runs
             },
         };
-        let terms = estimate(cell, rows, d);
+        let terms = estimate(cell, rows, d, rows_key);
         let total: u128 = terms.iter().map(|t| t.bytes).sum();
         if total <= limit as u128 {
             continue;

@@ -55,7 +55,7 @@ impl Staged {
     /// the same path replaces the first.
     pub fn write(&mut self, path: &Path, contents: &[u8]) -> Result<()> {
         check_journal_safe(path)?;
-        let tmp = temporary_file(path, contents)?;
+        let tmp = temporary_file(path, contents).map_err(|e| Error::io(path, e))?;
         self.files.retain(|(_, dest)| dest != path);
         self.removals.retain(|p| p != path);
         self.files.push((tmp, path.to_path_buf()));
@@ -98,7 +98,8 @@ impl Staged {
             text.push_str(&format!("remove\t{}\n", path.display()));
         }
         let journal = journal_path(&self.lock_dir);
-        let staged_journal = temporary_file(&journal, text.as_bytes())?;
+        let staged_journal =
+            temporary_file(&journal, text.as_bytes()).map_err(|e| Error::io(&journal, e))?;
         staged_journal
             .persist(&journal)
             .map_err(|e| Error::io(&journal, e.error))?;
@@ -236,35 +237,35 @@ fn check_journal_safe(path: &Path) -> Result<()> {
 
 /// A complete, synced, mode-0644 temporary file with `contents`, in `path`'s folder (created
 /// if missing), under a unique name that [`remove_stale_temporaries`] recognises.
-fn temporary_file(path: &Path, contents: &[u8]) -> Result<tempfile::TempPath> {
+fn temporary_file(path: &Path, contents: &[u8]) -> std::io::Result<tempfile::TempPath> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(&format!(".rfbench-{}-", std::process::id()))
         .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(contents).map_err(|e| Error::io(path, e))?;
-    tmp.flush().map_err(|e| Error::io(path, e))?;
-    tmp.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+        .tempfile_in(dir)?;
+    tmp.write_all(contents)?;
+    tmp.flush()?;
+    tmp.as_file().sync_all()?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))
-            .map_err(|e| Error::io(tmp.path(), e))?;
+        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))?;
     }
     Ok(tmp.into_temp_path())
 }
 
-/// Writes one file atomically: a reader sees the old file or the new one, never half of one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    check_journal_safe(path)?;
-    let tmp = temporary_file(path, contents)?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+/// Replaces one file atomically: a reader sees the old file or the new one, never half of one,
+/// and two processes writing it at once never share a temporary. For files outside a run's
+/// outputs (the dataset lock file, the parsed-data cache), which callers wrap in their own
+/// error type.
+pub(crate) fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    temporary_file(path, contents)?
+        .persist(path)
+        .map_err(|e| e.error)
 }
 
 /// Makes renames in `dir` durable where the platform allows syncing a directory; a failure

@@ -122,3 +122,19 @@ fn the_readme_example_spec_plans() {
         );
     }
 }
+
+/// Every committed spec, in both profiles, passes the plan-time memory check on a 16 GB machine
+/// (this one has 23 GB), including the cells of datasets that need the network: the check runs
+/// before any data is fetched.
+#[test]
+fn every_spec_fits_the_memory_check() {
+    let registry = rfbench::data::Registry::from_file(&root().join("datasets.toml")).unwrap();
+    for name in rfbench::spec::list_experiments(&root()).unwrap() {
+        for profile in [Profile::Quick, Profile::Full] {
+            let plan = load_plan(&root(), &name, profile).unwrap();
+            if let Err(e) = rfbench::memory::check(&plan, &registry, 16_000_000_000) {
+                panic!("{name} ({profile:?}): {e}");
+            }
+        }
+    }
+}

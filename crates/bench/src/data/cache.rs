@@ -11,7 +11,6 @@
 //! answers by parsing again.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rfbench_maps::CsrMatrix;
@@ -94,24 +93,9 @@ pub fn write(path: &Path, data: &Dataset) -> Result<()> {
     let digest = checksum(&bytes);
     bytes.extend_from_slice(&digest);
 
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create directory", dir, e))?;
     // A uniquely named temporary, so that two processes parsing the same files at once (two
     // runs on a fresh cache) each rename a complete file over the same, identical, result.
-    let mut part = tempfile::Builder::new()
-        .prefix(".parsed-")
-        .suffix(".rfb.part")
-        .tempfile_in(dir)
-        .map_err(|e| DataError::io("cannot create a temporary file in", dir, e))?;
-    part.write_all(&bytes)
-        .and_then(|()| part.as_file().sync_all())
-        .map_err(|e| DataError::io("cannot write", part.path(), e))?;
-    part.persist(path)
-        .map_err(|e| DataError::io("cannot rename into place", path, e.error))?;
-    Ok(())
+    crate::staging::replace_file(path, &bytes).map_err(|e| DataError::io("cannot write", path, e))
 }
 
 /// Reads a cache file written by [`write`]; `name` becomes the dataset's name.

@@ -2,13 +2,15 @@
 //!
 //! Most publishers of the papers' data (UCI, the LIBSVM page, CIFAR) publish no SHA-256, and
 //! a digest cannot be written into the registry without the bytes. So the first download (or
-//! mirror or local copy) is trusted and its digest recorded here; every later use must match,
+//! mirror or local copy) that parses is trusted and its digest recorded here; every later use
+//! must match,
 //! exactly as with a digest pinned in `datasets.toml`. Committing the lock file pins the data
 //! for everyone, as `Cargo.lock` pins crates.
 //!
 //! Format, one file per line: `<sha256> <dataset>/<key> <url>` (the `sha256sum` shape, plus
 //! the source), `#` comments. `key` is the file name, or `local:<path>` for a local copy.
-//! Updates are written to a uniquely named temporary file and renamed into place.
+//! Updates are written to a uniquely named temporary file and renamed into place
+//! ([`crate::staging::replace_file`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -82,38 +84,15 @@ impl LockFile {
             (sha256.to_string(), url.to_string()),
         );
         let mut text = String::from(
-            "# Digests of dataset files without a published checksum, recorded by rfbench on \
-             first download\n# and enforced afterwards. Delete a line to accept a new version \
-             of that file.\n",
+            "# Digests of dataset files without a published checksum, recorded by rfbench the \
+             first time a file is used and parses,\n# and enforced afterwards. Delete a line to \
+             accept a new version of that file.\n",
         );
         for (key, (sha, url)) in &current.entries {
             text.push_str(&format!("{sha} {key} {url}\n"));
         }
-        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            fs::create_dir_all(dir)
-                .map_err(|e| DataError::io("cannot create directory", dir, e))?;
-        }
-        // A uniquely named temporary beside the lock file, renamed over it.
-        let dir = self
-            .path
-            .parent()
-            .filter(|d| !d.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let mut part = tempfile::Builder::new()
-            .prefix(".datasets-lock-")
-            .suffix(".part")
-            .tempfile_in(dir)
-            .map_err(|e| DataError::io("cannot create a temporary file in", dir, e))?;
-        std::io::Write::write_all(&mut part, text.as_bytes())
-            .map_err(|e| DataError::io("cannot write", part.path(), e))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(part.path(), fs::Permissions::from_mode(0o644))
-                .map_err(|e| DataError::io("cannot set the mode of", part.path(), e))?;
-        }
-        part.persist(&self.path)
-            .map_err(|e| DataError::io("cannot rename into place", &self.path, e.error))?;
+        crate::staging::replace_file(&self.path, text.as_bytes())
+            .map_err(|e| DataError::io("cannot write", &self.path, e))?;
         *self = current;
         Ok(())
     }

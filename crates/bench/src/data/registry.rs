@@ -11,7 +11,8 @@
 //! numbers, the train/test split (the files' roles, or a seeded random split declared in the
 //! entry), an optional seeded subsample, and the preprocessing a spec gets by default. A file's
 //! `sha256` may be left out when the publisher gives none: the digest is then recorded in the
-//! lock file (`datasets.lock` next to the registry) on first download and enforced afterwards.
+//! lock file (`datasets.lock` next to the registry) on first use, once the file parses, and
+//! enforced afterwards.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -145,7 +146,7 @@ pub struct FileEntry {
     /// copies).
     pub url: Option<String>,
     /// Lower-case hex SHA-256 of the file as published; `None` when the publisher gives none,
-    /// in which case the lock file pins it on first download.
+    /// in which case the lock file pins it on first use, once it parses.
     pub sha256: Option<String>,
     /// The file to read inside an archive (zip, tar).
     pub member: Option<String>,

@@ -24,6 +24,7 @@ use crate::registry::{maps::MapInput, BandwidthSearch, Features, ParamSpec, Para
 use crate::spec::{Cell, Plan};
 
 pub use kernel_error::{sample_pairs, ErrorSummary};
+pub use learning::STREAM_ABOVE_BYTES;
 
 /// Which coordinates a seed's key is built from, unless the spec's `[seeds]` says otherwise.
 #[derive(Debug, Clone, Copy, PartialEq)]
