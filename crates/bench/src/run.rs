@@ -379,7 +379,7 @@ pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<O
 /// The figures, tables and report of `plan` drawn from the results file `csv`; figures and
 /// tables staged in `out` for `out_dir`.
 fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path, out: &mut Staged) -> Result<Rendered> {
-    let written = Results::from_csv(csv, &plan.output_columns())?;
+    let written = Results::from_csv(csv, &plan.output_columns())?.with_sums(&plan.sums);
     let ctx = RenderContext {
         stem: plan.profile.stem(&plan.name),
         title: plan.title.clone(),

@@ -71,6 +71,12 @@ pub struct RawSpec {
     /// `[labels.dataset] "fashion-mnist" = "Fashion-MNIST (stand-in for MNIST)"`.
     #[serde(default)]
     pub labels: BTreeMap<String, Spanned<BTreeMap<String, String>>>,
+    /// Metrics that are the sum of others in the same row, for quantities a paper reports as one
+    /// number and the runner measures in parts: `[sums] fit_seconds = ["map_seconds",
+    /// "train_seconds"]`. Computed when the results are read (never written to the CSV, so they
+    /// always agree with it); figures, tables, claims and paper values may name them.
+    #[serde(default)]
+    pub sums: BTreeMap<String, Spanned<Vec<String>>>,
     pub check: RawCheck,
 }
 
@@ -220,6 +226,8 @@ pub struct Plan {
     pub check_false_alarm: f64,
     /// The spec's `[labels]`: ((column, value), label).
     pub labels: Vec<((String, String), String)>,
+    /// The spec's `[sums]`: (metric, the metrics it adds up).
+    pub sums: Vec<(String, Vec<String>)>,
 }
 
 impl Plan {
@@ -249,6 +257,7 @@ impl Plan {
             })
     }
 
+    /// The columns of the results CSV (without the `[sums]`, which are computed when it is read).
     pub fn output_columns(&self) -> Columns {
         Columns {
             coordinates: self.columns.clone(),
@@ -882,9 +891,36 @@ impl RawSpec {
             });
         }
 
+        let mut sums = Vec::new();
+        for (name, parts) in &self.sums {
+            let key = format!("sums.{name}");
+            if columns.contains(name) || metrics.contains(name) {
+                return c.error(
+                    &key,
+                    &parts.span(),
+                    format!("`{name}` is already a column of the results; a sum needs a new name"),
+                );
+            }
+            if parts.get_ref().len() < 2 {
+                return c.error(&key, &parts.span(), "a sum needs at least two metrics");
+            }
+            if let Some(unknown) = parts.get_ref().iter().find(|p| !metrics.contains(p)) {
+                return c.error(
+                    &key,
+                    &parts.span(),
+                    format!("unknown metric {unknown:?}; this spec's metrics: {metrics:?}"),
+                );
+            }
+            sums.push((name.clone(), parts.get_ref().clone()));
+        }
+
         let columns_for_outputs = Columns {
             coordinates: columns.clone(),
-            metrics: metrics.clone(),
+            metrics: metrics
+                .iter()
+                .cloned()
+                .chain(sums.iter().map(|(name, _)| name.clone()))
+                .collect(),
         };
         outputs::validate(
             &self.figures,
@@ -999,6 +1035,7 @@ impl RawSpec {
             check_rtol,
             check_false_alarm,
             labels,
+            sums,
         })
     }
 

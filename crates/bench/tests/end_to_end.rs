@@ -195,6 +195,18 @@ columns = ["n_components"]
 value = "accuracy"
 format = "{mean:.1} ({train_seconds.mean:.2} s)"
 
+# Mapping and training together, as a paper that times the whole pipeline reports it.
+[sums]
+fit_seconds = ["map_seconds", "train_seconds"]
+
+[[figures]]
+name = "fit-time"
+x = "n_components"
+y = "fit_seconds"
+where = { learner = "linear-svm" }
+x_label = "D"
+y_label = "map + train (s)"
+
 [check]
 columns = ["accuracy"]
 "#;
@@ -499,6 +511,10 @@ fn learning_end_to_end() {
         }
     }
     assert_png(&outcome.rendered.figures[0]);
+    // The `[sums]` metric is drawn from the CSV, which does not hold it.
+    assert!(!csv(&outcome.csv).0.iter().any(|c| c == "fit_seconds"));
+    assert!(outcome.rendered.figures[1].ends_with("learning-demo-fit-time.png"));
+    assert_png(&outcome.rendered.figures[1]);
     let (report, _) = check("learning-demo", Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
     // Another master seed: the exact cell's one run is counted, not t-tested (no spread).
@@ -747,6 +763,20 @@ fn bad_specs_name_key_and_line() {
             "n_components = [64, 128]\n\"dataset, pairs\" = [[\"tiny\", 100]]",
             1,
             &["`dataset` is also set by `data.dataset` (line 8)"],
+        ),
+        (
+            "learning-demo",
+            "fit_seconds = [\"map_seconds\", \"train_seconds\"]",
+            "fit_seconds = [\"map_seconds\", \"train_second\"]",
+            0,
+            &["sums.fit_seconds", "unknown metric", "train_second"],
+        ),
+        (
+            "learning-demo",
+            "fit_seconds = [\"map_seconds\", \"train_seconds\"]",
+            "accuracy = [\"map_seconds\", \"train_seconds\"]",
+            0,
+            &["sums.accuracy", "already a column"],
         ),
         (
             "kernel-error-demo",

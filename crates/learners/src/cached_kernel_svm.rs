@@ -27,7 +27,7 @@ use ndarray::{Array2, ArrayView1, Axis};
 use rayon::prelude::*;
 use rfbench_maps::{CsrMatrix, Row, Rows};
 
-use crate::error::{LearnerError, Result};
+use crate::error::{check_svm_params, LearnerError, Result};
 use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::ENTRY_BYTES;
 use crate::linear_svm::check_finite;
@@ -99,17 +99,9 @@ impl CachedKernelSvmParams {
         self
     }
     pub fn check(self) -> Result<CachedKernelSvmValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(LearnerError::InvalidC(self.c));
-        }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(LearnerError::InvalidTolerance(self.eps));
-        }
+        check_svm_params(self.c, self.eps, self.max_steps.unwrap_or(1), None)?;
         if self.cache_bytes == 0 {
             return Err(LearnerError::InvalidCacheSize(0));
-        }
-        if self.max_steps == Some(0) {
-            return Err(LearnerError::ZeroMaxIter(0));
         }
         Ok(CachedKernelSvmValidParams(self))
     }

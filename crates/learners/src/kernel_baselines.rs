@@ -38,7 +38,7 @@ use rayon::prelude::*;
 use rfbench_maps::{CsrMatrix, Kernel, PolynomialKernel, Row, Rows};
 
 use crate::dual_cd::ConvergenceReport;
-use crate::error::{LearnerError, Result};
+use crate::error::{check_svm_params, LearnerError, Result};
 use crate::linear_svm::{check_finite, derive_seed};
 use crate::smo::solve_smo;
 
@@ -411,20 +411,11 @@ impl KernelSvmParams {
         self
     }
     pub fn check(self) -> Result<KernelSvmValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(LearnerError::InvalidC(self.c));
-        }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(LearnerError::InvalidTolerance(self.eps));
-        }
-        if self.max_iter == 0 {
-            return Err(LearnerError::ZeroMaxIter(0));
-        }
-        if let KernelIntercept::Penalised(b) = self.intercept {
-            if !(b.is_finite() && b > 0.0) {
-                return Err(LearnerError::InvalidBias(b));
-            }
-        }
+        let bias = match self.intercept {
+            KernelIntercept::Penalised(b) => Some(b),
+            _ => None,
+        };
+        check_svm_params(self.c, self.eps, self.max_iter, bias)?;
         Ok(KernelSvmValidParams(self))
     }
     pub fn fit<'a, K: KernelFunction>(

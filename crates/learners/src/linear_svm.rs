@@ -21,7 +21,7 @@ use rfbench_maps::{MapError, Rows};
 use crate::dual_cd::{
     solve_dual, ConvergenceReport, DenseRows, DualSettings, DualSolution, SparseRows, SvmLoss,
 };
-use crate::error::{LearnerError, Result};
+use crate::error::{check_svm_params, LearnerError, Result};
 
 /// Unchecked hyper-parameters of [`LinearSvm`].
 #[derive(Debug, Clone, PartialEq)]
@@ -103,20 +103,7 @@ impl LinearSvmParams {
     }
 
     pub fn check(self) -> Result<LinearSvmValidParams> {
-        if !(self.c.is_finite() && self.c > 0.0) {
-            return Err(LearnerError::InvalidC(self.c));
-        }
-        if !(self.eps.is_finite() && self.eps > 0.0) {
-            return Err(LearnerError::InvalidTolerance(self.eps));
-        }
-        if self.max_iter == 0 {
-            return Err(LearnerError::ZeroMaxIter(0));
-        }
-        if let Some(b) = self.bias {
-            if !(b.is_finite() && b > 0.0) {
-                return Err(LearnerError::InvalidBias(b));
-            }
-        }
+        check_svm_params(self.c, self.eps, self.max_iter, self.bias)?;
         for &(label, weight) in &self.class_weights {
             if !(weight.is_finite() && weight > 0.0) {
                 return Err(LearnerError::InvalidClassWeight { label, weight });

@@ -14,6 +14,7 @@
 use ndarray::Array2;
 
 use crate::dual_cd::ConvergenceReport;
+use crate::smo_cached::{calculate_rho, Bound};
 
 /// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
 const TAU: f64 = 1e-12;
@@ -156,7 +157,8 @@ pub(crate) fn solve_smo(
             grad[t] += y[t] * (si * ki[t] + sj * kj[t]);
         }
     }
-    let rho = compute_rho(&alpha, &grad, y, c);
+    let status: Vec<Bound> = alpha.iter().map(|&a| Bound::of(a, c)).collect();
+    let rho = calculate_rho(&alpha, &grad, y, &status);
     let objective = crate::kernel_baselines::dual_objective(&alpha, &grad);
     let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
     SmoSolution {
@@ -172,33 +174,3 @@ pub(crate) fn solve_smo(
     }
 }
 
-/// LIBSVM's `calculate_rho`: the mean of `y_t G_t` over free variables, else the midpoint of the
-/// feasible interval the bounded ones leave.
-fn compute_rho(alpha: &[f64], grad: &[f64], y: &[f64], c: f64) -> f64 {
-    let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
-    let (mut free, mut sum_free) = (0usize, 0.0);
-    for t in 0..alpha.len() {
-        let yg = y[t] * grad[t];
-        if alpha[t] >= c {
-            if y[t] < 0.0 {
-                ub = ub.min(yg);
-            } else {
-                lb = lb.max(yg);
-            }
-        } else if alpha[t] <= 0.0 {
-            if y[t] > 0.0 {
-                ub = ub.min(yg);
-            } else {
-                lb = lb.max(yg);
-            }
-        } else {
-            free += 1;
-            sum_free += yg;
-        }
-    }
-    if free > 0 {
-        sum_free / free as f64
-    } else {
-        (ub + lb) / 2.0
-    }
-}

@@ -96,11 +96,24 @@ pub(crate) struct CachedSolution {
     pub smallest_active: usize,
 }
 
+/// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bound {
+pub(crate) enum Bound {
     Lower,
     Upper,
     Free,
+}
+
+impl Bound {
+    pub(crate) fn of(a: f64, c: f64) -> Bound {
+        if a >= c {
+            Bound::Upper
+        } else if a <= 0.0 {
+            Bound::Lower
+        } else {
+            Bound::Free
+        }
+    }
 }
 
 /// The kernel rows of one problem, in the solver's current position order.
@@ -354,13 +367,7 @@ enum Selection {
 
 impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
     fn status_of(&self, a: f64) -> Bound {
-        if a >= self.c {
-            Bound::Upper
-        } else if a <= 0.0 {
-            Bound::Lower
-        } else {
-            Bound::Free
-        }
+        Bound::of(a, self.c)
     }
 
     /// LIBSVM's `select_working_set` (WSS 2) over the active prefix.
@@ -794,7 +801,7 @@ fn solve_pair(
 
 /// LIBSVM's `calculate_rho`: the mean of `y_t G_t` over free variables, else the midpoint of the
 /// interval the bounded ones leave.
-fn calculate_rho(alpha: &[f64], grad: &[f64], y: &[f64], status: &[Bound]) -> f64 {
+pub(crate) fn calculate_rho(alpha: &[f64], grad: &[f64], y: &[f64], status: &[Bound]) -> f64 {
     let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut free, mut sum_free) = (0usize, 0.0);
     for t in 0..alpha.len() {

@@ -123,8 +123,8 @@ pub(super) fn validate(c: &Checker, figures: &[RawFigure]) -> Result<()> {
 /// One curve of one panel: its points sorted by x (an empty x last).
 #[derive(Debug, Clone)]
 pub(super) struct Curve {
-    /// Index of the curve's series among the figure's (sorted): the same series has the same
-    /// colour in every panel.
+    /// Index of the curve's series among the results' (sorted): the same series has the same
+    /// colour in every panel and every figure of a spec.
     pub series: usize,
     pub label: String,
     pub points: Vec<(CellValue, Stats)>,
@@ -179,9 +179,14 @@ impl FigureData {
         let series_of = |k: &Coordinates| -> Vec<CellValue> {
             series_columns.iter().map(|c| value_of(k, c)).collect()
         };
-        let series: Vec<Vec<CellValue>> = cells
+        // Series are numbered over every row of the results, not only this figure's cells: a
+        // series keeps its colour in every figure of the spec with the same series columns (RM is
+        // the same colour in the accuracy figure, with the kernel SVM, and in the timing figure,
+        // without it).
+        let series: Vec<Vec<CellValue>> = results
+            .rows
             .iter()
-            .map(|(k, _)| series_of(k))
+            .map(|r| series_of(&r.coordinates))
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();

@@ -361,6 +361,25 @@ impl Results {
         })
     }
 
+    /// Adds each `(name, parts)` of a spec's `[sums]` as a metric: in every row that has all of
+    /// `parts`, their sum (added in the order given); a row missing a part has no value, as a
+    /// metric left empty in the CSV.
+    pub fn with_sums(mut self, sums: &[(String, Vec<String>)]) -> Results {
+        for (name, parts) in sums {
+            for row in &mut self.rows {
+                let values: Option<Vec<f64>> =
+                    parts.iter().map(|p| row.metrics.get(p).copied()).collect();
+                if let Some(values) = values {
+                    row.metrics.insert(name.clone(), values.iter().sum());
+                }
+            }
+            if !self.columns.is_metric(name) {
+                self.columns.metrics.push(name.clone());
+            }
+        }
+        self
+    }
+
     /// The coordinates of `row` in CSV column order: the sort key of cells.
     fn key(&self, coordinates: &Coordinates) -> Vec<CellValue> {
         self.columns
@@ -449,6 +468,32 @@ e,adult,exact,,1,4,skipped,out of memory,,
 e,mnist,exact,,0,5,skipped,out of memory,,
 e,adult,rff,1000.0,0,6,ok,,0.95,2
 ";
+
+    #[test]
+    fn sums_add_the_parts_of_each_row_that_has_them_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), CSV);
+        let cols = columns(&["dataset", "map", "n_components"], &["accuracy", "train_seconds"]);
+        let results = Results::from_csv(&path, &cols)
+            .unwrap()
+            .with_sums(&[(
+                "both".to_string(),
+                vec!["accuracy".to_string(), "train_seconds".to_string()],
+            )]);
+        assert!(results.columns.is_metric("both"));
+        let sums: Vec<Option<f64>> = results
+            .rows
+            .iter()
+            .map(|r| r.metrics.get("both").copied())
+            .collect();
+        // Row 3 has no train_seconds; rows 5 and 6 were skipped.
+        assert_eq!(
+            sums,
+            [Some(1.5), Some(3.7), None, Some(10.8), None, None, Some(2.95)]
+        );
+        let cell = &results.summarise("both")[0];
+        assert_eq!(cell.stats.unwrap().count, 1);
+    }
 
     #[test]
     fn summarise_groups_by_cell_and_skips_skipped_rows() {

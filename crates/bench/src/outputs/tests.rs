@@ -377,6 +377,43 @@ fn figures_render_pngs_with_panels_and_log_axes() {
 }
 
 #[test]
+fn a_series_keeps_its_colour_in_every_figure_of_a_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(
+        r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+series = ["map"]
+where = { degree = 2, offset = 0.0 }
+
+[[figures]]
+name = "ts"
+x = "n_components"
+y = "map_seconds"
+series = ["map"]
+where = { degree = 2, offset = 0.0, map = "tensor-sketch" }
+"#,
+    );
+    let series = |i: usize| -> Vec<(String, usize)> {
+        let data =
+            figure::FigureData::collect(&results, &s.figures[i], &Labels::default(), "f").unwrap();
+        data.panels[0]
+            .curves
+            .iter()
+            .map(|c| (c.label.clone(), c.series))
+            .collect()
+    };
+    assert_eq!(
+        series(0),
+        [("random-maclaurin".to_string(), 0), ("tensor-sketch".to_string(), 1)]
+    );
+    // Alone in its figure, TS is still series 1: the same colour and marker.
+    assert_eq!(series(1), [("tensor-sketch".to_string(), 1)]);
+}
+
+#[test]
 fn a_figure_of_nothing_is_an_error() {
     let dir = tempfile::tempdir().unwrap();
     let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
