@@ -234,9 +234,18 @@ pub(super) fn draw(
         } else {
             format!("{} ({})", ctx.title, ctx.profile_note)
         };
-        let root = root
-            .titled(&title, ("sans-serif", 22))
-            .map_err(|e| fail(e.to_string()))?;
+        // A title wider than the figure is wrapped at spaces, one `titled` line under another.
+        let font: TextStyle = ("sans-serif", 22).into();
+        let lines = wrap_words(&title, |line: &str| {
+            root.estimate_text_size(line, &font)
+                .map_or(true, |(w, _)| w + 20 <= width)
+        });
+        let mut root = root;
+        for line in lines {
+            root = root
+                .titled(&line, font.clone())
+                .map_err(|e| fail(e.to_string()))?;
+        }
         let x_label = spec.x_label.as_deref().unwrap_or(x_name);
         let y_label = spec.y_label.as_deref().unwrap_or(spec.y.get_ref());
         let areas = root.split_evenly((1, panels.len()));
@@ -446,4 +455,43 @@ where
             .map_err(|e| err(&e))?;
     }
     Ok(())
+}
+
+/// `text` in lines of whole words, each as long as `fits` allows; a word that does not fit alone
+/// is a line of its own.
+fn wrap_words(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let longer = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if line.is_empty() || fits(&longer) {
+            line = longer;
+        } else {
+            lines.push(std::mem::replace(&mut line, word.to_string()));
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_titles_wrap_at_spaces() {
+        let fits = |line: &str| line.len() <= 12;
+        assert_eq!(wrap_words("short title", fits), ["short title"]);
+        assert_eq!(
+            wrap_words("a title that is too long, with averyveryverylongword", fits),
+            ["a title that", "is too long,", "with", "averyveryverylongword"]
+        );
+        assert_eq!(wrap_words("", fits), [""]);
+    }
 }
