@@ -99,7 +99,7 @@ impl CachedKernelSvmParams {
         self
     }
     pub fn check(self) -> Result<CachedKernelSvmValidParams> {
-        check_svm_params(self.c, self.eps, self.max_steps.unwrap_or(1), None)?;
+        check_svm_params(self.c, self.eps, self.max_steps, None)?;
         if self.cache_bytes == 0 {
             return Err(LearnerError::InvalidCacheSize(0));
         }

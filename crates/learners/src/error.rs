@@ -100,16 +100,21 @@ pub enum LearnerError {
 /// `Result` with [`LearnerError`].
 pub type Result<T> = std::result::Result<T, LearnerError>;
 
-/// The checks every SVM's parameters share: C and eps finite and positive, an iteration cap of at
-/// least one, an optional penalised bias term finite and positive.
-pub(crate) fn check_svm_params(c: f64, eps: f64, max_iter: usize, bias: Option<f64>) -> Result<()> {
+/// The checks every SVM's parameters share: C and eps finite and positive, an iteration cap (if
+/// any) of at least one, an optional penalised bias term finite and positive.
+pub(crate) fn check_svm_params(
+    c: f64,
+    eps: f64,
+    max_iter: Option<usize>,
+    bias: Option<f64>,
+) -> Result<()> {
     if !(c.is_finite() && c > 0.0) {
         return Err(LearnerError::InvalidC(c));
     }
     if !(eps.is_finite() && eps > 0.0) {
         return Err(LearnerError::InvalidTolerance(eps));
     }
-    if max_iter == 0 {
+    if max_iter == Some(0) {
         return Err(LearnerError::ZeroMaxIter(0));
     }
     match bias {

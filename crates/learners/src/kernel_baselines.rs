@@ -415,7 +415,7 @@ impl KernelSvmParams {
             KernelIntercept::Penalised(b) => Some(b),
             _ => None,
         };
-        check_svm_params(self.c, self.eps, self.max_iter, bias)?;
+        check_svm_params(self.c, self.eps, Some(self.max_iter), bias)?;
         Ok(KernelSvmValidParams(self))
     }
     pub fn fit<'a, K: KernelFunction>(

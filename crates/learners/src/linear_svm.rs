@@ -103,7 +103,7 @@ impl LinearSvmParams {
     }
 
     pub fn check(self) -> Result<LinearSvmValidParams> {
-        check_svm_params(self.c, self.eps, self.max_iter, self.bias)?;
+        check_svm_params(self.c, self.eps, Some(self.max_iter), self.bias)?;
         for &(label, weight) in &self.class_weights {
             if !(weight.is_finite() && weight > 0.0) {
                 return Err(LearnerError::InvalidClassWeight { label, weight });

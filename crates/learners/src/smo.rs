@@ -158,7 +158,7 @@ pub(crate) fn solve_smo(
         }
     }
     let status: Vec<Bound> = alpha.iter().map(|&a| Bound::of(a, c)).collect();
-    let rho = calculate_rho(&alpha, &grad, y, &status);
+    let rho = calculate_rho(&grad, y, &status);
     let objective = crate::kernel_baselines::dual_objective(&alpha, &grad);
     let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
     SmoSolution {
@@ -173,4 +173,3 @@ pub(crate) fn solve_smo(
         },
     }
 }
-

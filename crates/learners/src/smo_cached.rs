@@ -334,7 +334,7 @@ pub(crate) fn solve_cached<K: Kernel + ?Sized>(
         sv.active = l;
         sv.max_violation()
     };
-    let rho = calculate_rho(&sv.alpha, &sv.grad, &sv.y, &sv.status);
+    let rho = calculate_rho(&sv.grad, &sv.y, &sv.status);
     let objective = dual_objective(&sv.alpha, &sv.grad);
     let mut alpha = vec![0.0; l];
     for (p, &t) in sv.index_of.iter().enumerate() {
@@ -801,10 +801,10 @@ fn solve_pair(
 
 /// LIBSVM's `calculate_rho`: the mean of `y_t G_t` over free variables, else the midpoint of the
 /// interval the bounded ones leave.
-pub(crate) fn calculate_rho(alpha: &[f64], grad: &[f64], y: &[f64], status: &[Bound]) -> f64 {
+pub(crate) fn calculate_rho(grad: &[f64], y: &[f64], status: &[Bound]) -> f64 {
     let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
     let (mut free, mut sum_free) = (0usize, 0.0);
-    for t in 0..alpha.len() {
+    for t in 0..grad.len() {
         let yg = y[t] * grad[t];
         match (status[t], y[t] > 0.0) {
             (Bound::Upper, false) | (Bound::Lower, true) => ub = ub.min(yg),

@@ -490,7 +490,12 @@ mod tests {
         assert_eq!(wrap_words("short title", fits), ["short title"]);
         assert_eq!(
             wrap_words("a title that is too long, with averyveryverylongword", fits),
-            ["a title that", "is too long,", "with", "averyveryverylongword"]
+            [
+                "a title that",
+                "is too long,",
+                "with",
+                "averyveryverylongword"
+            ]
         );
         assert_eq!(wrap_words("", fits), [""]);
     }

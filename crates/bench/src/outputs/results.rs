@@ -367,10 +367,9 @@ impl Results {
     pub fn with_sums(mut self, sums: &[(String, Vec<String>)]) -> Results {
         for (name, parts) in sums {
             for row in &mut self.rows {
-                let values: Option<Vec<f64>> =
-                    parts.iter().map(|p| row.metrics.get(p).copied()).collect();
-                if let Some(values) = values {
-                    row.metrics.insert(name.clone(), values.iter().sum());
+                let sum: Option<f64> = parts.iter().map(|p| row.metrics.get(p)).sum();
+                if let Some(sum) = sum {
+                    row.metrics.insert(name.clone(), sum);
                 }
             }
             if !self.columns.is_metric(name) {
@@ -473,13 +472,14 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
     fn sums_add_the_parts_of_each_row_that_has_them_all() {
         let dir = tempfile::tempdir().unwrap();
         let path = write(dir.path(), CSV);
-        let cols = columns(&["dataset", "map", "n_components"], &["accuracy", "train_seconds"]);
-        let results = Results::from_csv(&path, &cols)
-            .unwrap()
-            .with_sums(&[(
-                "both".to_string(),
-                vec!["accuracy".to_string(), "train_seconds".to_string()],
-            )]);
+        let cols = columns(
+            &["dataset", "map", "n_components"],
+            &["accuracy", "train_seconds"],
+        );
+        let results = Results::from_csv(&path, &cols).unwrap().with_sums(&[(
+            "both".to_string(),
+            vec!["accuracy".to_string(), "train_seconds".to_string()],
+        )]);
         assert!(results.columns.is_metric("both"));
         let sums: Vec<Option<f64>> = results
             .rows
@@ -489,7 +489,15 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
         // Row 3 has no train_seconds; rows 5 and 6 were skipped.
         assert_eq!(
             sums,
-            [Some(1.5), Some(3.7), None, Some(10.8), None, None, Some(2.95)]
+            [
+                Some(1.5),
+                Some(3.7),
+                None,
+                Some(10.8),
+                None,
+                None,
+                Some(2.95)
+            ]
         );
         let cell = &results.summarise("both")[0];
         assert_eq!(cell.stats.unwrap().count, 1);

@@ -407,7 +407,10 @@ where = { degree = 2, offset = 0.0, map = "tensor-sketch" }
     };
     assert_eq!(
         series(0),
-        [("random-maclaurin".to_string(), 0), ("tensor-sketch".to_string(), 1)]
+        [
+            ("random-maclaurin".to_string(), 0),
+            ("tensor-sketch".to_string(), 1)
+        ]
     );
     // Alone in its figure, TS is still series 1: the same colour and marker.
     assert_eq!(series(1), [("tensor-sketch".to_string(), 1)]);
