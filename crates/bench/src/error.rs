@@ -8,8 +8,8 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum Error {
-    #[error("spec {}: {message}", path.display())]
-    Spec { path: PathBuf, message: String },
+    #[error(transparent)]
+    Spec(#[from] crate::spec::SpecError),
     #[error("unknown experiment {name:?}; known: {}", known.join(", "))]
     UnknownExperiment { name: String, known: Vec<String> },
     #[error(transparent)]

@@ -2,8 +2,8 @@
 //! tables, claims -> checks.
 //!
 //! `registry` names every component (maps, learners, kernels, synthetic data, experiment kinds)
-//! with its parameters as data; `spec` parses and validates a spec into a [`spec::Plan`] whose
-//! cells `grid` expands; `kinds` measure one cell; `data` fetches, verifies, parses and
+//! with its parameters as data; `spec` parses and validates a spec, in stages, into a
+//! [`spec::Plan`] of cells; `kinds` measure one cell; `data` fetches, verifies, parses and
 //! preprocesses datasets; `results` writes self-describing CSV; `outputs` reads it back for
 //! figures, tables, claims and the paper's numbers; `check` compares a rerun with the committed
 //! reference. `run` strings them together for the binary.
@@ -11,7 +11,6 @@
 pub mod check;
 pub mod data;
 pub mod error;
-pub mod grid;
 pub mod kinds;
 pub mod memory;
 pub mod outputs;

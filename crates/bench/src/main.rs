@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context};
@@ -33,16 +33,55 @@ struct Cli {
     command: Command,
 }
 
+/// Which spec and which of its profiles: shared by `reproduce`, `render` and `check`.
+#[derive(clap::Args)]
+struct SpecArgs {
+    /// The spec: NAME (experiments/NAME.toml) or a path to a spec file anywhere (its results
+    /// then go beside it, in results/ and figures/ next to the file, unless --out-dir says
+    /// otherwise).
+    spec: String,
+    /// Use the spec's [profiles.NAME] (written as NAME.PROFILE.csv / .png); `full`: the spec's
+    /// own lists.
+    #[arg(long, value_name = "NAME", conflicts_with = "quick")]
+    profile: Option<String>,
+    /// The CI profile: same as --profile quick.
+    #[arg(long)]
+    quick: bool,
+}
+
+impl SpecArgs {
+    fn profile(&self) -> Profile {
+        match (&self.profile, self.quick) {
+            (Some(name), _) => Profile::parse(name),
+            (None, true) => Profile::quick(),
+            (None, false) => Profile::Full,
+        }
+    }
+
+    /// The folder holding the spec's results/ and figures/: `--out-dir`, the folder of a spec
+    /// given by path, or the root.
+    fn out_dir(&self, root: &Path, out_dir: Option<&PathBuf>) -> PathBuf {
+        if let Some(dir) = out_dir {
+            return dir.clone();
+        }
+        let path = Path::new(&self.spec);
+        let is_path = self.spec.ends_with(".toml") || self.spec.contains('/');
+        match path.parent() {
+            Some(parent) if is_path && !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            Some(_) if is_path => PathBuf::from("."),
+            _ => root.to_path_buf(),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// List the experiment specs.
     List,
-    /// Run experiments/NAME.toml: results/NAME.csv, figures, tables and a report.
+    /// Run a spec: results/NAME.csv, figures, tables and a report.
     Reproduce {
-        name: String,
-        /// Run the spec's small [profiles.quick] (writes NAME.quick.csv / .png).
-        #[arg(long)]
-        quick: bool,
+        #[command(flatten)]
+        spec: SpecArgs,
         /// Override the spec's master seed (then --out-dir is required: the committed
         /// results are only replaced when asked, with --out-dir .).
         #[arg(long)]
@@ -51,20 +90,25 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
-    /// Redraw NAME's figures, tables and report from its committed results/NAME.csv (no run).
+    /// Redraw a spec's figures, tables and report from its results/NAME.csv (no run).
     Render {
-        name: String,
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Read results/ and write figures/ under this directory instead of the root.
         #[arg(long)]
-        quick: bool,
+        out_dir: Option<PathBuf>,
     },
-    /// Regenerate NAME in a temporary directory and compare with the committed results/.
+    /// Regenerate a spec in a temporary directory and compare with its committed results/.
     Check {
-        name: String,
-        #[arg(long)]
-        quick: bool,
+        #[command(flatten)]
+        spec: SpecArgs,
         /// Regenerate with another master seed: a statistical test instead of an exact one.
         #[arg(long)]
         master_seed: Option<u64>,
+        /// The directory holding the reference results/ (default: the root, or the folder of a
+        /// spec given by path).
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
     },
     /// The feature maps a spec can name, with their parameters.
     Maps,
@@ -95,258 +139,307 @@ enum DatasetsCommand {
     Info { name: String },
 }
 
-fn profile(quick: bool) -> Profile {
-    if quick {
-        Profile::Quick
-    } else {
-        Profile::Full
+/// The global options every subcommand sees.
+struct Global {
+    root: PathBuf,
+    memory_limit: Option<u64>,
+}
+
+impl Global {
+    fn from_cli(cli: &Cli) -> anyhow::Result<Global> {
+        if let Some(threads) = cli.threads {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build_global()
+                .context("configuring the thread pool")?;
+        }
+        let memory_limit = match cli.memory_limit {
+            Some(gb) if gb.is_finite() && gb > 0.0 => Some((gb * 1e9) as u64),
+            Some(gb) => bail!("--memory-limit must be a positive number of GB, got {gb}"),
+            None => None,
+        };
+        Ok(Global {
+            root: cli.root.clone(),
+            memory_limit,
+        })
+    }
+
+    fn options(&self, master_seed: Option<u64>, out_dir: PathBuf) -> RunOptions {
+        RunOptions {
+            root: self.root.clone(),
+            out_dir,
+            master_seed,
+            progress: Progress::detect(),
+            fetch: data::FetchOptions::from_env(),
+            memory_limit: self.memory_limit,
+        }
     }
 }
 
 /// Runs the command and returns what it prints on standard output.
 fn run() -> anyhow::Result<String> {
     let cli = Cli::parse();
-    if let Some(threads) = cli.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
-            .context("configuring the thread pool")?;
-    }
-    let memory_limit = match cli.memory_limit {
-        Some(gb) if gb.is_finite() && gb > 0.0 => Some((gb * 1e9) as u64),
-        Some(gb) => bail!("--memory-limit must be a positive number of GB, got {gb}"),
-        None => None,
-    };
-    let options = |master_seed, out_dir: Option<PathBuf>| RunOptions {
-        root: cli.root.clone(),
-        out_dir: out_dir.unwrap_or_else(|| cli.root.clone()),
-        master_seed,
-        progress: Progress::detect(),
-        fetch: data::FetchOptions::from_env(),
-        memory_limit,
-    };
-    let mut out = String::new();
+    let global = Global::from_cli(&cli)?;
     match &cli.command {
-        Command::List => {
-            for name in list_experiments(&cli.root)? {
-                let _ = writeln!(out, "{name}");
-            }
-        }
-        Command::Maps => out = registry::describe_maps(),
-        Command::Learners => out = registry::describe_learners(),
-        Command::Kernels => out = registry::describe_kernels(),
-        Command::Reference => out = registry::reference_markdown(),
-        Command::Render { name, quick } => {
-            let rendered = run::render(name, profile(*quick), &options(None, None))
-                .with_context(|| format!("rendering {name}"))?;
-            let _ = writeln!(out, "{}", rendered.report);
-            for path in rendered.figures.iter().chain(&rendered.tables) {
-                let _ = writeln!(out, "wrote {}", path.display());
-            }
-        }
+        Command::List => list(&global),
+        Command::Maps => Ok(registry::describe_maps()),
+        Command::Learners => Ok(registry::describe_learners()),
+        Command::Kernels => Ok(registry::describe_kernels()),
+        Command::Reference => Ok(registry::reference_markdown()),
+        Command::Render { spec, out_dir } => render(&global, spec, out_dir.as_ref()),
         Command::Reproduce {
-            name,
-            quick,
+            spec,
             master_seed,
             out_dir,
-        } => {
-            if master_seed.is_some() && out_dir.is_none() {
-                bail!(
-                    "--master-seed {}: give --out-dir DIR for the results of another seed \
-                     (--out-dir . replaces the committed ones)",
-                    master_seed.unwrap_or_default()
-                );
-            }
-            let outcome = run::reproduce(
-                name,
-                profile(*quick),
-                &options(*master_seed, out_dir.clone()),
-            )
-            .with_context(|| format!("reproducing {name}"))?;
-            for warning in &outcome.warnings {
-                eprintln!("warning: {warning}");
-            }
-            let _ = writeln!(out, "{}: {}", outcome.plan.name, outcome.plan.title);
-            let _ = writeln!(out, "{}", outcome.rendered.report);
-            let _ = writeln!(out, "wrote {}", outcome.csv.display());
-            for path in outcome
-                .rendered
-                .figures
-                .iter()
-                .chain(&outcome.rendered.tables)
-            {
-                let _ = writeln!(out, "wrote {}", path.display());
-            }
-            let _ = writeln!(
-                out,
-                "{} cells, {} runs (repetitions: {}) ({} skipped) in {:.1} s on {} threads",
-                outcome.plan.cells.len(),
-                outcome
-                    .plan
-                    .cells
-                    .iter()
-                    .map(|c| c.repetitions)
-                    .sum::<usize>(),
-                outcome.plan.repetitions,
-                outcome.skipped,
-                outcome.seconds,
-                rayon::current_num_threads()
-            );
-        }
+        } => reproduce(&global, spec, *master_seed, out_dir.as_ref()),
         Command::Check {
-            name,
-            quick,
+            spec,
             master_seed,
-        } => {
-            let (report, outcome) = run::check(name, profile(*quick), &options(*master_seed, None))
-                .with_context(|| format!("checking {name}"))?;
-            let profile_name = profile(*quick).name();
-            let mode = match report.mode {
-                Mode::SameSeed { rtol } => format!("same seed: exact, rtol {rtol}"),
-                Mode::OtherSeed {
-                    false_alarm,
-                    comparisons,
-                    single_run,
-                } => format!(
-                    "other seed: t tests, false-alarm probability {false_alarm} over the file \
-                     (Bonferroni over {comparisons} comparisons; {single_run} values of cells \
-                     run once not tested)"
-                ),
-            };
-            for f in &report.failures {
-                eprintln!("FAIL {} [{}]: {}", f.column, f.cell, f.detail);
+            out_dir,
+        } => check(&global, spec, *master_seed, out_dir.as_ref()),
+        Command::Datasets { command } => datasets(&global, command),
+    }
+}
+
+fn list(global: &Global) -> anyhow::Result<String> {
+    let mut out = String::new();
+    for name in list_experiments(&global.root)? {
+        let _ = writeln!(out, "{name}");
+    }
+    Ok(out)
+}
+
+fn render(global: &Global, spec: &SpecArgs, out_dir: Option<&PathBuf>) -> anyhow::Result<String> {
+    let options = global.options(None, spec.out_dir(&global.root, out_dir));
+    let rendered = run::render(&spec.spec, &spec.profile(), &options)
+        .with_context(|| format!("rendering {}", spec.spec))?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", rendered.report);
+    for path in rendered.figures.iter().chain(&rendered.tables) {
+        let _ = writeln!(out, "wrote {}", path.display());
+    }
+    Ok(out)
+}
+
+fn reproduce(
+    global: &Global,
+    spec: &SpecArgs,
+    master_seed: Option<u64>,
+    out_dir: Option<&PathBuf>,
+) -> anyhow::Result<String> {
+    if let (Some(seed), None) = (master_seed, out_dir) {
+        bail!(
+            "--master-seed {seed}: give --out-dir DIR for the results of another seed \
+             (--out-dir . replaces the committed ones)"
+        );
+    }
+    let options = global.options(master_seed, spec.out_dir(&global.root, out_dir));
+    let outcome = run::reproduce(&spec.spec, &spec.profile(), &options)
+        .with_context(|| format!("reproducing {}", spec.spec))?;
+    for warning in &outcome.warnings {
+        eprintln!("warning: {warning}");
+    }
+    Ok(summary(&outcome))
+}
+
+/// What `reproduce` prints: the report, the files written, the cells run.
+fn summary(outcome: &run::Outcome) -> String {
+    let mut out = String::new();
+    let plan = &outcome.plan;
+    let _ = writeln!(out, "{}: {}", plan.name, plan.title);
+    let _ = writeln!(out, "{}", outcome.rendered.report);
+    let _ = writeln!(out, "wrote {}", outcome.csv.display());
+    for path in outcome
+        .rendered
+        .figures
+        .iter()
+        .chain(&outcome.rendered.tables)
+    {
+        let _ = writeln!(out, "wrote {}", path.display());
+    }
+    let runs: usize = plan.cells.iter().map(|c| c.repetitions).sum();
+    let _ = writeln!(
+        out,
+        "{} cells, {runs} runs (repetitions: {}) ({} skipped) in {:.1} s on {} threads",
+        plan.cells.len(),
+        plan.repetitions,
+        outcome.skipped,
+        outcome.seconds,
+        rayon::current_num_threads()
+    );
+    out
+}
+
+fn check(
+    global: &Global,
+    spec: &SpecArgs,
+    master_seed: Option<u64>,
+    out_dir: Option<&PathBuf>,
+) -> anyhow::Result<String> {
+    let profile = spec.profile();
+    let options = global.options(master_seed, spec.out_dir(&global.root, out_dir));
+    let (report, outcome) = run::check(&spec.spec, &profile, &options)
+        .with_context(|| format!("checking {}", spec.spec))?;
+    let name = &outcome.plan.name;
+    let profile_name = profile.name();
+    let mode = match report.mode {
+        Mode::SameSeed { rtol } => format!("same seed: exact, rtol {rtol}"),
+        Mode::OtherSeed {
+            false_alarm,
+            comparisons,
+            single_run,
+        } => format!(
+            "other seed: t tests, false-alarm probability {false_alarm} over the file \
+             (Bonferroni over {comparisons} comparisons; {single_run} values of cells \
+             run once not tested)"
+        ),
+    };
+    for f in &report.failures {
+        eprintln!("FAIL {} [{}]: {}", f.column, f.cell, f.detail);
+    }
+    if !report.passed() {
+        bail!(
+            "{name} [{profile_name}]: {} failure(s) in {} comparisons ({mode})",
+            report.failures.len(),
+            report.compared
+        );
+    }
+    Ok(format!(
+        "{name} [{profile_name}]: {} comparisons pass ({mode}), regenerated in {:.1} s\n",
+        report.compared, outcome.seconds
+    ))
+}
+
+fn datasets(global: &Global, command: &DatasetsCommand) -> anyhow::Result<String> {
+    let registry = data::Registry::from_file(&global.root.join("datasets.toml"))?;
+    let fetch = data::FetchOptions::from_env();
+    match command {
+        DatasetsCommand::List => Ok(datasets_list(&registry)),
+        DatasetsCommand::Fetch { name } => {
+            let loaded = data::load_report(registry.get(name)?, &fetch)?;
+            let mut out = String::new();
+            for s in &loaded.sources {
+                let _ = writeln!(out, "{}  {}", s.sha256, s.path.display());
             }
-            if !report.passed() {
-                bail!(
-                    "{name} [{profile_name}]: {} failure(s) in {} comparisons ({mode})",
-                    report.failures.len(),
-                    report.compared
-                );
-            }
-            let _ = writeln!(
-                out,
-                "{name} [{profile_name}]: {} comparisons pass ({mode}), regenerated in {:.1} s",
-                report.compared, outcome.seconds
-            );
+            let _ = writeln!(out, "parsed: {}", loaded.cache.display());
+            Ok(out)
         }
-        Command::Datasets { command } => {
-            let registry = data::Registry::from_file(&cli.root.join("datasets.toml"))?;
-            let fetch = data::FetchOptions::from_env();
-            match command {
-                DatasetsCommand::List => {
-                    for e in registry.entries() {
-                        let pinned = e.files.iter().filter(|f| f.sha256.is_some()).count();
-                        let _ = writeln!(
-                            out,
-                            "{:<26} {:<10} n = {:>8}  d = {:>5}  sha256 pinned {pinned}/{}  {}",
-                            e.name,
-                            format!("{:?}", e.task).to_lowercase(),
-                            e.n,
-                            e.d,
-                            e.files.len(),
-                            e.description
-                        );
-                    }
+        DatasetsCommand::Verify { name } => datasets_verify(&registry, &fetch, name.as_deref()),
+        DatasetsCommand::Info { name } => datasets_info(registry.get(name)?, &fetch),
+    }
+}
+
+fn datasets_list(registry: &data::Registry) -> String {
+    let mut out = String::new();
+    for e in registry.entries() {
+        let pinned = e.files.iter().filter(|f| f.sha256.is_some()).count();
+        let _ = writeln!(
+            out,
+            "{:<26} {:<10} n = {:>8}  d = {:>5}  sha256 pinned {pinned}/{}  {}",
+            e.name,
+            format!("{:?}", e.task).to_lowercase(),
+            e.n,
+            e.d,
+            e.files.len(),
+            e.description
+        );
+    }
+    out
+}
+
+fn datasets_verify(
+    registry: &data::Registry,
+    fetch: &data::FetchOptions,
+    name: Option<&str>,
+) -> anyhow::Result<String> {
+    let entries: Vec<_> = match name {
+        Some(name) => vec![registry.get(name)?],
+        None => registry.entries().iter().collect(),
+    };
+    let mut out = String::new();
+    let mut bad = 0;
+    for e in entries {
+        for (f, status) in e.files.iter().zip(data::verify(e, fetch)?) {
+            let line = match status {
+                data::FileStatus::Verified { path } => format!("ok        {}", path.display()),
+                data::FileStatus::Unlocked { path, sha256 } => {
+                    format!("unlocked  {} (sha256 {sha256})", path.display())
                 }
-                DatasetsCommand::Fetch { name } => {
-                    let loaded = data::load_report(registry.get(name)?, &fetch)?;
-                    for s in &loaded.sources {
-                        let _ = writeln!(out, "{}  {}", s.sha256, s.path.display());
-                    }
-                    let _ = writeln!(out, "parsed: {}", loaded.cache.display());
+                data::FileStatus::Mismatch {
+                    path,
+                    expected,
+                    actual,
+                } => {
+                    bad += 1;
+                    format!(
+                        "MISMATCH  {}: expected {expected}, found {actual}",
+                        path.display()
+                    )
                 }
-                DatasetsCommand::Verify { name } => {
-                    let entries: Vec<_> = match name {
-                        Some(name) => vec![registry.get(name)?],
-                        None => registry.entries().iter().collect(),
-                    };
-                    let mut bad = 0;
-                    for e in entries {
-                        for (f, status) in e.files.iter().zip(data::verify(e, &fetch)?) {
-                            let line = match status {
-                                data::FileStatus::Verified { path } => {
-                                    format!("ok        {}", path.display())
-                                }
-                                data::FileStatus::Unlocked { path, sha256 } => {
-                                    format!("unlocked  {} (sha256 {sha256})", path.display())
-                                }
-                                data::FileStatus::Mismatch {
-                                    path,
-                                    expected,
-                                    actual,
-                                } => {
-                                    bad += 1;
-                                    format!(
-                                        "MISMATCH  {}: expected {expected}, found {actual}",
-                                        path.display()
-                                    )
-                                }
-                                data::FileStatus::Missing => "missing".to_string(),
-                            };
-                            let _ = writeln!(out, "{:<26} {:<40} {line}", e.name, f.file);
-                        }
-                    }
-                    if bad > 0 {
-                        bail!("{bad} file(s) do not match their digest");
-                    }
-                }
-                DatasetsCommand::Info { name } => {
-                    let entry = registry.get(name)?;
-                    let start = std::time::Instant::now();
-                    let loaded = data::load_report(entry, &fetch)?;
-                    let seconds = start.elapsed().as_secs_f64();
-                    let s = loaded.dataset.summary();
-                    let _ = writeln!(out, "{}: {}", entry.name, entry.description);
-                    let _ = writeln!(
-                        out,
-                        "n = {} ({} train, {} test), d = {}, non-zeros = {}, density = {:.4}",
-                        s.n,
-                        s.n_train,
-                        s.n - s.n_train,
-                        s.d,
-                        s.nnz,
-                        s.density
-                    );
-                    match &s.classes {
-                        Some(classes) if entry.task != data::Task::Regression => {
-                            let parts: Vec<String> = classes
-                                .iter()
-                                .map(|(label, count)| {
-                                    format!(
-                                        "{label}: {count} ({:.1}%)",
-                                        100.0 * *count as f64 / s.n as f64
-                                    )
-                                })
-                                .collect();
-                            let _ = writeln!(out, "classes: {}", parts.join(", "));
-                        }
-                        _ => {
-                            let _ = writeln!(
-                                out,
-                                "target range: [{}, {}]",
-                                s.label_range.0, s.label_range.1
-                            );
-                        }
-                    }
-                    for src in &loaded.sources {
-                        let _ = writeln!(out, "source: {}  {}", src.sha256, src.path.display());
-                    }
-                    let _ = writeln!(
-                        out,
-                        "parsed cache: {} ({} in {:.2} s)",
-                        loaded.cache.display(),
-                        if loaded.from_cache { "read" } else { "written" },
-                        seconds
-                    );
-                    let _ = writeln!(
-                        out,
-                        "lock file: {}",
-                        data::lock_path(entry, &fetch).display()
-                    );
-                }
-            }
+                data::FileStatus::Missing => "missing".to_string(),
+            };
+            let _ = writeln!(out, "{:<26} {:<40} {line}", e.name, f.file);
         }
     }
+    if bad > 0 {
+        bail!("{bad} file(s) do not match their digest");
+    }
+    Ok(out)
+}
+
+fn datasets_info(entry: &data::DatasetEntry, fetch: &data::FetchOptions) -> anyhow::Result<String> {
+    let start = std::time::Instant::now();
+    let loaded = data::load_report(entry, fetch)?;
+    let seconds = start.elapsed().as_secs_f64();
+    let s = loaded.dataset.summary();
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: {}", entry.name, entry.description);
+    let _ = writeln!(
+        out,
+        "n = {} ({} train, {} test), d = {}, non-zeros = {}, density = {:.4}",
+        s.n,
+        s.n_train,
+        s.n - s.n_train,
+        s.d,
+        s.nnz,
+        s.density
+    );
+    match &s.classes {
+        Some(classes) if entry.task != data::Task::Regression => {
+            let parts: Vec<String> = classes
+                .iter()
+                .map(|(label, count)| {
+                    format!(
+                        "{label}: {count} ({:.1}%)",
+                        100.0 * *count as f64 / s.n as f64
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "classes: {}", parts.join(", "));
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "target range: [{}, {}]",
+                s.label_range.0, s.label_range.1
+            );
+        }
+    }
+    for src in &loaded.sources {
+        let _ = writeln!(out, "source: {}  {}", src.sha256, src.path.display());
+    }
+    let _ = writeln!(
+        out,
+        "parsed cache: {} ({} in {:.2} s)",
+        loaded.cache.display(),
+        if loaded.from_cache { "read" } else { "written" },
+        seconds
+    );
+    let _ = writeln!(
+        out,
+        "lock file: {}",
+        data::lock_path(entry, fetch).display()
+    );
     Ok(out)
 }
 

@@ -13,11 +13,11 @@
 //! says otherwise.
 
 use crate::data::Registry;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kinds::STREAM_ABOVE_BYTES;
 use crate::registry::learners::STREAM_BLOCK_ROWS;
 use crate::registry::Needs;
-use crate::spec::{Cell, DatasetSource, Plan};
+use crate::spec::{Cell, DatasetSource, Plan, SpecError};
 use rfbench_learners::DEFAULT_MAX_KERNEL_BYTES;
 
 /// One term of the estimate: bytes, what they are, and the parameter that drives them.
@@ -178,9 +178,9 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
             .filter(|t| t.bytes > 0)
             .map(|t| format!("{} {}", gb(t.bytes), t.what))
             .collect();
-        return Err(Error::Spec {
-            path: plan.source.clone(),
-            message: format!(
+        return Err(SpecError::whole(
+            &plan.source,
+            format!(
                 "`{} = {value}`{line}: the cell with map = {}, dataset = {} would need about \
                  {} ({}), above the memory limit of {} (this machine's memory unless \
                  --memory-limit GB says otherwise)",
@@ -191,7 +191,8 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
                 parts.join(" + "),
                 gb(limit as u128),
             ),
-        });
+        )
+        .into());
     }
     Ok(())
 }

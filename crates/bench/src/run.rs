@@ -24,7 +24,7 @@ use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::registry::{self, BandwidthSearch, ParamValues, Value};
 use crate::results::{self, Provenance, ResultRow};
 use crate::seeds::derive_seed;
-use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile};
+use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
 
 /// Where a run reads its inputs and writes its outputs.
@@ -111,10 +111,7 @@ fn prepare_data(
         None => defaults.into_iter().map(|s| (s, None)).collect(),
     };
     let fail = |line: Option<usize>, problem: String| match line {
-        Some(line) => Error::Spec {
-            path: plan.source.clone(),
-            message: format!("key `data.preprocess` (line {line}): {problem}"),
-        },
+        Some(line) => SpecError::at(&plan.source, "data.preprocess", line, problem).into(),
         None => Error::Experiment(format!(
             "{}: dataset '{}': default preprocess: {problem}",
             registry_path.display(),
@@ -323,12 +320,12 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     rows
 }
 
-/// Runs experiment `name` under `profile`: writes `results/STEM.csv`, its figures and tables
-/// under `out_dir` (STEM is the name, plus `.quick` for the quick profile), all replaced
-/// together when the run ends ([`staging`]).
-pub fn reproduce(name: &str, profile: Profile, options: &RunOptions) -> Result<Outcome> {
+/// Runs experiment `spec` (a name in `experiments/` or a path to a spec file) under `profile`:
+/// writes `results/STEM.csv`, its figures and tables under `out_dir` (STEM is the name, plus
+/// `.PROFILE` for a named profile), all replaced together when the run ends ([`staging`]).
+pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Outcome> {
     let start = Instant::now();
-    let mut plan = load_plan(&options.root, name, profile)?;
+    let mut plan = load_plan(&options.root, spec, profile)?;
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
     }
@@ -404,24 +401,23 @@ fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path, out: &mut Staged) -> Resu
     )
 }
 
-/// Redraws experiment `name`'s figures, tables and report from its committed
-/// `results/STEM.csv`, without running anything: after a change to a figure or a table of the
-/// spec, or of the code that draws them. The CSV must match the spec's plan (its columns).
-pub fn render(name: &str, profile: Profile, options: &RunOptions) -> Result<Rendered> {
-    let plan = load_plan(&options.root, name, profile)?;
+/// Redraws experiment `spec`'s figures, tables and report from its `results/STEM.csv` under
+/// `out_dir`, without running anything: after a change to a figure or a table of the spec, or
+/// of the code that draws them. The CSV must match the spec's plan (its columns).
+pub fn render(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Rendered> {
+    let plan = load_plan(&options.root, spec, profile)?;
     let csv = options
-        .root
+        .out_dir
         .join("results")
         .join(format!("{}.csv", profile.stem(&plan.name)));
     if !csv.exists() {
+        let flag = match profile {
+            Profile::Full => String::new(),
+            Profile::Named(name) => format!(" --profile {name}"),
+        };
         return Err(Error::Experiment(format!(
-            "{}: no results to render; run `rfbench reproduce {name}{}` first",
+            "{}: no results to render; run `rfbench reproduce {spec}{flag}` first",
             csv.display(),
-            if profile == Profile::Quick {
-                " --quick"
-            } else {
-                ""
-            }
         )));
     }
     for note in staging::prepare(&options.out_dir)? {
@@ -466,18 +462,24 @@ fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
     out
 }
 
-/// Regenerates experiment `name` into a temporary directory and compares it with the committed
-/// `results/STEM.csv` (exactly with the same master seed, statistically with another).
-pub fn check(name: &str, profile: Profile, options: &RunOptions) -> Result<(CheckReport, Outcome)> {
+/// Regenerates experiment `spec` into a temporary directory and compares it with the committed
+/// `results/STEM.csv` under `out_dir` (exactly with the same master seed, statistically with
+/// another).
+pub fn check(
+    spec: &str,
+    profile: &Profile,
+    options: &RunOptions,
+) -> Result<(CheckReport, Outcome)> {
+    let name = crate::spec::spec_name(&options.root, spec)?;
     let reference_path = options
-        .root
+        .out_dir
         .join("results")
-        .join(format!("{}.csv", profile.stem(name)));
+        .join(format!("{}.csv", profile.stem(&name)));
     let reference = results::read_rows(&reference_path)?;
     let scratch =
         tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
     let outcome = reproduce(
-        name,
+        spec,
         profile,
         &RunOptions {
             out_dir: scratch.path().to_path_buf(),

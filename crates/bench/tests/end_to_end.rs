@@ -323,7 +323,7 @@ fn assert_png(path: &PathBuf) {
 #[test]
 fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("kernel-error-demo", Profile::Full, &options).unwrap();
+    let outcome = reproduce("kernel-error-demo", &Profile::Full, &options).unwrap();
     // 2 datasets x (TS, RM: 2 offsets; RFF, Nystroem: 1) x 2 D x 3 repetitions.
     let status = column(&outcome.csv, "status");
     assert_eq!(status.len(), 2 * 6 * 2 * 3);
@@ -379,7 +379,7 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
         outcome.rendered.claims
     );
 
-    let (report, _) = check("kernel-error-demo", Profile::Full, &options).unwrap();
+    let (report, _) = check("kernel-error-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
     // Every row (skipped ones too: empty equals empty) times the two checked columns.
     assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2);
@@ -387,7 +387,7 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     // `render` redraws the figure and the table from the committed CSV alone, the same table.
     std::fs::remove_file(&outcome.rendered.figures[0]).unwrap();
     std::fs::remove_file(&outcome.rendered.tables[0]).unwrap();
-    let rendered = rfbench::run::render("kernel-error-demo", Profile::Full, &options).unwrap();
+    let rendered = rfbench::run::render("kernel-error-demo", &Profile::Full, &options).unwrap();
     assert_png(&rendered.figures[0]);
     assert_eq!(std::fs::read_to_string(&rendered.tables[0]).unwrap(), table);
     assert_eq!(rendered.report, outcome.rendered.report);
@@ -396,7 +396,7 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
 #[test]
 fn gram_error_end_to_end_on_synthetic_data() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("gram-error-demo", Profile::Full, &options).unwrap();
+    let outcome = reproduce("gram-error-demo", &Profile::Full, &options).unwrap();
     let maps = column(&outcome.csv, "map");
     // d in {3, 6} x (prff, rff, orf, nystroem: 2 D; binning: 2 grids; rff laplacian: 2 D) x 2 reps.
     assert_eq!(maps.len(), 2 * (4 * 2 + 2 + 2) * 2);
@@ -418,14 +418,14 @@ fn gram_error_end_to_end_on_synthetic_data() {
         );
     }
     assert_png(&outcome.rendered.figures[0]);
-    let (report, _) = check("gram-error-demo", Profile::Full, &options).unwrap();
+    let (report, _) = check("gram-error-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
 }
 
 #[test]
 fn timing_end_to_end() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("timing-demo", Profile::Full, &options).unwrap();
+    let outcome = reproduce("timing-demo", &Profile::Full, &options).unwrap();
     let threads = column(&outcome.csv, "threads_used");
     assert_eq!(threads.len(), 4 * 2 * 2);
     assert!(threads.iter().all(|t| t == "1.0"), "{threads:?}");
@@ -455,14 +455,14 @@ fn timing_end_to_end() {
     }
     assert_png(&outcome.rendered.figures[0]);
     // Timings differ run to run; the memory of the fitted maps does not.
-    let (report, _) = check("timing-demo", Profile::Full, &options).unwrap();
+    let (report, _) = check("timing-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
 }
 
 #[test]
 fn learning_end_to_end() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("learning-demo", Profile::Full, &options).unwrap();
+    let outcome = reproduce("learning-demo", &Profile::Full, &options).unwrap();
     let maps = column(&outcome.csv, "map");
     // TS, RM (2 C each), RFF (2 lambdas): 2 D each; none (2 C); x 2 repetitions; and the exact
     // kernel SVM once (`[learners.kernel-svm] repetitions = 1`).
@@ -515,12 +515,12 @@ fn learning_end_to_end() {
     assert!(!csv(&outcome.csv).0.iter().any(|c| c == "fit_seconds"));
     assert!(outcome.rendered.figures[1].ends_with("learning-demo-fit-time.png"));
     assert_png(&outcome.rendered.figures[1]);
-    let (report, _) = check("learning-demo", Profile::Full, &options).unwrap();
+    let (report, _) = check("learning-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
     // Another master seed: the exact cell's one run is counted, not t-tested (no spread).
     let (report, _) = check(
         "learning-demo",
-        Profile::Full,
+        &Profile::Full,
         &RunOptions {
             master_seed: Some(11),
             ..options.clone()
@@ -540,7 +540,7 @@ fn learning_end_to_end() {
 #[test]
 fn a_bandwidth_chosen_from_a_list_by_cross_validation() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("bandwidth-cv-demo", Profile::Full, &options).unwrap();
+    let outcome = reproduce("bandwidth-cv-demo", &Profile::Full, &options).unwrap();
     let (sigma, used, edge, accuracy) = (
         column(&outcome.csv, "sigma"),
         column(&outcome.csv, "sigma_used"),
@@ -569,7 +569,7 @@ fn a_bandwidth_chosen_from_a_list_by_cross_validation() {
         "{:?}",
         outcome.warnings
     );
-    let (report, _) = check("bandwidth-cv-demo", Profile::Full, &options).unwrap();
+    let (report, _) = check("bandwidth-cv-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
 
     // Only a learning cell can score a bandwidth.
@@ -581,7 +581,7 @@ fn a_bandwidth_chosen_from_a_list_by_cross_validation() {
         text.replacen(sigma, "sigma = { cv = [1.0, 2.0] }", 1),
     )
     .unwrap();
-    let err = load_plan(&options.root, "kernel-error-demo", Profile::Full)
+    let err = load_plan(&options.root, "kernel-error-demo", &Profile::Full)
         .unwrap_err()
         .to_string();
     assert!(
@@ -615,7 +615,7 @@ fn edit(path: &Path, row: usize, column_name: &str, f: impl Fn(&str) -> String) 
 #[test]
 fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     let (_dir, options) = workspace();
-    let outcome = reproduce("kernel-error-demo", Profile::Quick, &options).unwrap();
+    let outcome = reproduce("kernel-error-demo", &Profile::quick(), &options).unwrap();
     let path = outcome.csv.clone();
     let pristine = std::fs::read_to_string(&path).unwrap();
 
@@ -623,7 +623,7 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     edit(&path, 0, "relative_error", |v| {
         (v.parse::<f64>().unwrap() + 1000.0).to_string()
     });
-    let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
+    let (report, _) = check("kernel-error-demo", &Profile::quick(), &options).unwrap();
     assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
     assert_eq!(report.failures[0].column, "relative_error");
 
@@ -633,14 +633,14 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
         let x: f64 = v.parse().unwrap();
         f64::from_bits(x.to_bits() + 1).to_string()
     });
-    let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
+    let (report, _) = check("kernel-error-demo", &Profile::quick(), &options).unwrap();
     assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
 
     // A deleted row.
     let mut lines: Vec<&str> = pristine.lines().collect();
     lines.remove(3);
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let (report, _) = check("kernel-error-demo", Profile::Quick, &options).unwrap();
+    let (report, _) = check("kernel-error-demo", &Profile::quick(), &options).unwrap();
     assert!(
         report
             .failures
@@ -652,7 +652,7 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
 
     // A truncated file is an error naming the row, not a silent pass.
     std::fs::write(&path, &pristine[..pristine.len() - 40]).unwrap();
-    let err = check("kernel-error-demo", Profile::Quick, &options)
+    let err = check("kernel-error-demo", &Profile::quick(), &options)
         .unwrap_err()
         .to_string();
     assert!(err.contains("fields"), "{err}");
@@ -662,7 +662,7 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     for seed in [1, 2, 3] {
         let (report, _) = check(
             "kernel-error-demo",
-            Profile::Quick,
+            &Profile::quick(),
             &RunOptions {
                 master_seed: Some(seed),
                 ..options.clone()
@@ -689,7 +689,7 @@ fn results_do_not_depend_on_the_thread_count() {
             out_dir: out,
             ..options.clone()
         };
-        pool.install(|| reproduce(name, Profile::Quick, &options).unwrap())
+        pool.install(|| reproduce(name, &Profile::quick(), &options).unwrap())
             .csv
     };
     let one = run_with(1, "kernel-error-demo", options.root.join("one"));
@@ -895,7 +895,7 @@ fn bad_specs_name_key_and_line() {
             + offset;
         let line = format!("(line {line})");
         std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
-        let err = load_plan(&options.root, name, Profile::Full)
+        let err = load_plan(&options.root, name, &Profile::Full)
             .unwrap_err()
             .to_string();
         for needle in needles.iter().chain([&line.as_str()]) {
@@ -933,7 +933,7 @@ fn cells_that_cannot_fit_in_memory_are_refused_before_running() {
     ] {
         assert!(original.contains(from), "{from}");
         std::fs::write(&path, original.replacen(from, to, 1)).unwrap();
-        let err = reproduce("kernel-error-demo", Profile::Full, &options)
+        let err = reproduce("kernel-error-demo", &Profile::Full, &options)
             .unwrap_err()
             .to_string();
         for needle in needles
@@ -951,9 +951,9 @@ fn cells_that_cannot_fit_in_memory_are_refused_before_running() {
         memory_limit: Some(100_000),
         ..options.clone()
     };
-    let err = reproduce("kernel-error-demo", Profile::Quick, &tight)
+    let err = reproduce("kernel-error-demo", &Profile::quick(), &tight)
         .unwrap_err()
         .to_string();
     assert!(err.contains("above the memory limit of 0.1 MB"), "{err}");
-    reproduce("kernel-error-demo", Profile::Quick, &options).unwrap();
+    reproduce("kernel-error-demo", &Profile::quick(), &options).unwrap();
 }

@@ -15,7 +15,7 @@ fn root() -> PathBuf {
 
 #[test]
 fn seed_keys_are_the_original_runners() {
-    let plan = load_plan(&root(), "tensor-sketch-fig1", Profile::Quick).unwrap();
+    let plan = load_plan(&root(), "tensor-sketch-fig1", &Profile::quick()).unwrap();
     let cell = plan
         .cells
         .iter()
@@ -40,10 +40,10 @@ fn seed_keys_are_the_original_runners() {
 #[test]
 fn every_committed_row_has_the_seeds_the_plan_derives() {
     for (profile, file) in [
-        (Profile::Quick, "tensor-sketch-fig1.quick.csv"),
+        (Profile::quick(), "tensor-sketch-fig1.quick.csv"),
         (Profile::Full, "tensor-sketch-fig1.csv"),
     ] {
-        let plan = load_plan(&root(), "tensor-sketch-fig1", profile).unwrap();
+        let plan = load_plan(&root(), "tensor-sketch-fig1", &profile).unwrap();
         let (header, rows) =
             rfbench::results::read_rows(&root().join("results").join(file)).unwrap();
         let col = |name: &str| header.iter().position(|h| h == name).unwrap();
@@ -82,8 +82,8 @@ fn every_committed_row_has_the_seeds_the_plan_derives() {
 #[test]
 fn every_spec_of_the_repository_plans() {
     for name in rfbench::spec::list_experiments(&root()).unwrap() {
-        for profile in [Profile::Full, Profile::Quick] {
-            let plan = load_plan(&root(), &name, profile)
+        for profile in rfbench::spec::profiles(&root(), &name).unwrap() {
+            let plan = load_plan(&root(), &name, &profile)
                 .unwrap_or_else(|e| panic!("{name} [{}]: {e}", profile.name()));
             assert!(!plan.cells.is_empty(), "{name}");
         }
@@ -113,8 +113,8 @@ fn the_readme_example_spec_plans() {
         .trim_start_matches("name = ")
         .trim_matches('"');
     std::fs::write(dir.path().join(format!("experiments/{name}.toml")), text).unwrap();
-    for profile in [Profile::Full, Profile::Quick] {
-        let plan = load_plan(dir.path(), name, profile).unwrap();
+    for profile in [Profile::Full, Profile::quick()] {
+        let plan = load_plan(dir.path(), name, &profile).unwrap();
         // rff and nystroem at each D.
         assert_eq!(
             plan.cells.len(),
@@ -123,15 +123,15 @@ fn the_readme_example_spec_plans() {
     }
 }
 
-/// Every committed spec, in both profiles, passes the plan-time memory check on a 16 GB machine
+/// Every committed spec, in every profile, passes the plan-time memory check on a 16 GB machine
 /// (this one has 23 GB), including the cells of datasets that need the network: the check runs
 /// before any data is fetched.
 #[test]
 fn every_spec_fits_the_memory_check() {
     let registry = rfbench::data::Registry::from_file(&root().join("datasets.toml")).unwrap();
     for name in rfbench::spec::list_experiments(&root()).unwrap() {
-        for profile in [Profile::Quick, Profile::Full] {
-            let plan = load_plan(&root(), &name, profile).unwrap();
+        for profile in rfbench::spec::profiles(&root(), &name).unwrap() {
+            let plan = load_plan(&root(), &name, &profile).unwrap();
             if let Err(e) = rfbench::memory::check(&plan, &registry, 16_000_000_000) {
                 panic!("{name} ({profile:?}): {e}");
             }

@@ -38,6 +38,15 @@ pub struct RawClaim {
 
 pub const RELATIONS: [&str; 2] = ["less", "greater"];
 
+/// A claim's cells paired: (other coordinates, left mean, right mean), notes on the cells left
+/// out, and the two sides' names.
+struct Paired {
+    pairs: Vec<(Coordinates, f64, f64)>,
+    notes: Vec<String>,
+    l_name: String,
+    r_name: String,
+}
+
 /// A claim checked on our numbers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimOutcome {
@@ -116,8 +125,15 @@ impl RawClaim {
 
     /// Checks the claim on `results`.
     pub fn evaluate(&self, results: &Results, labels: &Labels) -> ClaimOutcome {
-        let less = self.relation.get_ref() == "less";
-        let factor = self.factor.as_ref().map_or(1.0, |f| *f.get_ref());
+        match self.pair_up(results, labels) {
+            Ok(paired) => self.verdict(results, paired),
+            Err(outcome) => outcome,
+        }
+    }
+
+    /// The left cells paired with the right ones (means of the claim's metric), or the outcome
+    /// when there is nothing to compare.
+    fn pair_up(&self, results: &Results, labels: &Labels) -> std::result::Result<Paired, ClaimOutcome> {
         let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
         let pair_on: Option<BTreeSet<&String>> = self
             .pair_on
@@ -152,7 +168,7 @@ impl RawClaim {
             }
         }
         if ambiguous > 0 {
-            return ClaimOutcome {
+            return Err(ClaimOutcome {
                 text: self.text.clone(),
                 holds: false,
                 skipped: false,
@@ -160,7 +176,7 @@ impl RawClaim {
                     "ambiguous: {ambiguous} right-hand cells share their pair_on coordinates \
                      with another; narrow the claim's `where` or `right`"
                 ),
-            };
+            });
         }
         let (l_name, r_name) = (
             self.side_label(self.left.get_ref(), labels),
@@ -206,7 +222,7 @@ impl RawClaim {
                 .iter()
                 .all(|c| c.stats.is_none() && c.skipped.is_some())
         {
-            return ClaimOutcome {
+            return Err(ClaimOutcome {
                 text: self.text.clone(),
                 holds: false,
                 skipped: true,
@@ -214,7 +230,7 @@ impl RawClaim {
                     "not checked: all {} of its cells were skipped (see the skipped cells below)",
                     candidates.len()
                 ),
-            };
+            });
         }
         if pairs.is_empty() {
             let mut detail = format!(
@@ -231,14 +247,33 @@ impl RawClaim {
                 detail.push_str("; ");
                 detail.push_str(&n);
             }
-            return ClaimOutcome {
+            return Err(ClaimOutcome {
                 text: self.text.clone(),
                 holds: false,
                 skipped: false,
                 detail,
-            };
+            });
         }
 
+        Ok(Paired {
+            pairs,
+            notes,
+            l_name,
+            r_name,
+        })
+    }
+
+    /// Whether the relation holds at every pair, with the range of the margins.
+    fn verdict(&self, results: &Results, paired: Paired) -> ClaimOutcome {
+        let Paired {
+            pairs,
+            notes,
+            l_name,
+            r_name,
+        } = paired;
+        let less = self.relation.get_ref() == "less";
+        let factor = self.factor.as_ref().map_or(1.0, |f| *f.get_ref());
+        let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
         // Only the coordinates that differ between pairs say where a pair is.
         let varying: Vec<String> = results
             .columns

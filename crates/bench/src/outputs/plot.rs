@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
-use super::figure::{FigureData, RawFigure};
+use super::figure::{FigureData, Panel, RawFigure};
 use super::results::CellValue;
 use super::RenderContext;
 use crate::error::{Error, Result};
@@ -105,104 +105,10 @@ pub(super) fn draw(
         path: path.to_path_buf(),
         message,
     };
-    let x_name = spec.x.get_ref();
-    let bars = spec
-        .error_bars
-        .as_ref()
-        .map_or("sd", |b| b.get_ref().as_str());
     let mut notes = Vec::new();
     let mut panels = Vec::new();
     for panel in &data.panels {
-        let mut curves = Vec::new();
-        let mut baselines = Vec::new();
-        for curve in &panel.curves {
-            let mut points = Vec::new();
-            let mut flat = Vec::new();
-            for (x, s) in &curve.points {
-                let half = match bars {
-                    "se" => s.se(),
-                    "none" => 0.0,
-                    _ => s.sd,
-                };
-                let half = if half.is_finite() { half } else { 0.0 };
-                let (mut low, high) = (s.mean - half, s.mean + half);
-                if spec.log_y {
-                    if s.mean <= 0.0 || !s.mean.is_finite() {
-                        notes.push(format!(
-                            "{} at {x_name} = {x}{}: mean {} not drawn on the log y axis",
-                            curve.label,
-                            if panel.caption.is_empty() {
-                                String::new()
-                            } else {
-                                format!(", {}", panel.caption)
-                            },
-                            s.mean
-                        ));
-                        continue;
-                    }
-                    if low <= 0.0 {
-                        low = s.mean / 10.0;
-                    }
-                }
-                match x {
-                    CellValue::Empty => flat.push(Point {
-                        x: f64::NAN,
-                        mean: s.mean,
-                        low,
-                        high,
-                    }),
-                    CellValue::Number(v) => {
-                        if spec.log_x && *v <= 0.0 {
-                            return Err(fail(format!(
-                                "log_x, but {x_name} = {v} ({}) is not positive",
-                                curve.label
-                            )));
-                        }
-                        points.push(Point {
-                            x: *v,
-                            mean: s.mean,
-                            low,
-                            high,
-                        });
-                    }
-                    CellValue::Text(t) => {
-                        return Err(fail(format!(
-                            "x = {x_name:?} must be numeric, found the value {t:?}"
-                        )))
-                    }
-                }
-            }
-            if !points.is_empty() {
-                curves.push(Line {
-                    series: curve.series,
-                    label: curve.label.clone(),
-                    points,
-                });
-            }
-            if !flat.is_empty() {
-                baselines.push(Line {
-                    series: curve.series,
-                    label: curve.label.clone(),
-                    points: flat,
-                });
-            }
-        }
-        let xs: Vec<f64> = curves
-            .iter()
-            .flat_map(|c| c.points.iter().map(|q| q.x))
-            .collect();
-        let ys: Vec<f64> = curves
-            .iter()
-            .chain(&baselines)
-            .flat_map(|c| c.points.iter().flat_map(|q| [q.low, q.high]))
-            .filter(|v| v.is_finite())
-            .collect();
-        panels.push(Drawable {
-            curves,
-            baselines,
-            x_range: padded(&xs, spec.log_x),
-            y_range: padded(&ys, spec.log_y),
-        });
+        panels.push(drawable(panel, spec, &mut notes).map_err(fail)?);
     }
     if panels
         .iter()
@@ -218,13 +124,132 @@ pub(super) fn draw(
         )));
     }
 
+    let png = render_png(data, spec, ctx, &panels).map_err(fail)?;
+    out.write(path, &png)?;
+    Ok(notes)
+}
+
+/// A panel's curves (over x) and baselines (no x: drawn across), with their error bars and
+/// ranges; points a log axis cannot show are left out with a note.
+fn drawable(
+    panel: &Panel,
+    spec: &RawFigure,
+    notes: &mut Vec<String>,
+) -> std::result::Result<Drawable, String> {
+    let fail = |message: String| message;
+    let x_name = spec.x.get_ref();
+    let bars = spec
+        .error_bars
+        .as_ref()
+        .map_or("sd", |b| b.get_ref().as_str());
+    let mut curves = Vec::new();
+    let mut baselines = Vec::new();
+    for curve in &panel.curves {
+        let mut points = Vec::new();
+        let mut flat = Vec::new();
+        for (x, s) in &curve.points {
+            let half = match bars {
+                "se" => s.se(),
+                "none" => 0.0,
+                _ => s.sd,
+            };
+            let half = if half.is_finite() { half } else { 0.0 };
+            let (mut low, high) = (s.mean - half, s.mean + half);
+            if spec.log_y {
+                if s.mean <= 0.0 || !s.mean.is_finite() {
+                    notes.push(format!(
+                        "{} at {x_name} = {x}{}: mean {} not drawn on the log y axis",
+                        curve.label,
+                        if panel.caption.is_empty() {
+                            String::new()
+                        } else {
+                            format!(", {}", panel.caption)
+                        },
+                        s.mean
+                    ));
+                    continue;
+                }
+                if low <= 0.0 {
+                    low = s.mean / 10.0;
+                }
+            }
+            match x {
+                CellValue::Empty => flat.push(Point {
+                    x: f64::NAN,
+                    mean: s.mean,
+                    low,
+                    high,
+                }),
+                CellValue::Number(v) => {
+                    if spec.log_x && *v <= 0.0 {
+                        return Err(fail(format!(
+                            "log_x, but {x_name} = {v} ({}) is not positive",
+                            curve.label
+                        )));
+                    }
+                    points.push(Point {
+                        x: *v,
+                        mean: s.mean,
+                        low,
+                        high,
+                    });
+                }
+                CellValue::Text(t) => {
+                    return Err(fail(format!(
+                        "x = {x_name:?} must be numeric, found the value {t:?}"
+                    )))
+                }
+            }
+        }
+        if !points.is_empty() {
+            curves.push(Line {
+                series: curve.series,
+                label: curve.label.clone(),
+                points,
+            });
+        }
+        if !flat.is_empty() {
+            baselines.push(Line {
+                series: curve.series,
+                label: curve.label.clone(),
+                points: flat,
+            });
+        }
+    }
+    let xs: Vec<f64> = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|q| q.x))
+        .collect();
+    let ys: Vec<f64> = curves
+        .iter()
+        .chain(&baselines)
+        .flat_map(|c| c.points.iter().flat_map(|q| [q.low, q.high]))
+        .filter(|v| v.is_finite())
+        .collect();
+    Ok(Drawable {
+        curves,
+        baselines,
+        x_range: padded(&xs, spec.log_x),
+        y_range: padded(&ys, spec.log_y),
+    })
+}
+
+/// The figure as PNG bytes: the title (wrapped), then one panel per column.
+fn render_png(
+    data: &FigureData,
+    spec: &RawFigure,
+    ctx: &RenderContext,
+    panels: &[Drawable],
+) -> std::result::Result<Vec<u8>, String> {
+    let fail = |e: String| e;
+    let x_name = spec.x.get_ref();
     // plotters draws to a path: a private file in the system's temporary directory, so that a
     // killed run leaves nothing among the outputs.
     let tmp = tempfile::Builder::new()
         .prefix("rfbench-figure-")
         .suffix(".png")
         .tempfile()
-        .map_err(|e| Error::io(&std::env::temp_dir(), e))?;
+        .map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     {
         let width = 600 * panels.len() as u32;
         let root = BitMapBackend::new(tmp.path(), (width, 560)).into_drawing_area();
@@ -249,7 +274,7 @@ pub(super) fn draw(
         let x_label = spec.x_label.as_deref().unwrap_or(x_name);
         let y_label = spec.y_label.as_deref().unwrap_or(spec.y.get_ref());
         let areas = root.split_evenly((1, panels.len()));
-        for ((area, panel), drawable) in areas.iter().zip(&data.panels).zip(&panels) {
+        for ((area, panel), drawable) in areas.iter().zip(&data.panels).zip(panels) {
             let labels = AxisLabels {
                 caption: &panel.caption,
                 x: x_label,
@@ -269,15 +294,13 @@ pub(super) fn draw(
                     &labels,
                 ),
             };
-            result.map_err(fail)?;
+            result?;
         }
         root.present().map_err(|e| fail(e.to_string()))?;
     }
     // Drawn to a private temporary file (plotters writes to a path), then staged like every
     // other output: the same file mode, renamed with the rest of the run's outputs.
-    let bytes = std::fs::read(tmp.path()).map_err(|e| Error::io(tmp.path(), e))?;
-    out.write(path, &bytes)?;
-    Ok(notes)
+    std::fs::read(tmp.path()).map_err(|e| format!("{}: {e}", tmp.path().display()))
 }
 
 /// The data range widened by 5% each side (multiplicatively on a log axis); a single value gets

@@ -10,15 +10,11 @@ use toml::Spanned;
 
 use super::results::Columns;
 use crate::error::{Error, Result};
+use crate::spec::{line_of, SpecError};
 
 /// `column = value` pairs that pick cells (`where`, `select`, `left`, `right`, a paper cell's `row`).
 /// Keys keep their spans so an unknown column is reported on its own line.
 pub type RawSelector = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
-
-/// Line (1-based) of a byte offset in `text`.
-pub(crate) fn line_of(text: &str, span: &Range<usize>) -> usize {
-    text[..span.start.min(text.len())].matches('\n').count() + 1
-}
 
 pub(crate) struct Checker<'a> {
     pub text: &'a str,
@@ -28,10 +24,7 @@ pub(crate) struct Checker<'a> {
 
 impl Checker<'_> {
     pub fn error(&self, key: &str, span: &Range<usize>, message: impl std::fmt::Display) -> Error {
-        Error::Spec {
-            path: self.path.to_path_buf(),
-            message: format!("key `{key}` (line {}): {message}", line_of(self.text, span)),
-        }
+        SpecError::at(self.path, key, line_of(self.text, span), message).into()
     }
 
     /// `name` must be a coordinate column.

@@ -1,0 +1,209 @@
+//! Stage 4: cells. The groups are expanded into the grid (see [`super::grid`]), each raw cell
+//! is typed against the registry (defaults filled, values parsed, components checked for
+//! compatibility), and the components' repetition caps are applied.
+
+use std::collections::BTreeSet;
+
+use super::error::{Checker, SpecResult};
+use super::grid::{self, Group, RawCell};
+use super::groups::ComponentRepetitions;
+use crate::data::{Registry, Task};
+use crate::kinds::KindInfo;
+use crate::registry::{
+    self, GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, ParamSpec, ParamValues, TaskKind, Value,
+};
+
+/// The columns that name components; every other grid name is a component's parameter.
+pub(crate) const COMPONENTS: [&str; 4] = ["dataset", "map", "learner", "kernel"];
+
+/// Where a cell's rows come from.
+#[derive(Debug, Clone, Copy)]
+pub enum DatasetSource {
+    /// An entry of `datasets.toml`.
+    Registry,
+    Synthetic(&'static GeneratorInfo),
+}
+
+/// One cell of the grid (every repetition of it shares these coordinates).
+#[derive(Debug, Clone)]
+pub struct Cell {
+    /// The cell's coordinates, in the plan's column order (absent: not applicable).
+    pub coordinates: Vec<(String, Value)>,
+    pub dataset: String,
+    pub source: DatasetSource,
+    pub task: TaskKind,
+    pub map: &'static MapInfo,
+    pub learner: Option<&'static LearnerInfo>,
+    pub kernel: Option<&'static KernelInfo>,
+    pub map_params: ParamValues,
+    pub learner_params: ParamValues,
+    pub kernel_params: ParamValues,
+    pub data_params: ParamValues,
+    pub kind_params: ParamValues,
+    /// Repetitions of this cell: `[run] repetitions`, or fewer where a component's table says so.
+    pub repetitions: usize,
+}
+
+impl Cell {
+    /// Whether the cell's `column` ("map" or "learner") is `name`.
+    pub fn has_component(&self, column: &str, name: &str) -> bool {
+        match column {
+            "map" => self.map.name == name,
+            "learner" => self.learner.is_some_and(|l| l.name == name),
+            _ => false,
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Value> {
+        self.coordinates
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
+    }
+
+    /// The coordinates that identify the dataset (its name and a generator's parameters).
+    pub fn data_key(&self) -> String {
+        let mut key = format!("dataset={}", self.dataset);
+        for (name, value) in &self.data_params.0 {
+            key.push_str(&format!("|{name}={value}"));
+        }
+        key
+    }
+}
+
+/// The components a raw cell names (absent where it names none or an unknown one).
+pub(crate) struct Components {
+    pub generator: Option<&'static GeneratorInfo>,
+    pub map: Option<&'static MapInfo>,
+    pub learner: Option<&'static LearnerInfo>,
+    pub kernel: Option<&'static KernelInfo>,
+}
+
+impl Components {
+    pub fn of(cell: &RawCell) -> Components {
+        let text = |n: &str| cell.get(n).and_then(|v| v.as_str());
+        Components {
+            generator: text("dataset").and_then(registry::generator),
+            map: text("map").and_then(registry::map),
+            learner: text("learner").and_then(registry::learner),
+            kernel: text("kernel").and_then(registry::kernel),
+        }
+    }
+
+    /// The parameter tables of the kind and of these components, in column order.
+    pub fn param_lists(&self, kind: &KindInfo) -> Vec<&'static [ParamSpec]> {
+        let mut lists: Vec<&'static [ParamSpec]> = vec![kind.params];
+        lists.extend(self.generator.map(|g| g.params));
+        lists.extend(self.kernel.map(|k| k.params));
+        lists.extend(self.map.map(|m| m.params));
+        lists.extend(self.learner.map(|l| l.params));
+        lists
+    }
+}
+
+/// The grid expanded: each cell takes the names its components declare.
+pub(crate) fn expand(
+    c: Checker<'_>,
+    kind: &KindInfo,
+    groups: &[Group],
+) -> SpecResult<Vec<RawCell>> {
+    let applicable = |cell: &RawCell, name: &str| {
+        COMPONENTS.contains(&name)
+            || Components::of(cell)
+                .param_lists(kind)
+                .iter()
+                .any(|l| l.iter().any(|p| p.name == name))
+    };
+    let raw_cells = grid::expand(groups, &COMPONENTS, applicable);
+    // A name no cell takes is a typo or a parameter of a component the spec does not use.
+    for g in groups {
+        for name in &g.names {
+            let used = raw_cells.iter().any(|cell| {
+                cell.get(name).is_some() && cell.groups.iter().any(|&i| std::ptr::eq(&groups[i], g))
+            });
+            if !used {
+                let known: BTreeSet<&str> = raw_cells
+                    .iter()
+                    .flat_map(|cell| Components::of(cell).param_lists(kind))
+                    .flat_map(|list| list.iter().map(|p| p.name))
+                    .collect();
+                return Err(c.fail(
+                    &g.key,
+                    g.line,
+                    format!(
+                        "no component of this spec takes a parameter `{name}`; the spec's \
+                         components take: {known:?}"
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(raw_cells)
+}
+
+/// What typing a raw cell needs besides the cell.
+pub(crate) struct CellTyping<'a> {
+    pub c: Checker<'a>,
+    pub kind: &'static KindInfo,
+    pub groups: &'a [Group],
+    pub columns: &'a [String],
+    pub datasets: &'a Registry,
+}
+
+/// Typed cells with their repetitions; a repetition cap that no cell uses is an error.
+pub(crate) fn typed_cells(
+    t: &CellTyping<'_>,
+    raw_cells: &[RawCell],
+    repetitions: usize,
+    caps: &[ComponentRepetitions],
+) -> SpecResult<Vec<Cell>> {
+    let mut cells = Vec::with_capacity(raw_cells.len());
+    for raw in raw_cells {
+        let mut cell = super::typing::cell(t, raw)?;
+        cell.repetitions = caps
+            .iter()
+            .filter(|cap| cell.has_component(cap.column, &cap.component))
+            .map(|cap| cap.repetitions)
+            .fold(repetitions, usize::min);
+        cells.push(cell);
+    }
+    for cap in caps {
+        if !cells
+            .iter()
+            .any(|cell| cell.has_component(cap.column, &cap.component))
+        {
+            return Err(t.c.at_span(
+                &cap.key,
+                &cap.span,
+                format!(
+                    "no cell of this spec has {} {:?}",
+                    cap.column, cap.component
+                ),
+            ));
+        }
+    }
+    if cells.is_empty() {
+        return Err(t.c.whole("the grid has no cells"));
+    }
+    Ok(cells)
+}
+
+/// The task of a dataset: a generator's, or the registry entry's.
+pub(crate) fn source_and_task(
+    c: Checker<'_>,
+    dataset: &str,
+    datasets: &Registry,
+) -> SpecResult<(DatasetSource, TaskKind)> {
+    Ok(match registry::generator(dataset) {
+        Some(g) => (DatasetSource::Synthetic(g), g.task),
+        None => {
+            // Known: the dataset names were checked with the groups.
+            let entry = datasets.get(dataset).map_err(|e| c.whole(e))?;
+            let task = match entry.task {
+                Task::Regression => TaskKind::Regression,
+                _ => TaskKind::Classification,
+            };
+            (DatasetSource::Registry, task)
+        }
+    })
+}

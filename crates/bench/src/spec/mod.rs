@@ -1,0 +1,313 @@
+//! Experiment specs: TOML files (in `experiments/`, or anywhere with a path), planned in stages,
+//! each a small module with its own tests:
+//!
+//! 1. [`raw`]: the TOML mirrored with serde, unknown keys denied, values kept with their spans.
+//! 2. [`profile`]: a named profile's replacements (`[profiles.quick]`, `--profile NAME`).
+//! 3. [`groups`]: every section's values as groups of the grid, component names checked.
+//! 4. [`cells`] and [`typing`]: the grid expanded ([`grid`]) and each cell typed against the
+//!    registry, its components checked against each other.
+//! 5. [`columns`]: the results' columns, the seeds' scopes, the metrics.
+//! 6. [`settings`]: labels and the check, and the outputs validated by name.
+//!
+//! Every stage reports a [`SpecError`] naming the key and its line. Experiments are data, not
+//! code (benchopt's rule): a user writes a sweep by editing lists. The full reference, generated
+//! from the registry, is `docs/spec.md`.
+
+pub mod cells;
+pub mod columns;
+pub mod error;
+pub mod grid;
+pub mod groups;
+pub mod profile;
+pub mod raw;
+pub mod settings;
+mod typing;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::data::Registry;
+use crate::error::{Error, Result};
+use crate::kinds::KindInfo;
+use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
+use crate::registry;
+
+pub use cells::{Cell, DatasetSource};
+pub use columns::PlannedSeed;
+pub use error::{line_of, SpecError};
+pub use groups::PlannedStep;
+pub use profile::Profile;
+pub use raw::{RawCheck, RawSpec};
+
+use error::Checker;
+
+/// The validated experiment, with a profile applied.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub name: String,
+    pub title: String,
+    pub paper: String,
+    pub source: PathBuf,
+    pub profile: Profile,
+    pub kind: &'static KindInfo,
+    /// `None`: the registry entry's default steps.
+    pub preprocess: Option<Vec<PlannedStep>>,
+    pub master_seed: u64,
+    pub repetitions: usize,
+    pub cells: Vec<Cell>,
+    /// Coordinate columns of the results, in order.
+    pub columns: Vec<String>,
+    /// The names written as lists (they enter seed keys).
+    pub axes: BTreeSet<String>,
+    pub seeds: Vec<PlannedSeed>,
+    /// Metric columns of the results, in order.
+    pub metrics: Vec<String>,
+    pub figures: Vec<RawFigure>,
+    pub tables: Vec<RawTable>,
+    pub claims: Vec<RawClaim>,
+    pub paper_values: Vec<RawPaperValue>,
+    pub check_columns: Vec<String>,
+    /// The metrics the other-seed mode tests (a subset of `check_columns`).
+    pub check_statistical: Vec<String>,
+    pub check_rtol: f64,
+    pub check_false_alarm: f64,
+    /// The spec's `[labels]`: ((column, value), label).
+    pub labels: Vec<((String, String), String)>,
+    /// The spec's `[sums]`: (metric, the metrics it adds up).
+    pub sums: Vec<(String, Vec<String>)>,
+}
+
+impl Plan {
+    /// The key a seed of `cell` at `repetition` is derived from: the seed's prefix, then
+    /// `name=value` for every axis in its scope (`n_components` written `D`, as the papers do),
+    /// then `rep=R`. Pinned by tests: changing it changes every committed result.
+    pub fn seed_key(&self, seed: &PlannedSeed, cell: &Cell, repetition: usize) -> String {
+        let mut parts: Vec<String> = seed.spec.prefix.iter().map(|p| p.to_string()).collect();
+        for axis in &seed.axes {
+            if let Some(value) = cell.get(axis) {
+                let label = if axis == "n_components" { "D" } else { axis };
+                parts.push(format!("{label}={value}"));
+            }
+        }
+        if seed.with_repetition {
+            parts.push(format!("rep={repetition}"));
+        }
+        parts.join("|")
+    }
+
+    pub fn seed(&self, column: &str, cell: &Cell, repetition: usize) -> Option<u64> {
+        self.seeds
+            .iter()
+            .find(|s| s.spec.column == column)
+            .map(|s| {
+                crate::seeds::derive_seed(self.master_seed, &self.seed_key(s, cell, repetition))
+            })
+    }
+
+    /// The columns of the results CSV (without the `[sums]`, which are computed when it is read).
+    pub fn output_columns(&self) -> Columns {
+        Columns {
+            coordinates: self.columns.clone(),
+            metrics: self.metrics.clone(),
+        }
+    }
+}
+
+impl RawSpec {
+    /// Validates the spec against the registry and `datasets` and applies `profile`: the
+    /// stages in order.
+    pub fn plan(
+        &self,
+        text: &str,
+        path: &Path,
+        profile: &Profile,
+        datasets: &Registry,
+    ) -> Result<Plan> {
+        let c = Checker { text, path };
+        let Some(kind) = registry::kind(self.kind.get_ref()) else {
+            return Err(c
+                .at_span(
+                    "kind",
+                    &self.kind.span(),
+                    format!(
+                        "unknown kind {:?}; known: {:?}",
+                        self.kind.get_ref(),
+                        registry::kind_names()
+                    ),
+                )
+                .into());
+        };
+        let overlay = profile::Overlay::new(self, c, profile)?;
+        let run = groups::run_settings(self, c, &overlay)?;
+        let grouped = groups::collect(self, c, &overlay, kind, datasets)?;
+
+        let raw_cells = cells::expand(c, kind, &grouped.groups)?;
+        let (mut columns, data_params) = columns::coordinate_columns(kind, &raw_cells);
+        let typing = cells::CellTyping {
+            c,
+            kind,
+            groups: &grouped.groups,
+            columns: &columns,
+            datasets,
+        };
+        let cells = cells::typed_cells(
+            &typing,
+            &raw_cells,
+            run.repetitions,
+            &grouped.component_repetitions,
+        )?;
+        // Columns no cell fills (a parameter of no component used) are dropped.
+        columns.retain(|col| cells.iter().any(|cell| cell.get(col).is_some()));
+
+        let axes = columns::axes(&grouped.groups);
+        let seeds = columns::seeds(c, kind, &self.seeds, &columns, &data_params, &axes)?;
+        let metrics = columns::metrics(c, kind, &cells, &columns)?;
+        let sums = columns::sums(c, &self.sums, &columns, &metrics)?;
+        self.validate_outputs(text, path, &columns, &metrics, &sums)?;
+        let labels = settings::labels(self, c, profile, &columns, &cells)?;
+        let check = settings::check(self, c, &metrics)?;
+
+        Ok(Plan {
+            name: self.name.clone(),
+            title: self.title.clone(),
+            paper: self.paper.clone(),
+            source: path.to_path_buf(),
+            profile: profile.clone(),
+            kind,
+            preprocess: grouped.preprocess,
+            master_seed: run.master_seed,
+            repetitions: run.repetitions,
+            cells,
+            columns,
+            axes,
+            seeds,
+            metrics,
+            figures: self.figures.clone(),
+            tables: self.tables.clone(),
+            claims: self.claims.clone(),
+            paper_values: self.paper_values.clone(),
+            check_columns: check.columns,
+            check_statistical: check.statistical,
+            check_rtol: check.rtol,
+            check_false_alarm: check.false_alarm,
+            labels,
+            sums,
+        })
+    }
+
+    /// Figures, tables, claims and paper values name only columns the run writes (or sums).
+    fn validate_outputs(
+        &self,
+        text: &str,
+        path: &Path,
+        columns: &[String],
+        metrics: &[String],
+        sums: &[(String, Vec<String>)],
+    ) -> Result<()> {
+        let columns = Columns {
+            coordinates: columns.to_vec(),
+            metrics: metrics
+                .iter()
+                .cloned()
+                .chain(sums.iter().map(|(name, _)| name.clone()))
+                .collect(),
+        };
+        outputs::validate(
+            &self.figures,
+            &self.tables,
+            &self.claims,
+            &self.paper_values,
+            &columns,
+            text,
+            path,
+        )
+    }
+}
+
+/// The names of the specs in `root/experiments`, sorted.
+pub fn list_experiments(root: &Path) -> Result<Vec<String>> {
+    let dir = root.join("experiments");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))? {
+        let path = entry.map_err(|e| Error::io(&dir, e))?.path();
+        if path.extension().and_then(|e| e.to_str()) == Some("toml") {
+            if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+                names.push(stem.to_string());
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Where a spec is: `NAME` in `root/experiments`, or a path to a `.toml` file anywhere.
+pub fn spec_path(root: &Path, name_or_path: &str) -> Result<PathBuf> {
+    let looks_like_path = name_or_path.ends_with(".toml") || name_or_path.contains('/');
+    if looks_like_path {
+        let path = PathBuf::from(name_or_path);
+        if !path.is_file() {
+            return Err(Error::io(
+                &path,
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such spec file"),
+            ));
+        }
+        return Ok(path);
+    }
+    let path = root
+        .join("experiments")
+        .join(format!("{name_or_path}.toml"));
+    if !path.is_file() {
+        return Err(Error::UnknownExperiment {
+            name: name_or_path.to_string(),
+            known: list_experiments(root).unwrap_or_default(),
+        });
+    }
+    Ok(path)
+}
+
+/// The profiles of a spec: the full run, then each `[profiles.NAME]` in name order.
+pub fn profiles(root: &Path, name_or_path: &str) -> Result<Vec<Profile>> {
+    let path = spec_path(root, name_or_path)?;
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let raw = RawSpec::parse(&text, &path)?;
+    let named = raw.profiles.keys().map(|name| Profile::Named(name.clone()));
+    Ok(std::iter::once(Profile::Full).chain(named).collect())
+}
+
+/// The experiment's name: `NAME` itself, or a spec file's stem.
+pub fn spec_name(root: &Path, name_or_path: &str) -> Result<String> {
+    let path = spec_path(root, name_or_path)?;
+    Ok(path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// Reads and validates a spec, `NAME` (in `root/experiments`) or a path to a file; datasets
+/// come from `root/datasets.toml`. The spec's `name` must equal its file's stem.
+pub fn load_plan(root: &Path, name_or_path: &str, profile: &Profile) -> Result<Plan> {
+    let path = spec_path(root, name_or_path)?;
+    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let raw = RawSpec::parse(&text, &path)?;
+    let datasets = Registry::from_file(&root.join("datasets.toml"))?;
+    let plan = raw.plan(&text, &path, profile, &datasets)?;
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    if plan.name != stem {
+        return Err(SpecError::whole(
+            &path,
+            format!(
+                "`name = {:?}` differs from the file name {stem:?}",
+                plan.name
+            ),
+        )
+        .into());
+    }
+    Ok(plan)
+}

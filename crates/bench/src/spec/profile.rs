@@ -1,0 +1,117 @@
+//! Stage 2: profiles. A spec's lists are its full run; a `[profiles.NAME]` table replaces some of
+//! its values by name (fewer repetitions, fewer values of D, another dataset) for a run written
+//! beside the full one as `NAME.PROFILE.csv`. `quick` is the profile CI checks; a spec may have
+//! any number of others (a stand-in dataset, a small trial).
+
+use toml::Spanned;
+
+use super::error::{Checker, SpecResult};
+use super::raw::{RawSpec, Table};
+
+/// Which values a run uses: the spec's own lists, or a named profile's replacements.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Profile {
+    Full,
+    Named(String),
+}
+
+impl Profile {
+    /// The profile CI checks against the committed `NAME.quick.csv`.
+    pub fn quick() -> Profile {
+        Profile::Named("quick".to_string())
+    }
+
+    /// `full`, or the profile's name (the CSV's `profile` column).
+    pub fn name(&self) -> &str {
+        match self {
+            Profile::Full => "full",
+            Profile::Named(name) => name,
+        }
+    }
+
+    /// `--profile NAME` as given on the command line (`full` is the spec's own lists).
+    pub fn parse(name: &str) -> Profile {
+        match name {
+            "full" => Profile::Full,
+            other => Profile::Named(other.to_string()),
+        }
+    }
+
+    /// File stem of this profile's results: `NAME` or `NAME.PROFILE`.
+    pub fn stem(&self, experiment: &str) -> String {
+        match self {
+            Profile::Full => experiment.to_string(),
+            Profile::Named(name) => format!("{experiment}.{name}"),
+        }
+    }
+}
+
+/// The profile's replacements, applied by key name when a stage reads a value.
+pub(crate) struct Overlay<'a> {
+    /// The profile's name and table (`None` for the full run).
+    profile: Option<(&'a str, &'a Table)>,
+}
+
+impl<'a> Overlay<'a> {
+    /// Checks every profile of `raw` (each replaces only values the spec sets, and its name can
+    /// be part of a file name), then selects `profile`'s.
+    pub fn new(raw: &'a RawSpec, c: Checker<'_>, profile: &Profile) -> SpecResult<Overlay<'a>> {
+        for (name, table) in &raw.profiles {
+            check_profile(raw, c, name, table)?;
+        }
+        let profile = match profile {
+            Profile::Full => None,
+            Profile::Named(name) => match raw.profiles.get_key_value(name) {
+                Some((name, table)) => Some((name.as_str(), table)),
+                None => {
+                    let known: Vec<&String> = raw.profiles.keys().collect();
+                    return Err(c.whole(format!(
+                        "profile {name:?} needs a [profiles.{name}] table; this spec's profiles: {known:?}"
+                    )));
+                }
+            },
+        };
+        Ok(Overlay { profile })
+    }
+
+    /// `section.name`'s value, or the profile's replacement, with the key to blame.
+    pub fn pick(
+        &self,
+        section: &str,
+        name: &str,
+        value: &Spanned<toml::Value>,
+    ) -> (String, Spanned<toml::Value>) {
+        match self.profile.and_then(|(p, t)| Some((p, t.get(name)?))) {
+            Some((profile, v)) => (format!("profiles.{profile}.{name}"), v.clone()),
+            None => (format!("{section}.{name}"), value.clone()),
+        }
+    }
+}
+
+fn check_profile(raw: &RawSpec, c: Checker<'_>, name: &str, table: &Table) -> SpecResult<()> {
+    let valid_name = !name.is_empty()
+        && name != "full"
+        && name
+            .chars()
+            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-' || ch == '_');
+    if !valid_name {
+        return Err(c.whole(format!(
+            "[profiles.{name}]: a profile's name is part of its results' file name: lower-case \
+             letters, digits, '-' and '_', and not \"full\" (the spec's own lists)"
+        )));
+    }
+    for (key, value) in table {
+        let known = raw.run.contains_key(key)
+            || raw.data.contains_key(key)
+            || raw.kernel.contains_key(key)
+            || raw.grid.contains_key(key);
+        if !known {
+            return Err(c.at_span(
+                &format!("profiles.{name}.{key}"),
+                &value.span(),
+                "a profile may only replace a key of [run], [data], [kernel] or [grid] that the spec sets",
+            ));
+        }
+    }
+    Ok(())
+}

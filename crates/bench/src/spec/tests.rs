@@ -1,0 +1,205 @@
+//! The stages, each on the smallest spec that shows it: a kernel-error sweep on synthetic
+//! Gaussian rows, so no dataset file is needed.
+
+use std::path::Path;
+
+use super::*;
+
+const SPEC: &str = r#"name = "demo"
+title = "demo"
+paper = "none"
+kind = "kernel-error"
+
+[data]
+dataset = "gaussian"
+n = 50
+d = [4, 8]
+
+[run]
+master_seed = 3
+repetitions = 2
+pairs = 20
+
+[kernel]
+name = "polynomial"
+degree = 2
+
+[grid]
+map = ["tensor-sketch", "random-maclaurin"]
+n_components = [16, 32]
+
+[profiles.quick]
+n_components = [16]
+
+[profiles.one-d]
+repetitions = 3
+d = [4]
+
+[check]
+columns = ["relative_error"]
+"#;
+
+fn plan_with(text: &str, profile: &Profile) -> Result<Plan> {
+    let path = Path::new("experiments/demo.toml");
+    let datasets = Registry::parse("", Path::new("datasets.toml")).unwrap();
+    RawSpec::parse(text, path)?.plan(text, path, profile, &datasets)
+}
+
+fn spec_error(text: &str, profile: &Profile) -> SpecError {
+    match plan_with(text, profile) {
+        Err(Error::Spec(e)) => e,
+        other => panic!("expected a spec error, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_full_grid_is_every_combination() {
+    let plan = plan_with(SPEC, &Profile::Full).unwrap();
+    // 2 values of d x 2 maps x 2 values of D.
+    assert_eq!(plan.cells.len(), 8);
+    assert_eq!(plan.repetitions, 2);
+    assert_eq!(
+        plan.columns,
+        [
+            "dataset",
+            "n",
+            "d",
+            "n_test",
+            "map",
+            "kernel",
+            "degree",
+            "gamma",
+            "offset",
+            "n_components",
+            "pairs"
+        ]
+    );
+    assert!(plan.axes.contains("d") && plan.axes.contains("n_components"));
+    assert!(!plan.axes.contains("n"));
+}
+
+#[test]
+fn named_profiles_replace_values_by_name() {
+    let quick = plan_with(SPEC, &Profile::quick()).unwrap();
+    assert_eq!(quick.cells.len(), 4);
+    assert_eq!(quick.profile.stem("demo"), "demo.quick");
+    let one_d = plan_with(SPEC, &Profile::Named("one-d".into())).unwrap();
+    assert_eq!(one_d.cells.len(), 4);
+    assert_eq!(one_d.repetitions, 3);
+    assert_eq!(one_d.profile.name(), "one-d");
+    assert_eq!(Profile::parse("full"), Profile::Full);
+}
+
+#[test]
+fn profile_errors_name_the_profile_and_key() {
+    let e = spec_error(SPEC, &Profile::Named("missing".into()));
+    assert!(e.key.is_none());
+    assert!(e.problem.contains("[profiles.missing]"), "{e}");
+    assert!(e.problem.contains("\"one-d\""), "{e}");
+
+    // Every profile is checked, not only the one run.
+    let text = SPEC.replace("[profiles.one-d]\n", "[profiles.one-d]\nsigma = 2\n");
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("profiles.one-d.sigma"));
+    assert_eq!(
+        e.line,
+        text.lines().position(|l| l == "sigma = 2").unwrap() + 1
+    );
+
+    let text = SPEC.replace("[profiles.one-d]", "[profiles.\"One D\"]");
+    let e = spec_error(&text, &Profile::Full);
+    assert!(e.problem.contains("file name"), "{e}");
+}
+
+#[test]
+fn a_replaced_value_is_blamed_on_the_profile() {
+    let text = SPEC.replace("repetitions = 3", "repetitions = 1");
+    let e = spec_error(&text, &Profile::Named("one-d".into()));
+    assert_eq!(e.key.as_deref(), Some("profiles.one-d.repetitions"));
+    assert!(e.problem.contains("2..=10000"), "{e}");
+    // The full run does not read the profile's value.
+    assert!(plan_with(&text, &Profile::Full).is_ok());
+}
+
+#[test]
+fn groups_refuse_duplicates_and_names_set_twice() {
+    let text = SPEC.replace("n_components = [16, 32]", "n_components = [16, 16]");
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("grid.n_components"));
+    assert!(e.problem.contains("listed twice"), "{e}");
+
+    let text = SPEC.replace("[grid]\n", "[grid]\n\"d, pairs\" = [[4, 10]]\n");
+    let e = spec_error(&text, &Profile::Full);
+    assert!(e.problem.contains("set it in one place"), "{e}");
+
+    let text = SPEC.replace("[grid]\n", "[grid]\n\"n_components, pairs\" = [[4]]\n");
+    let e = spec_error(&text, &Profile::Full);
+    assert!(e.problem.contains("entry 1 has 1 values"), "{e}");
+}
+
+#[test]
+fn cells_check_components_against_each_other() {
+    let text = SPEC.replace("\"random-maclaurin\"]", "\"rff\"]");
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("grid.map"));
+    assert!(e.problem.contains("cannot approximate"), "{e}");
+
+    let text = SPEC.replace("pairs = 20", "pairs = 20\nlambda = 1");
+    let e = spec_error(&text, &Profile::Full);
+    assert!(
+        e.problem
+            .contains("no component of this spec takes a parameter `lambda`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn seeds_follow_the_kinds_scopes_and_the_spec_s() {
+    let plan = plan_with(SPEC, &Profile::Full).unwrap();
+    let seed = |column: &str| plan.seeds.iter().find(|s| s.spec.column == column).unwrap();
+    assert_eq!(seed("seed").axes, ["d", "map", "n_components"]);
+    assert_eq!(seed("data_seed").axes, ["d"]);
+    let cell = &plan.cells[0];
+    assert_eq!(
+        plan.seed_key(seed("seed"), cell, 1),
+        format!("d=4|map={}|D=16|rep=1", cell.map.name)
+    );
+
+    let text = SPEC.replace("[check]", "[seeds]\nseed = [\"n\"]\n\n[check]");
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("seeds.seed"));
+    assert!(e.problem.contains("not an axis"), "{e}");
+}
+
+#[test]
+fn settings_check_the_check() {
+    let text = SPEC.replace(
+        "columns = [\"relative_error\"]",
+        "columns = [\"relative_eror\"]",
+    );
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("check.columns"));
+
+    let text = SPEC.replace(
+        "columns = [\"relative_error\"]",
+        "columns = [\"relative_error\"]\nrtol = 1.5",
+    );
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("check.rtol"));
+
+    let plan = plan_with(SPEC, &Profile::Full).unwrap();
+    assert_eq!(plan.check_rtol, 0.0);
+    assert_eq!(plan.check_false_alarm, 0.01);
+    assert_eq!(plan.check_statistical, ["relative_error"]);
+}
+
+#[test]
+fn errors_say_file_key_and_line() {
+    let e = SpecError::at(Path::new("x.toml"), "grid.map", 7, "bad");
+    assert_eq!(e.to_string(), "spec x.toml: key `grid.map` (line 7): bad");
+    assert_eq!(
+        SpecError::whole(Path::new("x.toml"), "bad").to_string(),
+        "spec x.toml: bad"
+    );
+    assert_eq!(line_of("a\nb\nc", &(4..5)), 3);
+}
