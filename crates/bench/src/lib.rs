@@ -9,7 +9,6 @@
 //! reference. `run` strings them together for the binary.
 
 pub mod check;
-pub mod data;
 pub mod error;
 pub mod kinds;
 pub mod memory;
@@ -21,4 +20,6 @@ pub mod seeds;
 pub mod spec;
 pub mod staging;
 
+/// The dataset layer, its own crate (`rfbench-data`); re-exported so `rfbench::data` keeps working.
+pub use rfbench_data as data;
 pub use error::{Error, Result};

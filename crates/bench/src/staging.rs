@@ -16,9 +16,10 @@
 //! ends, however it ends.
 
 use std::fs::{self, File};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+use rfbench_data::atomic::{sync_dir, temporary_file};
 
 use crate::error::{Error, Result};
 
@@ -233,47 +234,6 @@ fn check_journal_safe(path: &Path) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// A complete, synced, mode-0644 temporary file with `contents`, in `path`'s folder (created
-/// if missing), under a unique name that [`remove_stale_temporaries`] recognises.
-fn temporary_file(path: &Path, contents: &[u8]) -> std::io::Result<tempfile::TempPath> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir)?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".rfbench-{}-", std::process::id()))
-        .suffix(".tmp")
-        .tempfile_in(dir)?;
-    tmp.write_all(contents)?;
-    tmp.flush()?;
-    tmp.as_file().sync_all()?;
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))?;
-    }
-    Ok(tmp.into_temp_path())
-}
-
-/// Replaces one file atomically: a reader sees the old file or the new one, never half of one,
-/// and two processes writing it at once never share a temporary. For files outside a run's
-/// outputs (the dataset lock file, the parsed-data cache), which callers wrap in their own
-/// error type.
-pub(crate) fn replace_file(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    temporary_file(path, contents)?
-        .persist(path)
-        .map_err(|e| e.error)
-}
-
-/// Makes renames in `dir` durable where the platform allows syncing a directory; a failure
-/// only weakens durability, not atomicity.
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
 }
 
 /// Temporary files of a writer that died before renaming them (a killed run): this module's

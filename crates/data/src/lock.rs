@@ -10,7 +10,7 @@
 //! Format, one file per line: `<sha256> <dataset>/<key> <url>` (the `sha256sum` shape, plus
 //! the source), `#` comments. `key` is the file name, or `local:<path>` for a local copy.
 //! Updates are written to a uniquely named temporary file and renamed into place
-//! ([`crate::staging::replace_file`]).
+//! ([`crate::atomic::replace_file`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -91,7 +91,7 @@ impl LockFile {
         for (key, (sha, url)) in &current.entries {
             text.push_str(&format!("{sha} {key} {url}\n"));
         }
-        crate::staging::replace_file(&self.path, text.as_bytes())
+        crate::atomic::replace_file(&self.path, text.as_bytes())
             .map_err(|e| DataError::io("cannot write", &self.path, e))?;
         *self = current;
         Ok(())

@@ -612,7 +612,7 @@ fn progress_bar(enabled: bool, len: Option<u64>, file: &str) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::registry::{Format, Role, Task};
+    use crate::registry::{Format, Role, Task};
     use std::io::BufRead;
     use std::net::TcpListener;
     use std::thread::JoinHandle;
@@ -908,7 +908,7 @@ mod tests {
         fs::write(&path, b"+1 2:1\n").unwrap();
         let mut e = entry(&closed_url(), BODY);
         e.lock_file = Some(cache.path().join("datasets.lock"));
-        e.files[0].local = vec![crate::data::registry::LocalCopy {
+        e.files[0].local = vec![crate::registry::LocalCopy {
             path: path.clone(),
             sha256: None,
         }];

@@ -95,7 +95,7 @@ pub fn write(path: &Path, data: &Dataset) -> Result<()> {
 
     // A uniquely named temporary, so that two processes parsing the same files at once (two
     // runs on a fresh cache) each rename a complete file over the same, identical, result.
-    crate::staging::replace_file(path, &bytes).map_err(|e| DataError::io("cannot write", path, e))
+    crate::atomic::replace_file(path, &bytes).map_err(|e| DataError::io("cannot write", path, e))
 }
 
 /// Reads a cache file written by [`write`]; `name` becomes the dataset's name.

@@ -1,4 +1,7 @@
-//! Datasets: the registry, fetching and verifying files, parsing them, preprocessing.
+//! rfbench-data: the dataset layer of rfbench, a library of its own so that every front end (the
+//! runner, a Python package, a cluster worker) reads the same bytes the same way. The registry,
+//! fetching and verifying files, the lock file, the parsed-data cache, parsing, preprocessing and
+//! synthetic sources, with one typed error ([`DataError`]).
 //!
 //! Why it is built this way:
 //!
@@ -17,6 +20,7 @@
 //!   first, so a sweep can subsample or re-split without knowing the file layout.
 
 mod adult;
+pub mod atomic;
 mod cache;
 mod csv;
 mod error;
