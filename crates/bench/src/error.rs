@@ -9,7 +9,7 @@ use thiserror::Error;
 #[non_exhaustive]
 pub enum Error {
     #[error(transparent)]
-    Spec(#[from] crate::spec::SpecError),
+    Spec(#[from] crate::spec_error::SpecError),
     #[error("unknown experiment {name:?}; known: {}", known.join(", "))]
     UnknownExperiment { name: String, known: Vec<String> },
     #[error(transparent)]

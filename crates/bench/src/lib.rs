@@ -18,6 +18,7 @@ pub mod results;
 pub mod run;
 pub mod seeds;
 pub mod spec;
+pub mod spec_error;
 pub mod staging;
 
 /// The dataset layer, its own crate (`rfbench-data`); re-exported so `rfbench::data` keeps working.

@@ -10,7 +10,7 @@ use toml::Spanned;
 
 use super::results::Columns;
 use crate::error::{Error, Result};
-use crate::spec::{line_of, SpecError};
+use crate::spec_error::{line_of, SpecError};
 
 /// `column = value` pairs that pick cells (`where`, `select`, `left`, `right`, a paper cell's `row`).
 /// Keys keep their spans so an unknown column is reported on its own line.

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 
-use super::error::{Checker, SpecResult};
+use crate::spec_error::{Checker, SpecResult};
 use super::grid::{self, Group, RawCell};
 use super::groups::ComponentRepetitions;
 use crate::data::{Registry, Task};

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use toml::Spanned;
 
 use super::cells::{Cell, Components};
-use super::error::{Checker, SpecResult};
+use crate::spec_error::{Checker, SpecResult};
 use super::grid::{Group, RawCell};
 use crate::kinds::{KindInfo, SeedScope, SeedSpec};
 use crate::registry::{self, ParamSpec, Value};

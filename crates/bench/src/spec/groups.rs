@@ -9,7 +9,7 @@ use std::ops::Range;
 use crate::data::{Registry, Step};
 use toml::Spanned;
 
-use super::error::{line_of, Checker, SpecResult};
+use crate::spec_error::{line_of, Checker, SpecResult};
 use super::grid::{Group, Scope};
 use super::profile::Overlay;
 use super::raw::RawSpec;

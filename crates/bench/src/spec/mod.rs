@@ -15,7 +15,6 @@
 
 pub mod cells;
 pub mod columns;
-pub mod error;
 pub mod grid;
 pub mod groups;
 pub mod profile;
@@ -37,12 +36,12 @@ use crate::registry;
 
 pub use cells::{Cell, DatasetSource};
 pub use columns::PlannedSeed;
-pub use error::{line_of, SpecError};
+pub use crate::spec_error::{line_of, SpecError};
 pub use groups::PlannedStep;
 pub use profile::Profile;
 pub use raw::{RawCheck, RawSpec};
 
-use error::Checker;
+use crate::spec_error::Checker;
 
 /// The validated experiment, with a profile applied.
 #[derive(Debug, Clone)]

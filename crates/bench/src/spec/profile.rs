@@ -5,7 +5,7 @@
 
 use toml::Spanned;
 
-use super::error::{Checker, SpecResult};
+use crate::spec_error::{Checker, SpecResult};
 use super::raw::{RawSpec, Table};
 
 /// Which values a run uses: the spec's own lists, or a named profile's replacements.

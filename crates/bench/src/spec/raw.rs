@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::error::{SpecError, SpecResult};
+use crate::spec_error::{SpecError, SpecResult};
 use crate::outputs::{RawClaim, RawFigure, RawPaperValue, RawTable};
 
 /// A TOML table with its values' spans.

@@ -3,7 +3,7 @@
 //! [`crate::outputs::validate`]).
 
 use super::cells::Cell;
-use super::error::{Checker, SpecResult};
+use crate::spec_error::{Checker, SpecResult};
 use super::profile::Profile;
 use super::raw::RawSpec;
 

@@ -4,7 +4,7 @@
 //! map gives and does the dataset's task.
 
 use super::cells::{source_and_task, Cell, CellTyping};
-use super::error::{SpecError, SpecResult};
+use crate::spec_error::{SpecError, SpecResult};
 use super::grid::RawCell;
 use crate::registry::{
     self, Features, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind,

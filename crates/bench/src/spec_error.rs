@@ -1,6 +1,9 @@
 //! The one error of the spec pipeline: which file, which key on which line, and what is wrong
 //! with it. Every stage reports through [`Checker`], so a message always reads
 //! `spec PATH: key `KEY` (line N): PROBLEM`, and tests can match on the fields, not the text.
+//!
+//! A leaf module beside `spec/`, not inside it: output validation (`outputs/`) and the crate's
+//! error (`error.rs`) report through it too, and neither may import the spec pipeline back.
 
 use std::fmt;
 use std::ops::Range;
