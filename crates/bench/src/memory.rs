@@ -6,9 +6,10 @@
 //! The estimate adds the large allocations of one cell, in 8-byte values, from the sizes the
 //! plan already knows (the registry's `n` and `d`, a generator's parameters, the cell's
 //! parameters): the input rows (dense: an upper bound for sparse data), the features of the rows
-//! mapped at once, the map's own state (bounded by `D x d x degree`, Random Maclaurin's size;
-//! plus `D x D` for maps fitted on data, Nystroem's), and the learner's kernel matrix or
-//! kernel-row cache. It is meant to catch values orders of magnitude too large, not to predict
+//! mapped at once (dense, the map's output dimension wide), the map's own state, and the
+//! learner's kernel matrix or kernel-row cache. A map's output dimension and state are declared
+//! by its registry entry ([`MapSize`]: random binning's `n_grids x width` columns); this module
+//! only adds them up, and names the key at fault with the line the plan recorded for it. It is meant to catch values orders of magnitude too large, not to predict
 //! the peak to the megabyte. The limit is the machine's memory unless `--memory-limit GB`
 //! says otherwise.
 
@@ -16,7 +17,8 @@ use crate::data::Registry;
 use crate::error::Result;
 use crate::kinds::STREAM_ABOVE_BYTES;
 use crate::registry::learners::STREAM_BLOCK_ROWS;
-use crate::registry::Needs;
+use crate::registry::maps::MapSize;
+use crate::registry::{Needs, Value};
 use crate::spec::{Cell, DatasetSource, Plan, SpecError};
 use rfbench_learners::DEFAULT_MAX_KERNEL_BYTES;
 
@@ -42,10 +44,10 @@ pub fn default_limit() -> u64 {
 }
 
 /// The terms of `cell`'s estimate; `rows`, `d` the dataset's size, `rows_key` the key that sets
-/// them (`n` for a generator, `dataset` for a registry entry).
+/// them (`n` for a generator, `dataset` for a registry entry). The map's output dimension and
+/// state come from its registry entry ([`MapSize`]); this function only adds them up.
 pub fn estimate(cell: &Cell, rows: u128, d: u128, rows_key: &'static str) -> Vec<Term> {
-    let count =
-        |v: Option<&crate::registry::Value>| v.and_then(|v| v.as_usize()).map(|v| v as u128);
+    let count = |v: Option<&Value>| v.and_then(|v| v.as_usize()).map(|v| v as u128);
     let kind = |name: &str| count(cell.kind_params.get(name));
     // Rows mapped at once: the sampled pairs' rows, the Gram sample, or every row.
     let (mapped, mapped_key) = match (kind("pairs"), kind("n_samples")) {
@@ -54,79 +56,82 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128, rows_key: &'static str) -> Vec
         _ => (rows, rows_key),
     };
     let degree = count(cell.kernel_params.get("degree")).unwrap_or(1).max(1);
-    let n_components = count(cell.map_params.get("n_components"));
-    // A map without n_components (binning) writes n_grids non-zeros per row (index and value).
-    let width = n_components.or_else(|| count(cell.map_params.get("n_grids")).map(|g| 2 * g));
     let mut terms = vec![Term {
         bytes: 8 * rows * d,
         what: format!("input rows ({rows} x {d}, dense)"),
         key: rows_key,
     }];
-    if let Some(width) = width {
-        let width_key = if width > mapped {
-            "n_components"
-        } else {
-            mapped_key
-        };
-        let features = 8 * mapped * width;
-        // A learner that takes its features in blocks (ridge) gets them so above the learning
-        // kind's threshold, and keeps only Z'Z.
-        let streamed = cell.learner.is_some_and(|l| l.train_streamed.is_some())
-            && features > STREAM_ABOVE_BYTES;
-        terms.push(if streamed {
-            Term {
-                bytes: 8 * (STREAM_BLOCK_ROWS as u128) * width + 8 * width * width,
-                what: format!("features in blocks of {STREAM_BLOCK_ROWS} rows x {width}, and Z'Z"),
-                key: width_key,
-            }
-        } else {
-            Term {
-                bytes: features,
-                what: format!("features ({mapped} rows x {width})"),
-                key: width_key,
-            }
-        });
-        let mut state = 8 * width * d * degree;
-        if cell.map.fits_on_data {
-            state += 8 * width * width;
-        }
+    let size: MapSize = cell.map.size;
+    if let Some(width) = (size.output_dim)(&cell.map_params) {
+        // The parameter to blame for the output dimension: the map's largest count
+        // (n_components; width rather than n_grids for binning).
+        let dim_key = cell
+            .map
+            .params
+            .iter()
+            .filter_map(|p| Some((count(cell.map_params.get(p.name))?, p.name)))
+            .max()
+            .map_or("n_components", |(_, name)| name);
+        let width_key = if width > mapped { dim_key } else { mapped_key };
+        terms.push(features_term(cell, mapped, width, width_key));
+        let state = (size.state)(&cell.map_params, width, d, degree);
         terms.push(Term {
-            bytes: state,
-            what: format!("the map's state (bounded by D x d x degree = {width} x {d} x {degree})"),
-            key: if degree > width {
-                "degree"
-            } else {
-                "n_components"
-            },
+            bytes: 8 * state,
+            what: format!("the map's state ({state} values: D = {width}, d = {d}, degree {degree})"),
+            key: if degree > width { "degree" } else { dim_key },
         });
     }
     if let Some(learner) = cell.learner.filter(|l| l.needs == Needs::Kernel) {
-        match count(cell.learner_params.get("cache_mb")) {
-            Some(mb) => terms.push(Term {
-                bytes: mb << 20,
-                what: format!("the kernel-row cache ({mb} MiB)"),
-                key: "cache_mb",
-            }),
-            // The full kernel matrix is capped by the learner itself: above its cap the cell
-            // is skipped with that reason, so the cap is what it can allocate.
-            None => terms.push(Term {
-                bytes: (8 * rows * rows).min(DEFAULT_MAX_KERNEL_BYTES),
-                what: format!(
-                    "the {} kernel matrix ({rows} x {rows}, at most {} GiB)",
-                    learner.name,
-                    DEFAULT_MAX_KERNEL_BYTES >> 30
-                ),
-                key: rows_key,
-            }),
-        }
+        terms.push(kernel_term(cell, learner.name, rows, rows_key));
     }
     terms
+}
+
+/// The features of the `mapped` rows, `width` dense columns: all at once, or, for a learner that
+/// takes them in blocks (ridge) above the learning kind's threshold, one block and `Z'Z`.
+fn features_term(cell: &Cell, mapped: u128, width: u128, key: &'static str) -> Term {
+    let features = 8 * mapped * width;
+    let streamed =
+        cell.learner.is_some_and(|l| l.train_streamed.is_some()) && features > STREAM_ABOVE_BYTES;
+    if streamed {
+        Term {
+            bytes: 8 * (STREAM_BLOCK_ROWS as u128) * width + 8 * width * width,
+            what: format!("features in blocks of {STREAM_BLOCK_ROWS} rows x {width}, and Z'Z"),
+            key,
+        }
+    } else {
+        Term {
+            bytes: features,
+            what: format!("features ({mapped} rows x {width})"),
+            key,
+        }
+    }
+}
+
+/// A kernel learner's kernel-row cache, or its full kernel matrix (capped by the learner
+/// itself: above its cap the cell is skipped with that reason, so the cap is what it can
+/// allocate).
+fn kernel_term(cell: &Cell, learner: &str, rows: u128, rows_key: &'static str) -> Term {
+    match cell.learner_params.get("cache_mb").and_then(|v| v.as_usize()) {
+        Some(mb) => Term {
+            bytes: (mb as u128) << 20,
+            what: format!("the kernel-row cache ({mb} MiB)"),
+            key: "cache_mb",
+        },
+        None => Term {
+            bytes: (8 * rows * rows).min(DEFAULT_MAX_KERNEL_BYTES),
+            what: format!(
+                "the {learner} kernel matrix ({rows} x {rows}, at most {} GiB)",
+                DEFAULT_MAX_KERNEL_BYTES >> 30
+            ),
+            key: rows_key,
+        },
+    }
 }
 
 /// Refuses the plan when a cell's estimate exceeds `limit` bytes: the error names the key that
 /// drives the largest term, with its line in the spec, the cell and the estimate.
 pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
-    let text = std::fs::read_to_string(&plan.source).unwrap_or_default();
     for cell in &plan.cells {
         let (rows, d, rows_key) = match cell.source {
             DatasetSource::Synthetic(_) => {
@@ -170,28 +175,26 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
                 .find_map(|p| p.get(largest.key).map(|v| v.to_string()))
             })
             .unwrap_or_else(|| "?".into());
-        let line = key_line(&text, largest.key)
-            .map(|l| format!(" (line {l})"))
-            .unwrap_or_default();
         let parts: Vec<String> = terms
             .iter()
             .filter(|t| t.bytes > 0)
             .map(|t| format!("{} {}", gb(t.bytes), t.what))
             .collect();
-        return Err(SpecError::whole(
-            &plan.source,
-            format!(
-                "`{} = {value}`{line}: the cell with map = {}, dataset = {} would need about \
-                 {} ({}), above the memory limit of {} (this machine's memory unless \
-                 --memory-limit GB says otherwise)",
-                largest.key,
-                cell.map.name,
-                cell.dataset,
-                gb(total),
-                parts.join(" + "),
-                gb(limit as u128),
-            ),
-        )
+        let problem = format!(
+            "`{} = {value}`: the cell with map = {}, dataset = {} would need about {} ({}), \
+             above the memory limit of {} (this machine's memory unless --memory-limit GB says \
+             otherwise)",
+            largest.key,
+            cell.map.name,
+            cell.dataset,
+            gb(total),
+            parts.join(" + "),
+            gb(limit as u128),
+        );
+        return Err(match plan.written_at.get(largest.key) {
+            Some((key, line)) => SpecError::at(&plan.source, key, *line, problem),
+            None => SpecError::whole(&plan.source, problem),
+        }
         .into());
     }
     Ok(())
@@ -202,36 +205,5 @@ fn gb(bytes: u128) -> String {
         format!("{:.1} MB", bytes as f64 / 1e6)
     } else {
         format!("{:.1} GB", bytes as f64 / 1e9)
-    }
-}
-
-/// The line of the first `key = ...` (or a zipped `"a, key" = ...`) in the spec's text.
-fn key_line(text: &str, key: &str) -> Option<usize> {
-    text.lines()
-        .position(|line| {
-            let line = line.trim_start();
-            let Some((lhs, _)) = line.split_once('=') else {
-                return false;
-            };
-            !line.starts_with('#')
-                && lhs
-                    .trim()
-                    .trim_matches('"')
-                    .split(',')
-                    .any(|name| name.trim() == key)
-        })
-        .map(|i| i + 1)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn key_lines() {
-        let text = "# n_components = 1\n[grid]\n\"map, n_components\" = [[\"rff\", 5]]\nn = 3\n";
-        assert_eq!(key_line(text, "n_components"), Some(3));
-        assert_eq!(key_line(text, "n"), Some(4));
-        assert_eq!(key_line(text, "degree"), None);
     }
 }

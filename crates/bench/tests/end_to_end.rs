@@ -920,13 +920,13 @@ fn cells_that_cannot_fit_in_memory_are_refused_before_running() {
         (
             "n_components = [64, 128]",
             "n_components = [64, 200000000]",
-            ["`n_components = 200000000` (line 23)", "features"],
+            ["(line 23): `n_components = 200000000`", "features"],
         ),
         (
             "pairs = 300",
             "pairs = 2000000000",
             [
-                "`pairs = 2000000000` (line 14)",
+                "(line 14): `pairs = 2000000000`",
                 "features (4000000000 rows",
             ],
         ),
@@ -956,4 +956,40 @@ fn cells_that_cannot_fit_in_memory_are_refused_before_running() {
         .to_string();
     assert!(err.contains("above the memory limit of 0.1 MB"), "{err}");
     reproduce("kernel-error-demo", &Profile::quick(), &options).unwrap();
+}
+
+/// Random binning's features are `n_grids x width` dense columns (the registry entry says so),
+/// so its default width of 2^20 is refused on the width, with ridge's `Z'Z` of
+/// (30 x 2^20)^2 values: the allocation the run would make (7.9 PB). A small width passes.
+#[test]
+fn random_binning_is_estimated_on_its_width() {
+    let (_dir, options) = workspace();
+    let path = options.root.join("experiments/bandwidth-cv-demo.toml");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let binning = original
+        .replace(
+            "name = \"gaussian\"\nsigma = [{ cv = [0.01, 2.0, 4.0, 1000.0], folds = 3 }, { cv = [0.01, 0.02], folds = 3 }]",
+            "name = \"laplacian\"\nsigma = 2.0",
+        )
+        .replace(
+            "\"map, learner\" = [[\"rff\", \"ridge\"], [\"exact\", \"kernel-svm\"]]\nn_components = 200",
+            "map = \"random-binning\"\nlearner = \"ridge\"\nn_grids = 30",
+        )
+        .replace("columns = [\"accuracy\", \"sigma_used\", \"sigma_at_edge\"]", "columns = [\"accuracy\"]");
+    assert!(binning.contains("random-binning") && binning.contains("laplacian"));
+    std::fs::write(&path, &binning).unwrap();
+    let err = reproduce("bandwidth-cv-demo", &Profile::Full, &options)
+        .unwrap_err()
+        .to_string();
+    let d = 30u128 << 20;
+    let term = format!(
+        "{:.1} GB features in blocks of 4096 rows x {d}, and Z'Z",
+        (8 * 4096 * d + 8 * d * d) as f64 / 1e9
+    );
+    for needle in ["`width = 1048576`", &term[..]] {
+        assert!(err.contains(needle), "expected {needle:?} in: {err}");
+    }
+    std::fs::write(&path, binning.replace("n_grids = 30", "n_grids = 30\nwidth = 16")).unwrap();
+    reproduce("bandwidth-cv-demo", &Profile::Full, &options).unwrap();
+    std::fs::write(&path, &original).unwrap();
 }

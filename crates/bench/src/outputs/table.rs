@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::results::{CellValue, Coordinates, Results, Skipped, Stats};
+use super::results::{CellStats, CellValue, Coordinates, Results, Skipped, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, selects, Labels, RenderContext};
 use crate::error::{Error, Result};
@@ -224,6 +224,20 @@ fn escape(text: &str) -> String {
     text.replace('|', "\\|")
 }
 
+/// A cell's place: its values of the `rows` coordinates, then of the `columns` coordinates.
+type At = (Vec<CellValue>, Vec<CellValue>);
+
+/// The table before it is written: our cells and the paper's, by place, and the row and column
+/// keys in order (ours plus any the paper has and we do not).
+struct Layout<'a> {
+    row_columns: Vec<String>,
+    column_columns: Vec<String>,
+    cells: BTreeMap<At, Cell<'a>>,
+    paper: BTreeMap<At, String>,
+    row_keys: BTreeSet<Vec<CellValue>>,
+    column_keys: BTreeSet<Vec<CellValue>>,
+}
+
 /// The table as Markdown: a heading, the profile note, then the table.
 pub(super) fn render(
     results: &Results,
@@ -231,14 +245,6 @@ pub(super) fn render(
     ctx: &RenderContext,
     key: &str,
 ) -> Result<String> {
-    let labels: &Labels = &ctx.labels;
-    let row_columns: Vec<String> = spec
-        .rows
-        .get_ref()
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect();
-    let column_columns: Vec<String> = spec.columns.iter().map(|r| r.get_ref().clone()).collect();
     let pieces = parse_template(
         spec.format
             .as_ref()
@@ -248,33 +254,55 @@ pub(super) fn render(
         path: results.path.clone(),
         message: format!("{key}.format: {e}"),
     })?;
-    let other_metrics: BTreeSet<String> = pieces
+    let summary = results.summarise(spec.value.get_ref());
+    let others = other_metrics(results, &pieces);
+    let mut layout = place_ours(results, spec, &summary, key)?;
+    layout.place_paper(spec);
+    Ok(layout.markdown(spec, ctx, &pieces, &others))
+}
+
+/// The statistics, by metric and cell, of the other metrics the cell template names
+/// (`{train_seconds.mean:.1}`).
+fn other_metrics(
+    results: &Results,
+    pieces: &[Piece],
+) -> BTreeMap<String, BTreeMap<Coordinates, Option<Stats>>> {
+    let names: BTreeSet<String> = pieces
         .iter()
         .filter_map(|p| match p {
             Piece::Field { name, .. } => name.rsplit_once('.').map(|(m, _)| m.to_string()),
             Piece::Literal(_) => None,
         })
         .collect();
-    let summary = results.summarise(spec.value.get_ref());
-    let others: BTreeMap<&String, BTreeMap<Coordinates, Option<Stats>>> = other_metrics
-        .iter()
+    names
+        .into_iter()
         .map(|m| {
             let by_cell = results
-                .summarise(m)
+                .summarise(&m)
                 .into_iter()
                 .map(|c| (c.coordinates, c.stats))
                 .collect();
             (m, by_cell)
         })
-        .collect();
-    let values = |k: &Coordinates, columns: &[String]| -> Vec<CellValue> {
-        columns
-            .iter()
-            .map(|c| k.get(c).cloned().unwrap_or(CellValue::Empty))
-            .collect()
-    };
+        .collect()
+}
 
-    let mut cells: BTreeMap<(Vec<CellValue>, Vec<CellValue>), Cell> = BTreeMap::new();
+/// Our cells (those the table's `where` selects) by place; two in one place is an error naming
+/// the coordinates they differ in.
+fn place_ours<'a>(
+    results: &Results,
+    spec: &RawTable,
+    summary: &'a [CellStats],
+    key: &str,
+) -> Result<Layout<'a>> {
+    let row_columns: Vec<String> = spec
+        .rows
+        .get_ref()
+        .iter()
+        .map(|r| r.get_ref().clone())
+        .collect();
+    let column_columns: Vec<String> = spec.columns.iter().map(|r| r.get_ref().clone()).collect();
+    let mut cells: BTreeMap<At, Cell> = BTreeMap::new();
     for c in summary
         .iter()
         .filter(|c| selects(&c.coordinates, &spec.filter))
@@ -305,137 +333,186 @@ pub(super) fn render(
             });
         }
     }
+    let row_keys = cells.keys().map(|k| k.0.clone()).collect();
+    let column_keys = cells.keys().map(|k| k.1.clone()).collect();
+    Ok(Layout {
+        row_columns,
+        column_columns,
+        cells,
+        paper: BTreeMap::new(),
+        row_keys,
+        column_keys,
+    })
+}
 
-    // Rows and columns: ours, plus any the paper has and we do not.
-    let mut row_keys: BTreeSet<Vec<CellValue>> = cells.keys().map(|k| k.0.clone()).collect();
-    let mut column_keys: BTreeSet<Vec<CellValue>> = cells.keys().map(|k| k.1.clone()).collect();
-    let resolve = |keys: &BTreeSet<Vec<CellValue>>, columns: &[String], selector: &RawSelector| {
-        let named = |c: &String| {
-            selector
-                .iter()
-                .find(|(k, _)| k.get_ref() == c)
-                .map(|(_, v)| v.get_ref())
-        };
-        keys.iter()
-            .find(|key| {
-                columns
-                    .iter()
-                    .zip(key.iter())
-                    .all(|(c, v)| named(c).is_some_and(|s| v.matches(s)))
-            })
-            .cloned()
-            .unwrap_or_else(|| {
-                columns
-                    .iter()
-                    .map(|c| named(c).map_or(CellValue::Empty, CellValue::from_selector))
-                    .collect()
-            })
+/// A cell's values of `columns` (empty where it has none).
+fn values(k: &Coordinates, columns: &[String]) -> Vec<CellValue> {
+    columns
+        .iter()
+        .map(|c| k.get(c).cloned().unwrap_or(CellValue::Empty))
+        .collect()
+}
+
+/// The key among `keys` that `selector` names, or a new one made from the selector's values.
+fn resolve(
+    keys: &BTreeSet<Vec<CellValue>>,
+    columns: &[String],
+    selector: &RawSelector,
+) -> Vec<CellValue> {
+    let named = |c: &String| {
+        selector
+            .iter()
+            .find(|(k, _)| k.get_ref() == c)
+            .map(|(_, v)| v.get_ref())
     };
-    let mut paper: BTreeMap<(Vec<CellValue>, Vec<CellValue>), String> = BTreeMap::new();
-    for p in &spec.paper {
-        let row = resolve(&row_keys, &row_columns, p.row.get_ref());
-        let no_columns = RawSelector::new();
-        let column_selector = p.column.as_ref().map_or(&no_columns, |c| c.get_ref());
-        let column = resolve(&column_keys, &column_columns, column_selector);
-        row_keys.insert(row.clone());
-        column_keys.insert(column.clone());
-        let text = match p.value.get_ref() {
-            toml::Value::String(s) => s.clone(),
-            other => other.to_string(),
-        };
-        paper.insert((row, column), text);
+    keys.iter()
+        .find(|key| {
+            columns
+                .iter()
+                .zip(key.iter())
+                .all(|(c, v)| named(c).is_some_and(|s| v.matches(s)))
+        })
+        .cloned()
+        .unwrap_or_else(|| {
+            columns
+                .iter()
+                .map(|c| named(c).map_or(CellValue::Empty, CellValue::from_selector))
+                .collect()
+        })
+}
+
+impl Layout<'_> {
+    /// The paper's numbers, each at the place its selectors name (a new row or column where we
+    /// have none).
+    fn place_paper(&mut self, spec: &RawTable) {
+        for p in &spec.paper {
+            let row = resolve(&self.row_keys, &self.row_columns, p.row.get_ref());
+            let no_columns = RawSelector::new();
+            let column_selector = p.column.as_ref().map_or(&no_columns, |c| c.get_ref());
+            let column = resolve(&self.column_keys, &self.column_columns, column_selector);
+            self.row_keys.insert(row.clone());
+            self.column_keys.insert(column.clone());
+            let text = match p.value.get_ref() {
+                toml::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            self.paper.insert((row, column), text);
+        }
     }
 
-    let mut out = String::new();
-    let title = spec
-        .title
-        .clone()
-        .unwrap_or_else(|| format!("{}: {}", ctx.title, spec.value.get_ref()));
-    out.push_str(&format!("## {title}\n\n"));
-    if !ctx.profile_note.is_empty() {
-        out.push_str(&format!("_{}_\n\n", ctx.profile_note));
-    }
-    let label_of = |columns: &[String], key: &[CellValue]| -> String {
-        let coordinates: Coordinates = columns.iter().cloned().zip(key.iter().cloned()).collect();
-        labels.join(columns, &coordinates)
-    };
-    let mut header: Vec<String> = row_columns.clone();
-    if column_columns.is_empty() {
-        header.push(spec.value.get_ref().clone());
-    } else {
-        header.extend(column_keys.iter().map(|k| label_of(&column_columns, k)));
-    }
-    let line = |parts: &[String]| {
-        format!(
-            "| {} |\n",
-            parts
+    fn markdown(
+        &self,
+        spec: &RawTable,
+        ctx: &RenderContext,
+        pieces: &[Piece],
+        others: &BTreeMap<String, BTreeMap<Coordinates, Option<Stats>>>,
+    ) -> String {
+        let labels: &Labels = &ctx.labels;
+        let mut out = String::new();
+        let title = spec
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{}: {}", ctx.title, spec.value.get_ref()));
+        out.push_str(&format!("## {title}\n\n"));
+        if !ctx.profile_note.is_empty() {
+            out.push_str(&format!("_{}_\n\n", ctx.profile_note));
+        }
+        let mut header: Vec<String> = self.row_columns.clone();
+        if self.column_columns.is_empty() {
+            header.push(spec.value.get_ref().clone());
+        } else {
+            header.extend(self.column_keys.iter().map(|k| {
+                let coordinates: Coordinates =
+                    self.column_columns.iter().cloned().zip(k.iter().cloned()).collect();
+                labels.join(&self.column_columns, &coordinates)
+            }));
+        }
+        out.push_str(&line(&header));
+        out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+        // Skip reasons (long: a URL and what to do) are numbered notes under the table.
+        let mut notes = Notes::default();
+        for row in &self.row_keys {
+            let mut parts: Vec<String> = self
+                .row_columns
                 .iter()
-                .map(|p| escape(p))
-                .collect::<Vec<_>>()
-                .join(" | ")
-        )
-    };
-    out.push_str(&line(&header));
-    out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
-    // Skip reasons (long: a URL and what to do) are numbered notes under the table.
-    let mut reasons: Vec<String> = Vec::new();
-    let mut note = |reason: &str| -> usize {
-        match reasons.iter().position(|r| r == reason) {
-            Some(i) => i + 1,
-            None => {
-                reasons.push(reason.to_string());
-                reasons.len()
+                .zip(row)
+                .map(|(c, v)| match v {
+                    CellValue::Empty => "—".to_string(),
+                    v => labels.label(c, v),
+                })
+                .collect();
+            for column in &self.column_keys {
+                let at = (row.clone(), column.clone());
+                let ours = match self.cells.get(&at) {
+                    None => "—".to_string(),
+                    Some(cell) => cell_text(cell, pieces, others, &mut notes),
+                };
+                parts.push(match self.paper.get(&at) {
+                    Some(p) => format!("{ours} (paper {p})"),
+                    None => ours,
+                });
+            }
+            out.push_str(&line(&parts));
+        }
+        if !notes.0.is_empty() {
+            out.push('\n');
+            for (i, reason) in notes.0.iter().enumerate() {
+                out.push_str(&format!("[{}] {}\n", i + 1, escape(reason)));
             }
         }
-    };
-    for row in &row_keys {
-        let mut parts: Vec<String> = row_columns
+        out
+    }
+}
+
+/// One Markdown table line.
+fn line(parts: &[String]) -> String {
+    format!(
+        "| {} |\n",
+        parts
             .iter()
-            .zip(row)
-            .map(|(c, v)| match v {
-                CellValue::Empty => "—".to_string(),
-                v => labels.label(c, v),
-            })
-            .collect();
-        for column in &column_keys {
-            let at = (row.clone(), column.clone());
-            let ours = match cells.get(&at) {
-                None => "—".to_string(),
-                Some(cell) => {
-                    let other_stats: BTreeMap<String, Option<Stats>> = others
-                        .iter()
-                        .map(|(m, by_cell)| {
-                            (
-                                (*m).clone(),
-                                by_cell.get(cell.coordinates).copied().flatten(),
-                            )
-                        })
-                        .collect();
-                    match (&cell.stats, cell.skipped) {
-                        (Some(s), None) => format_cell(&pieces, s, &other_stats),
-                        (Some(s), Some(skip)) => format!(
-                            "{} ({} skipped [{}])",
-                            format_cell(&pieces, s, &other_stats),
-                            skip.repetitions,
-                            note(&skip.reason)
-                        ),
-                        (None, Some(skip)) => format!("skipped [{}]", note(&skip.reason)),
-                        (None, None) => "—".to_string(),
-                    }
-                }
-            };
-            parts.push(match paper.get(&at) {
-                Some(p) => format!("{ours} (paper {p})"),
-                None => ours,
-            });
-        }
-        out.push_str(&line(&parts));
-    }
-    if !reasons.is_empty() {
-        out.push('\n');
-        for (i, reason) in reasons.iter().enumerate() {
-            out.push_str(&format!("[{}] {}\n", i + 1, escape(reason)));
+            .map(|p| escape(p))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    )
+}
+
+/// Skip reasons in order of first use; a reason's note number is its place, from 1.
+#[derive(Default)]
+struct Notes(Vec<String>);
+
+impl Notes {
+    fn number(&mut self, reason: &str) -> usize {
+        match self.0.iter().position(|r| r == reason) {
+            Some(i) => i + 1,
+            None => {
+                self.0.push(reason.to_string());
+                self.0.len()
+            }
         }
     }
-    Ok(out)
+}
+
+/// Our text for one table cell: its statistics formatted, and how many repetitions were
+/// skipped with a note number for why.
+fn cell_text(
+    cell: &Cell,
+    pieces: &[Piece],
+    others: &BTreeMap<String, BTreeMap<Coordinates, Option<Stats>>>,
+    notes: &mut Notes,
+) -> String {
+    let other_stats: BTreeMap<String, Option<Stats>> = others
+        .iter()
+        .map(|(m, by_cell)| (m.clone(), by_cell.get(cell.coordinates).copied().flatten()))
+        .collect();
+    match (&cell.stats, cell.skipped) {
+        (Some(s), None) => format_cell(pieces, s, &other_stats),
+        (Some(s), Some(skip)) => format!(
+            "{} ({} skipped [{}])",
+            format_cell(pieces, s, &other_stats),
+            skip.repetitions,
+            notes.number(&skip.reason)
+        ),
+        (None, Some(skip)) => format!("skipped [{}]", notes.number(&skip.reason)),
+        (None, None) => "—".to_string(),
+    }
 }

@@ -47,7 +47,68 @@ pub struct MapInfo {
     /// Whether fitting looks at the training rows (Nystroem's landmarks, PRFF's optimisation).
     pub fits_on_data: bool,
     pub features: Features,
+    /// What the memory estimate needs to know of it ([`crate::memory`] only adds these up).
+    pub size: MapSize,
 }
+
+/// A map's sizes, from its parameters (defaults filled), in 8-byte values.
+#[derive(Clone, Copy)]
+pub struct MapSize {
+    /// The columns of its (dense) features; `None` for `exact` and `none`, which make none.
+    pub output_dim: fn(&ParamValues) -> Option<u128>,
+    /// The values of its own state, given its parameters, its output dimension, the input dimension `d` and the
+    /// kernel's degree (1 for kernels without one).
+    pub state: fn(params: &ParamValues, output_dim: u128, d: u128, degree: u128) -> u128,
+}
+
+fn param(params: &ParamValues, name: &str) -> Option<u128> {
+    params.get(name).and_then(|v| v.as_usize()).map(|v| v as u128)
+}
+
+/// `n_components` columns; a `D x d` projection (RFF, ORF, PRFF's frequencies).
+const PROJECTION: MapSize = MapSize {
+    output_dim: |p| param(p, "n_components"),
+    state: |_, dim, d, _| dim * d,
+};
+
+/// Random Maclaurin: up to `degree` sign vectors of length `d` per feature (a bound: the
+/// number of factors per feature is random, its mean below 1).
+const PRODUCTS: MapSize = MapSize {
+    output_dim: |p| param(p, "n_components"),
+    state: |_, dim, d, degree| dim * d * degree,
+};
+
+/// Tensor Sketch: `degree` count sketches (a hash and a sign per input coordinate).
+const SKETCHES: MapSize = MapSize {
+    output_dim: |p| param(p, "n_components"),
+    state: |_, _, d, degree| 2 * d * degree,
+};
+
+/// SORF, Fastfood: a few diagonals of the padded dimension per block of `D` (a bound of 4 per
+/// column and input coordinate's block).
+const STRUCTURED: MapSize = MapSize {
+    output_dim: |p| param(p, "n_components"),
+    state: |_, dim, d, _| 4 * (dim + d),
+};
+
+/// Nystroem: the landmarks (`D x d`) and the `D x D` normalisation.
+const LANDMARKS: MapSize = MapSize {
+    output_dim: |p| param(p, "n_components"),
+    state: |_, dim, d, _| dim * d + dim * dim,
+};
+
+/// Random binning: `P` grids of `width` hashed columns each, dense as every map's features
+/// (`P x width` columns); each grid keeps a shift and a pitch per input coordinate.
+const BINNING: MapSize = MapSize {
+    output_dim: |p| Some(param(p, "n_grids")? * param(p, "width")?),
+    state: |p, _, d, _| 2 * d * param(p, "n_grids").unwrap_or(1),
+};
+
+/// No features (`exact`, `none`).
+const NO_FEATURES: MapSize = MapSize {
+    output_dim: |_| None,
+    state: |_, _, _, _| 0,
+};
 
 const N_COMPONENTS: ParamSpec = count(
     "n_components",
@@ -195,6 +256,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: POLY,
         fits_on_data: false,
         features: Features::Map(tensor_sketch),
+        size: SKETCHES,
     },
     MapInfo {
         name: "random-maclaurin",
@@ -205,6 +267,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: POLY,
         fits_on_data: false,
         features: Features::Map(random_maclaurin),
+        size: PRODUCTS,
     },
     MapInfo {
         name: "random-maclaurin-h01",
@@ -215,6 +278,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: POLY,
         fits_on_data: false,
         features: Features::Map(random_maclaurin_h01),
+        size: PRODUCTS,
     },
     MapInfo {
         name: "rff",
@@ -225,6 +289,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: SHIFT,
         fits_on_data: false,
         features: Features::Map(rff),
+        size: PROJECTION,
     },
     MapInfo {
         name: "orf",
@@ -235,6 +300,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: RADIAL,
         fits_on_data: false,
         features: Features::Map(orf),
+        size: PROJECTION,
     },
     MapInfo {
         name: "sorf",
@@ -245,6 +311,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["gaussian"],
         fits_on_data: false,
         features: Features::Map(sorf),
+        size: STRUCTURED,
     },
     MapInfo {
         name: "fastfood",
@@ -255,6 +322,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: RADIAL,
         fits_on_data: false,
         features: Features::Map(fastfood),
+        size: STRUCTURED,
     },
     MapInfo {
         name: "fastfood-fft",
@@ -265,6 +333,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: RADIAL,
         fits_on_data: false,
         features: Features::Map(fastfood_fft),
+        size: STRUCTURED,
     },
     MapInfo {
         name: "random-binning",
@@ -278,6 +347,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["laplacian"],
         fits_on_data: false,
         features: Features::Map(random_binning),
+        size: BINNING,
     },
     MapInfo {
         name: "nystroem",
@@ -291,6 +361,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
         fits_on_data: true,
         features: Features::Map(nystroem),
+        size: LANDMARKS,
     },
     MapInfo {
         name: "prff",
@@ -308,6 +379,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["gaussian"],
         fits_on_data: true,
         features: Features::Map(prff),
+        size: PROJECTION,
     },
     MapInfo {
         name: "exact",
@@ -318,6 +390,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
         fits_on_data: false,
         features: Features::Exact,
+        size: NO_FEATURES,
     },
     MapInfo {
         name: "none",
@@ -328,5 +401,6 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &[],
         fits_on_data: false,
         features: Features::Raw,
+        size: NO_FEATURES,
     },
 ];

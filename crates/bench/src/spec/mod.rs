@@ -25,7 +25,7 @@ mod typing;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::data::Registry;
@@ -77,6 +77,9 @@ pub struct Plan {
     pub labels: Vec<((String, String), String)>,
     /// The spec's `[sums]`: (metric, the metrics it adds up).
     pub sums: Vec<(String, Vec<String>)>,
+    /// Where each parameter's value is written: name -> (its key in the spec, its line), the
+    /// first place it is set; for errors found after planning (the memory estimate).
+    pub written_at: BTreeMap<String, (String, usize)>,
 }
 
 impl Plan {
@@ -168,6 +171,12 @@ impl RawSpec {
         self.validate_outputs(text, path, &columns, &metrics, &sums)?;
         let labels = settings::labels(self, c, profile, &columns, &cells)?;
         let check = settings::check(self, c, &metrics)?;
+        let written_at = grouped
+            .groups
+            .iter()
+            .rev()
+            .flat_map(|g| g.names.iter().map(move |n| (n.clone(), (g.key.clone(), g.line))))
+            .collect();
 
         Ok(Plan {
             name: self.name.clone(),
@@ -194,6 +203,7 @@ impl RawSpec {
             check_false_alarm: check.false_alarm,
             labels,
             sums,
+            written_at,
         })
     }
 
