@@ -21,6 +21,6 @@ pub mod spec;
 pub mod spec_error;
 pub mod staging;
 
+pub use error::{Error, Result};
 /// The dataset layer, its own crate (`rfbench-data`); re-exported so `rfbench::data` keeps working.
 pub use rfbench_data as data;
-pub use error::{Error, Result};

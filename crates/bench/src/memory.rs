@@ -77,7 +77,9 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128, rows_key: &'static str) -> Vec
         let state = (size.state)(&cell.map_params, width, d, degree);
         terms.push(Term {
             bytes: 8 * state,
-            what: format!("the map's state ({state} values: D = {width}, d = {d}, degree {degree})"),
+            what: format!(
+                "the map's state ({state} values: D = {width}, d = {d}, degree {degree})"
+            ),
             key: if degree > width { "degree" } else { dim_key },
         });
     }
@@ -112,7 +114,11 @@ fn features_term(cell: &Cell, mapped: u128, width: u128, key: &'static str) -> T
 /// itself: above its cap the cell is skipped with that reason, so the cap is what it can
 /// allocate).
 fn kernel_term(cell: &Cell, learner: &str, rows: u128, rows_key: &'static str) -> Term {
-    match cell.learner_params.get("cache_mb").and_then(|v| v.as_usize()) {
+    match cell
+        .learner_params
+        .get("cache_mb")
+        .and_then(|v| v.as_usize())
+    {
         Some(mb) => Term {
             bytes: (mb as u128) << 20,
             what: format!("the kernel-row cache ({mb} MiB)"),

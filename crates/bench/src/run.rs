@@ -18,7 +18,7 @@ use rfbench_maps::Kernel;
 use crate::check::{self, CheckReport};
 use crate::data::{self, distance_percentile, DataError, Prepared, Step};
 use crate::error::{Error, Result};
-use crate::kinds::{train_rows, CellContext, CellOutcome, KernelSearch};
+use crate::kinds::{self, train_rows, CellContext, CellOutcome, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::registry::{self, BandwidthSearch, ParamValues, Value};
@@ -294,7 +294,7 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
                     kernel,
                     kernel_search,
                 };
-                match (plan.kind.run)(&ctx)? {
+                match kinds::runner(plan.kind)(&ctx)? {
                     CellOutcome::Done(mut metrics) => {
                         metrics.extend(used);
                         CellOutcome::Done(metrics)

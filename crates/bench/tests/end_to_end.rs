@@ -989,7 +989,11 @@ fn random_binning_is_estimated_on_its_width() {
     for needle in ["`width = 1048576`", &term[..]] {
         assert!(err.contains(needle), "expected {needle:?} in: {err}");
     }
-    std::fs::write(&path, binning.replace("n_grids = 30", "n_grids = 30\nwidth = 16")).unwrap();
+    std::fs::write(
+        &path,
+        binning.replace("n_grids = 30", "n_grids = 30\nwidth = 16"),
+    )
+    .unwrap();
     reproduce("bandwidth-cv-demo", &Profile::Full, &options).unwrap();
     std::fs::write(&path, &original).unwrap();
 }

@@ -19,45 +19,11 @@ use ndarray::{s, Array2};
 use rayon::prelude::*;
 use rfbench_maps::{CsrMatrix, Kernel, Rows};
 
-use super::{CellContext, CellOutcome, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED};
+use super::{CellContext, CellOutcome};
 use crate::data::subsample_indices;
 use crate::error::Result;
-use crate::registry::params::count;
 
 const BLOCK: usize = 1024;
-
-pub const KIND: KindInfo = KindInfo {
-    name: "gram-error",
-    doc: "The Gram matrix Z Z' of n_samples training rows against the exact kernel matrix, \
-          block-wise: mean squared error over all entries (PRFF Figs. 1-2), relative Frobenius \
-          error, max absolute error, bias.",
-    params: &[count(
-        "n_samples",
-        None,
-        "rows sampled from the training rows",
-    )],
-    metrics: &[
-        "gram_mse",
-        "relative_frobenius",
-        "max_abs_error",
-        "bias",
-        "map_seconds",
-    ],
-    seeds: &[
-        MAP_SEED,
-        SeedSpec {
-            column: "sample_seed",
-            prefix: Some("sample"),
-            scope: SeedScope::Data { repetition: true },
-            doc: "which rows: the dataset's axes and the repetition (the same rows for every map)",
-        },
-        DATA_SEED,
-    ],
-    uses_learner: false,
-    needs_feature_map: true,
-    parallel_cells: false,
-    run,
-};
 
 /// Sums over the entries of `Z Z' - K` (with weights: off-diagonal blocks count twice).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -119,7 +85,7 @@ pub fn gram_error(features: &Array2<f64>, x: &CsrMatrix, kernel: &Kernel) -> Gra
     total
 }
 
-fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
+pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let n_train = ctx.data.n_train;
     let n_samples = ctx.cell.kind_params.usize("n_samples");
     if n_samples > n_train {

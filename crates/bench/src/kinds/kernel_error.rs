@@ -23,42 +23,11 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rfbench_maps::{CsrMatrix, DynFeatureMap, Rows};
 
-use super::{CellContext, CellOutcome, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED};
+use super::{CellContext, CellOutcome};
 use crate::error::{Error, Result};
-use crate::registry::params::count;
 
 /// Pairs mapped at once: bounds memory to `2 x CHUNK x D` features per running cell.
 const CHUNK: usize = 1024;
-
-pub const KIND: KindInfo = KindInfo {
-    name: "kernel-error",
-    doc: "Kernel estimates <z(x), z(y)> on random pairs of rows against the exact kernel k(x, y): \
-          mean and median relative error, mean absolute error, bias (Pham & Pagh Fig. 1).",
-    params: &[count("pairs", None, "random pairs of rows per repetition")],
-    metrics: &[
-        "pairs_excluded",
-        "relative_error",
-        "median_relative_error",
-        "mean_absolute_error",
-        "bias",
-        "map_seconds",
-    ],
-    seeds: &[
-        MAP_SEED,
-        SeedSpec {
-            column: "pair_seed",
-            prefix: Some("pairs"),
-            scope: SeedScope::Data { repetition: true },
-            doc:
-                "which pairs: the dataset's axes and the repetition (the same pairs for every map)",
-        },
-        DATA_SEED,
-    ],
-    uses_learner: false,
-    needs_feature_map: true,
-    parallel_cells: true,
-    run,
-};
 
 /// `count` pairs `(i, j)`, `i != j`, uniform over `0..n`.
 pub fn sample_pairs(n: usize, count: usize, seed: u64) -> Result<Vec<(usize, usize)>> {
@@ -114,7 +83,7 @@ fn plain_dot(a: ndarray::ArrayView1<'_, f64>, b: ndarray::ArrayView1<'_, f64>) -
     a.iter().zip(b.iter()).fold(0.0, |acc, (x, y)| acc + x * y)
 }
 
-fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
+pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let x = &ctx.data.x;
     let pairs = sample_pairs(
         x.n_rows(),

@@ -19,60 +19,16 @@ use rfbench_learners::{
 };
 use rfbench_maps::{CsrMatrix, DynFeatureMap, Kernel, Rows};
 
-use super::{
-    CellContext, CellOutcome, KernelSearch, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED,
-};
+use super::{CellContext, CellOutcome, KernelSearch};
 use crate::data::subsample_indices;
 use crate::error::{Error, Result};
 use crate::registry::learners::{
     Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer, STREAM_BLOCK_ROWS,
 };
-use crate::registry::params::{Default, ParamKind, ParamSpec};
 use crate::registry::{Features, TaskKind};
 use crate::seeds::derive_seed;
 
-pub const KIND: KindInfo = KindInfo {
-    name: "learning",
-    doc: "Map fitted on the training rows, learner trained on their features, scored on the \
-          test rows: accuracy / error % (classification) or RMSE / normalised RMSE \
-          (regression), map, training and prediction times (TS Figs. 3-4 and Tables 1-3, \
-          Rahimi & Recht Table 1, Fastfood Table 2, PRFF Fig. 3, the tutorial).",
-    params: &[ParamSpec {
-        name: "train_size",
-        kind: ParamKind::Int {
-            min: 0,
-            max: 1 << 31,
-        },
-        default: Some(Default::Int(0)),
-        doc: "train on this many training rows drawn with data_seed (0: all)",
-    }],
-    metrics: &[
-        "accuracy",
-        "error_percent",
-        "rmse",
-        "normalized_rmse",
-        "n_features",
-        "map_seconds",
-        "train_seconds",
-        "predict_seconds",
-    ],
-    seeds: &[
-        MAP_SEED,
-        SeedSpec {
-            column: "split_seed",
-            prefix: Some("split"),
-            scope: SeedScope::Data { repetition: true },
-            doc: "which training rows when train_size > 0: the dataset's axes and the repetition",
-        },
-        DATA_SEED,
-    ],
-    uses_learner: true,
-    needs_feature_map: false,
-    parallel_cells: false,
-    run,
-};
-
-fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
+pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let data = ctx.data;
     let (n, n_train) = (data.x.n_rows(), data.n_train);
     if n_train == n {

@@ -1,6 +1,7 @@
-//! Experiment kinds: what a cell measures. Each kind declares its parameters, metric columns,
-//! seeds (with their default scopes) and whether its cells may run concurrently; the runner
-//! does the rest (data, grid, CSV, outputs, check) the same way for all of them.
+//! Experiment kinds: how a cell is measured. Each kind's declaration (parameters, metric columns,
+//! seeds with their default scopes, whether its cells may run concurrently) is data in
+//! [`crate::registry::kinds`]; this module pairs each with its measurement ([`runner`]), and the
+//! runner does the rest (data, grid, CSV, outputs, check) the same way for all of them.
 //!
 //! - `kernel-error`: kernel estimates on random pairs against the exact kernel (Pham & Pagh Fig. 1).
 //! - `gram-error`: the Gram matrix of a sample against the exact one, block-wise (PRFF Figs. 1-2).
@@ -20,47 +21,12 @@ use rfbench_maps::{DynFeatureMap, Kernel, Rows};
 use crate::data::Prepared;
 use crate::error::{Error, Result};
 use crate::registry::kernels::KernelInfo;
-use crate::registry::{maps::MapInput, BandwidthSearch, Features, ParamSpec, ParamValues, Value};
+use crate::registry::kinds::{self, KindInfo};
+use crate::registry::{maps::MapInput, BandwidthSearch, Features, ParamValues, Value};
 use crate::spec::{Cell, Plan};
 
 pub use kernel_error::{sample_pairs, ErrorSummary};
 pub use learning::STREAM_ABOVE_BYTES;
-
-/// Which coordinates a seed's key is built from, unless the spec's `[seeds]` says otherwise.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum SeedScope {
-    /// Every axis of the cell, and the repetition.
-    AllAxes,
-    /// Only the dataset's axes (its name and a generator's parameters), and the repetition if
-    /// `repetition`: the same rows or pairs for every map of the sweep.
-    Data { repetition: bool },
-}
-
-/// A seed column.
-#[derive(Debug, Clone, Copy)]
-pub struct SeedSpec {
-    pub column: &'static str,
-    /// Prefix of the seed key (so two seeds of the same scope differ).
-    pub prefix: Option<&'static str>,
-    pub scope: SeedScope,
-    pub doc: &'static str,
-}
-
-/// The map's (and learner's) randomness: every axis and the repetition.
-pub const MAP_SEED: SeedSpec = SeedSpec {
-    column: "seed",
-    prefix: None,
-    scope: SeedScope::AllAxes,
-    doc: "the map's and learner's randomness: every axis and the repetition",
-};
-
-/// The synthetic data's seed: its own axes only, so every cell sees the same rows.
-pub const DATA_SEED: SeedSpec = SeedSpec {
-    column: "data_seed",
-    prefix: Some("data"),
-    scope: SeedScope::Data { repetition: false },
-    doc: "a synthetic dataset's rows: the dataset's axes only (the same data for every cell)",
-};
 
 /// A cell's measurements, or why it could not run.
 #[derive(Debug, Clone, PartialEq)]
@@ -146,34 +112,22 @@ impl CellContext<'_> {
 
 pub type RunCell = fn(&CellContext<'_>) -> Result<CellOutcome>;
 
-/// A registry entry for a kind.
-#[derive(Clone, Copy)]
-pub struct KindInfo {
-    pub name: &'static str,
-    pub doc: &'static str,
-    pub params: &'static [ParamSpec],
-    pub metrics: &'static [&'static str],
-    pub seeds: &'static [SeedSpec],
-    pub uses_learner: bool,
-    /// Whether the map must produce features (`exact` and `none` make no sense here).
-    pub needs_feature_map: bool,
-    /// Whether cells may run at the same time (timing cells never do).
-    pub parallel_cells: bool,
-    pub run: RunCell,
-}
-
-impl std::fmt::Debug for KindInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "kind {:?}", self.name)
-    }
-}
-
-pub const KINDS: &[KindInfo] = &[
-    kernel_error::KIND,
-    gram_error::KIND,
-    timing::KIND,
-    learning::KIND,
+/// Each kind's measurement, by its registry declaration.
+const RUNNERS: &[(&KindInfo, RunCell)] = &[
+    (&kinds::KERNEL_ERROR, kernel_error::run),
+    (&kinds::GRAM_ERROR, gram_error::run),
+    (&kinds::TIMING, timing::run),
+    (&kinds::LEARNING, learning::run),
 ];
+
+/// The function that measures a cell of `kind` (every registered kind has one: tested).
+pub fn runner(kind: &KindInfo) -> RunCell {
+    RUNNERS
+        .iter()
+        .find(|(k, _)| k.name == kind.name)
+        .map(|(_, run)| *run)
+        .unwrap_or_else(|| panic!("kind {:?} has no measurement in crate::kinds", kind.name))
+}
 
 /// The median of a non-empty sample (the mean of the two middle values for an even count).
 pub fn median(values: &mut [f64]) -> f64 {
@@ -190,4 +144,18 @@ pub fn median(values: &mut [f64]) -> f64 {
 pub fn train_rows(data: &Prepared) -> rfbench_maps::CsrMatrix {
     let rows: Vec<usize> = (0..data.n_train).collect();
     data.x.select_rows(&rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_registered_kind_has_exactly_one_measurement() {
+        for kind in kinds::KINDS {
+            let n = RUNNERS.iter().filter(|(k, _)| k.name == kind.name).count();
+            assert_eq!(n, 1, "{kind:?}");
+        }
+        assert_eq!(RUNNERS.len(), kinds::KINDS.len());
+    }
 }

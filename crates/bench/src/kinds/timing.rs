@@ -12,66 +12,14 @@ use std::time::Instant;
 
 use rfbench_maps::Rows;
 
-use super::{median, CellContext, CellOutcome, KindInfo, SeedScope, SeedSpec, DATA_SEED, MAP_SEED};
+use super::{median, CellContext, CellOutcome};
 use crate::data::subsample_indices;
 use crate::error::{Error, Result};
-use crate::registry::params::{count, Default, ParamKind, ParamSpec};
 
 /// Rows mapped one at a time for `single_row_seconds`, per repeat.
 const SINGLE_ROWS: usize = 16;
 
-pub const KIND: KindInfo = KindInfo {
-    name: "timing",
-    doc: "Feature-construction time: fit time, median transform time of n_rows rows over \
-          `repeats` runs after `warmup`, seconds per row in a batch and for one row alone, \
-          memory of the fitted map; cells one at a time, thread count set and recorded \
-          (TS Fig. 2, Fastfood Table 1).",
-    params: &[
-        count(
-            "n_rows",
-            None,
-            "rows mapped per timed run (sampled from the training rows)",
-        ),
-        count("repeats", Some(5), "timed runs; the median is reported"),
-        ParamSpec {
-            name: "warmup",
-            kind: ParamKind::Int { min: 0, max: 1000 },
-            default: Some(Default::Int(1)),
-            doc: "untimed runs first",
-        },
-        ParamSpec {
-            name: "threads",
-            kind: ParamKind::Int { min: 0, max: 1024 },
-            default: Some(Default::Int(0)),
-            doc: "worker threads (0: all cores)",
-        },
-    ],
-    metrics: &[
-        "fit_seconds",
-        "map_seconds",
-        "seconds_per_row",
-        "rows_per_second",
-        "single_row_seconds",
-        "memory_bytes",
-        "threads_used",
-    ],
-    seeds: &[
-        MAP_SEED,
-        SeedSpec {
-            column: "sample_seed",
-            prefix: Some("sample"),
-            scope: SeedScope::Data { repetition: true },
-            doc: "which rows are timed: the dataset's axes and the repetition",
-        },
-        DATA_SEED,
-    ],
-    uses_learner: false,
-    needs_feature_map: true,
-    parallel_cells: false,
-    run,
-};
-
-fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
+pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let p = &ctx.cell.kind_params;
     let (n_rows, repeats, warmup) = (p.usize("n_rows"), p.usize("repeats"), p.usize("warmup"));
     let threads = p.usize("threads");

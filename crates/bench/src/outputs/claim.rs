@@ -133,7 +133,11 @@ impl RawClaim {
 
     /// The left cells paired with the right ones (means of the claim's metric), or the outcome
     /// when there is nothing to compare.
-    fn pair_up(&self, results: &Results, labels: &Labels) -> std::result::Result<Paired, ClaimOutcome> {
+    fn pair_up(
+        &self,
+        results: &Results,
+        labels: &Labels,
+    ) -> std::result::Result<Paired, ClaimOutcome> {
         let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
         let pair_on: Option<BTreeSet<&String>> = self
             .pair_on

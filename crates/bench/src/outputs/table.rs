@@ -422,8 +422,12 @@ impl Layout<'_> {
             header.push(spec.value.get_ref().clone());
         } else {
             header.extend(self.column_keys.iter().map(|k| {
-                let coordinates: Coordinates =
-                    self.column_columns.iter().cloned().zip(k.iter().cloned()).collect();
+                let coordinates: Coordinates = self
+                    .column_columns
+                    .iter()
+                    .cloned()
+                    .zip(k.iter().cloned())
+                    .collect();
                 labels.join(&self.column_columns, &coordinates)
             }));
         }

@@ -62,7 +62,10 @@ pub struct MapSize {
 }
 
 fn param(params: &ParamValues, name: &str) -> Option<u128> {
-    params.get(name).and_then(|v| v.as_usize()).map(|v| v as u128)
+    params
+        .get(name)
+        .and_then(|v| v.as_usize())
+        .map(|v| v as u128)
 }
 
 /// `n_components` columns; a `D x d` projection (RFF, ORF, PRFF's frequencies).

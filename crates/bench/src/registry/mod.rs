@@ -7,6 +7,7 @@
 
 pub mod generators;
 pub mod kernels;
+pub mod kinds;
 pub mod learners;
 pub mod maps;
 pub mod params;
@@ -15,11 +16,10 @@ use std::fmt::Write as _;
 
 pub use generators::{GeneratorInfo, GENERATORS};
 pub use kernels::{KernelInfo, KERNELS};
+pub use kinds::{KindInfo, SeedScope, SeedSpec, KINDS};
 pub use learners::{LearnerInfo, Needs, TaskKind, LEARNERS};
 pub use maps::{Features, MapInfo, MAPS};
 pub use params::{BandwidthRule, BandwidthSearch, ParamKind, ParamSpec, ParamValues, Value};
-
-use crate::kinds::{KindInfo, KINDS};
 
 pub fn map(name: &str) -> Option<&'static MapInfo> {
     MAPS.iter().find(|m| m.name == name)

@@ -4,14 +4,14 @@
 
 use std::collections::BTreeSet;
 
-use crate::spec_error::{Checker, SpecResult};
 use super::grid::{self, Group, RawCell};
 use super::groups::ComponentRepetitions;
 use crate::data::{Registry, Task};
-use crate::kinds::KindInfo;
+use crate::registry::KindInfo;
 use crate::registry::{
     self, GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, ParamSpec, ParamValues, TaskKind, Value,
 };
+use crate::spec_error::{Checker, SpecResult};
 
 /// The columns that name components; every other grid name is a component's parameter.
 pub(crate) const COMPONENTS: [&str; 4] = ["dataset", "map", "learner", "kernel"];

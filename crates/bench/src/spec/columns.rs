@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use toml::Spanned;
 
 use super::cells::{Cell, Components};
-use crate::spec_error::{Checker, SpecResult};
 use super::grid::{Group, RawCell};
-use crate::kinds::{KindInfo, SeedScope, SeedSpec};
 use crate::registry::{self, ParamSpec, Value};
+use crate::registry::{KindInfo, SeedScope, SeedSpec};
+use crate::spec_error::{Checker, SpecResult};
 
 /// A seed column and the axes its key is built from.
 #[derive(Debug, Clone)]

@@ -9,12 +9,12 @@ use std::ops::Range;
 use crate::data::{Registry, Step};
 use toml::Spanned;
 
-use crate::spec_error::{line_of, Checker, SpecResult};
 use super::grid::{Group, Scope};
 use super::profile::Overlay;
 use super::raw::RawSpec;
-use crate::kinds::KindInfo;
 use crate::registry;
+use crate::registry::KindInfo;
+use crate::spec_error::{line_of, Checker, SpecResult};
 
 /// A preprocessing step of the spec and the line it is written on.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -30,13 +30,13 @@ use std::path::{Path, PathBuf};
 
 use crate::data::Registry;
 use crate::error::{Error, Result};
-use crate::kinds::KindInfo;
 use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
 use crate::registry;
+use crate::registry::KindInfo;
 
+pub use crate::spec_error::{line_of, SpecError};
 pub use cells::{Cell, DatasetSource};
 pub use columns::PlannedSeed;
-pub use crate::spec_error::{line_of, SpecError};
 pub use groups::PlannedStep;
 pub use profile::Profile;
 pub use raw::{RawCheck, RawSpec};
@@ -175,7 +175,11 @@ impl RawSpec {
             .groups
             .iter()
             .rev()
-            .flat_map(|g| g.names.iter().map(move |n| (n.clone(), (g.key.clone(), g.line))))
+            .flat_map(|g| {
+                g.names
+                    .iter()
+                    .map(move |n| (n.clone(), (g.key.clone(), g.line)))
+            })
             .collect();
 
         Ok(Plan {

@@ -5,8 +5,8 @@
 
 use toml::Spanned;
 
-use crate::spec_error::{Checker, SpecResult};
 use super::raw::{RawSpec, Table};
+use crate::spec_error::{Checker, SpecResult};
 
 /// Which values a run uses: the spec's own lists, or a named profile's replacements.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -7,8 +7,8 @@ use std::path::Path;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::spec_error::{SpecError, SpecResult};
 use crate::outputs::{RawClaim, RawFigure, RawPaperValue, RawTable};
+use crate::spec_error::{SpecError, SpecResult};
 
 /// A TOML table with its values' spans.
 pub type Table = BTreeMap<String, Spanned<toml::Value>>;

@@ -3,9 +3,9 @@
 //! [`crate::outputs::validate`]).
 
 use super::cells::Cell;
-use crate::spec_error::{Checker, SpecResult};
 use super::profile::Profile;
 use super::raw::RawSpec;
+use crate::spec_error::{Checker, SpecResult};
 
 /// How `rfbench check` compares a regenerated result with the committed reference.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,12 +4,12 @@
 //! map gives and does the dataset's task.
 
 use super::cells::{source_and_task, Cell, CellTyping};
-use crate::spec_error::{SpecError, SpecResult};
 use super::grid::RawCell;
 use crate::registry::{
     self, Features, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind,
     Value,
 };
+use crate::spec_error::{SpecError, SpecResult};
 
 /// The spec key and line that gave a raw cell its value of `name`.
 fn origin(t: &CellTyping<'_>, raw: &RawCell, name: &str) -> (String, usize) {
