@@ -32,9 +32,12 @@ build: setup
 reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
-# Build and run the whole test suite (and make sure the benchmarks compile: built with the test
-# profile, which reuses the test build's dependencies; `just bench` builds them optimised).
+# Check the structure (no import cycles, no function over 150 lines in crates/bench/src:
+# scripts/check_structure.py), build and run the whole test suite (and make sure the benchmarks
+# compile: built with the test profile, which reuses the test build's dependencies; `just bench`
+# builds them optimised).
 test: setup
+    python3 scripts/check_structure.py --self-test
     cargo test --workspace
     cargo test --workspace --benches --no-run
 

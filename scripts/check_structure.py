@@ -9,7 +9,8 @@
    not counted. A cycle among siblings is an error, printed with the files that make it.
 2. Long functions. No `fn` body in `crates/bench/src` longer than MAX_FN_LINES lines.
 
-Exits 1 and prints every finding when one fails. `python3 scripts/check_structure.py`.
+Exits 1 and prints every finding when one fails. `python3 scripts/check_structure.py`;
+`--self-test` first checks that both checks fail on a small tree made to fail them.
 """
 
 from __future__ import annotations
@@ -131,7 +132,7 @@ def resolve(modules: set[tuple[str, ...]], here: tuple[str, ...], path: str, is_
     return None
 
 
-def crate_edges(src: Path):
+def crate_edges(src: Path, root: Path):
     files = [f for f in src.rglob("*.rs") if f.stem not in ("tests", "proptests")]
     modules = {module_of(src, f) for f in files}
     edges = defaultdict(set)  # (parent, a, b) -> files
@@ -151,7 +152,7 @@ def crate_edges(src: Path):
                 k += 1
             if k == len(here) or k == len(target):
                 continue  # ancestor or descendant
-            edges[(here[:k], here[k], target[k])].add(f"{f.relative_to(ROOT)} -> {'::'.join(target)}")
+            edges[(here[:k], here[k], target[k])].add(f"{f.relative_to(root)} -> {'::'.join(target)}")
     return edges
 
 
@@ -200,7 +201,7 @@ def cycles(edges) -> list[str]:
     return found
 
 
-def long_functions(directory: Path) -> list[str]:
+def long_functions(directory: Path, root: Path) -> list[str]:
     found = []
     for f in sorted(directory.rglob("*.rs")):
         lines = strip_comments_and_strings(f.read_text()).split("\n")
@@ -223,16 +224,46 @@ def long_functions(directory: Path) -> list[str]:
                 j += 1
             length = j - i + 1
             if opened and length > MAX_FN_LINES:
-                found.append(f"{f.relative_to(ROOT)}:{i + 1}: fn {m.group(1)} is {length} lines (at most {MAX_FN_LINES})")
+                found.append(f"{f.relative_to(root)}:{i + 1}: fn {m.group(1)} is {length} lines (at most {MAX_FN_LINES})")
     return found
 
 
-def main() -> int:
+def findings(root: Path) -> list[str]:
     problems = []
-    for src in sorted(ROOT.glob("crates/*/src")):
-        problems += cycles(crate_edges(src))
+    for src in sorted(root.glob("crates/*/src")):
+        problems += cycles(crate_edges(src, root))
     for d in LONG_FN_DIRS:
-        problems += long_functions(ROOT / d)
+        problems += long_functions(root / d, root)
+    return problems
+
+
+def self_test() -> None:
+    """The checks find a cycle through a `use` group and an inline path, a long function, and
+    nothing in a tree without them (a parent using its child is not a cycle)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        src = root / "crates/bench/src"
+        (src / "a").mkdir(parents=True)
+        (src / "lib.rs").write_text("mod a;\nmod b;\nmod c;\npub use a::X;\n")
+        (src / "a/mod.rs").write_text("mod inner;\npub use inner::X;\nuse crate::b::{Y, Z as _};\n")
+        (src / "a/inner.rs").write_text("use super::super::c::W;\npub struct X;\n")
+        (src / "b.rs").write_text("pub struct Y;\n// use crate::a::X; (a comment)\n")
+        (src / "c.rs").write_text("pub struct W;\nfn f() { let _ = \"crate::a::X\"; }\n")
+        assert findings(root) == [], findings(root)
+        (src / "c.rs").write_text("pub struct W;\nfn f() -> crate::a::X { crate::a::X }\n")
+        found = findings(root)
+        assert len(found) == 1 and "a <-> c" in found[0], found
+        (src / "c.rs").write_text("pub struct W;\nfn f() {\n" + "    let _ = 1;\n" * MAX_FN_LINES + "}\n")
+        found = findings(root)
+        assert len(found) == 1 and "fn f is" in found[0], found
+
+
+def main() -> int:
+    if "--self-test" in sys.argv:
+        self_test()
+    problems = findings(ROOT)
     for p in problems:
         print(p)
     if problems:
