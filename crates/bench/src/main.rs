@@ -239,7 +239,18 @@ fn reproduce(
     for warning in &outcome.warnings {
         eprintln!("warning: {warning}");
     }
-    Ok(summary(&outcome))
+    let text = summary(&outcome);
+    if !outcome.failed.is_empty() {
+        // The finished cells are written; the command still fails, naming the failed ones.
+        print!("{text}");
+        bail!(
+            "{} run(s) failed, recorded in {} with status `failed`:\n  {}",
+            outcome.failed.len(),
+            outcome.csv.display(),
+            outcome.failed.join("\n  ")
+        );
+    }
+    Ok(text)
 }
 
 /// What `reproduce` prints: the report, the files written, the cells run.

@@ -172,8 +172,9 @@ pub fn to_csv(plan: &Plan, rows: &[ResultRow], provenance: &Provenance) -> Strin
                     f.push(metrics.get(m).map(|v| number(*v)).unwrap_or_default());
                 }
             }
-            CellOutcome::Skipped(reason) => {
-                f.push("skipped".into());
+            CellOutcome::Skipped(reason) | CellOutcome::Failed(reason) => {
+                let failed = matches!(row.outcome, CellOutcome::Failed(_));
+                f.push(if failed { "failed" } else { "skipped" }.into());
                 f.push(field(reason));
                 f.extend(plan.metrics.iter().map(|_| String::new()));
             }

@@ -71,6 +71,8 @@ pub struct Outcome {
     pub rendered: Rendered,
     pub seconds: f64,
     pub skipped: usize,
+    /// The runs that failed (recorded with status `failed` and their error), described.
+    pub failed: Vec<String>,
     /// Cells whose cross-validated hyper-parameter sits at an edge of the range searched.
     pub warnings: Vec<String>,
 }
@@ -267,7 +269,7 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
         .flat_map(|c| (0..plan.cells[c].repetitions).map(move |r| (c, r)))
         .collect();
     let reporter = Reporter::new(jobs.len(), options.progress);
-    let run_one = |&(c, repetition): &(usize, usize)| -> Result<ResultRow> {
+    let run_one = |&(c, repetition): &(usize, usize)| -> ResultRow {
         let cell = &plan.cells[c];
         let seeds: Vec<(&'static str, u64)> = plan
             .seeds
@@ -282,42 +284,76 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
         let data_seed = plan.seed("data_seed", cell, 0).unwrap_or(plan.master_seed);
         let outcome = match &data[&(cell.data_key(), data_seed)] {
             Err(reason) => CellOutcome::Skipped(reason.clone()),
-            Ok(prepared) => {
-                let (kernel, used, kernel_search) = resolve_kernel(plan, cell, prepared)?;
-                let by_column: BTreeMap<&'static str, u64> = seeds.iter().copied().collect();
-                let ctx = CellContext {
-                    plan,
-                    cell,
-                    repetition,
-                    seeds: &by_column,
-                    data: prepared,
-                    kernel,
-                    kernel_search,
-                };
-                match kinds::runner(plan.kind)(&ctx)? {
-                    CellOutcome::Done(mut metrics) => {
-                        metrics.extend(used);
-                        CellOutcome::Done(metrics)
-                    }
-                    skipped => skipped,
-                }
-            }
+            // A cell's own error fails that cell only: the run goes on, and says so at the end.
+            Ok(prepared) => measure(plan, cell, repetition, &seeds, prepared)
+                .unwrap_or_else(|e| CellOutcome::Failed(e.to_string())),
         };
         reporter.tick();
-        Ok(ResultRow {
+        ResultRow {
             cell: c,
             repetition,
             seeds,
             outcome,
-        })
+        }
     };
-    let rows: Result<Vec<ResultRow>> = if plan.kind.parallel_cells {
+    let rows = if plan.kind.parallel_cells {
         jobs.par_iter().map(run_one).collect()
     } else {
         jobs.iter().map(run_one).collect()
     };
     reporter.finish();
-    rows
+    Ok(rows)
+}
+
+/// One cell at one repetition on its prepared data: the kernel resolved, the kind's measurement,
+/// the bandwidth it used added to the metrics.
+fn measure(
+    plan: &Plan,
+    cell: &Cell,
+    repetition: usize,
+    seeds: &[(&'static str, u64)],
+    prepared: &Prepared,
+) -> Result<CellOutcome> {
+    let (kernel, used, kernel_search) = resolve_kernel(plan, cell, prepared)?;
+    let by_column: BTreeMap<&'static str, u64> = seeds.iter().copied().collect();
+    let ctx = CellContext {
+        plan,
+        cell,
+        repetition,
+        seeds: &by_column,
+        data: prepared,
+        kernel,
+        kernel_search,
+    };
+    Ok(match kinds::runner(plan.kind)(&ctx)? {
+        CellOutcome::Done(mut metrics) => {
+            metrics.extend(used);
+            CellOutcome::Done(metrics)
+        }
+        other => other,
+    })
+}
+
+/// "cell (map = nystroem, n_components = 400), repetition 1: ERROR" for each failed row.
+fn failed_cells(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
+    rows.iter()
+        .filter_map(|row| {
+            let CellOutcome::Failed(error) = &row.outcome else {
+                return None;
+            };
+            let cell = &plan.cells[row.cell];
+            let coordinates: Vec<String> = plan
+                .columns
+                .iter()
+                .filter_map(|c| Some(format!("{c} = {}", cell.get(c)?)))
+                .collect();
+            Some(format!(
+                "cell ({}), repetition {}: {error}",
+                coordinates.join(", "),
+                row.repetition
+            ))
+        })
+        .collect()
 }
 
 /// Runs experiment `spec` (a name in `experiments/` or a path to a spec file) under `profile`:
@@ -346,6 +382,7 @@ pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<
         .iter()
         .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
         .count();
+    let failed = failed_cells(&plan, &rows);
 
     let warnings = edge_warnings(&plan, &rows);
 
@@ -369,6 +406,7 @@ pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<
         rendered,
         seconds: start.elapsed().as_secs_f64(),
         skipped,
+        failed,
         warnings,
     })
 }

@@ -997,3 +997,88 @@ fn random_binning_is_estimated_on_its_width() {
     reproduce("bandwidth-cv-demo", &Profile::Full, &options).unwrap();
     std::fs::write(&path, &original).unwrap();
 }
+
+/// A cell that fails at run time (Nystroem with more landmarks than the 350 training rows: known
+/// only once the data is split) is recorded with status `failed` and its error; the cell before
+/// it keeps its numbers, the CSV is written, and the command exits non-zero naming the cell.
+#[test]
+fn a_failing_cell_is_recorded_and_the_run_goes_on() {
+    let (_dir, options) = workspace();
+    let spec = r#"
+name = "failing-demo"
+title = "Nystroem + ridge, the second D above the training rows"
+paper = "none"
+kind = "learning"
+
+[data]
+dataset = "make-classification"
+n = 500
+d = 8
+n_test = 150
+
+[run]
+master_seed = 7
+repetitions = 2
+
+[kernel]
+name = "gaussian"
+sigma = "median"
+
+[grid]
+map = "nystroem"
+learner = "ridge"
+n_components = [50, 400]
+
+[learners.ridge]
+lambda = 0.1
+
+[[figures]]
+x = "n_components"
+y = "accuracy"
+
+[check]
+columns = ["accuracy"]
+"#;
+    let path = options.root.join("experiments/failing-demo.toml");
+    std::fs::write(&path, spec).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .arg("--root")
+        .arg(&options.root)
+        .args(["reproduce", "failing-demo"])
+        .env("RFBENCH_CACHE", options.root.join("cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success(),
+        "exit status {:?}: {stderr}",
+        out.status
+    );
+    assert!(
+        stderr.contains("2 run(s) failed")
+            && stderr.contains("n_components = 400")
+            && stderr.contains("landmarks"),
+        "{stderr}"
+    );
+    let csv = options.root.join("results/failing-demo.csv");
+    let d = column(&csv, "n_components");
+    let status = column(&csv, "status");
+    let reasons = column(&csv, "skip_reason");
+    let accuracy = column(&csv, "accuracy");
+    assert_eq!(status.len(), 4, "2 cells x 2 repetitions");
+    for i in 0..4 {
+        if d[i] == "50" {
+            assert_eq!(status[i], "ok");
+            assert!(
+                accuracy[i].parse::<f64>().unwrap() > 50.0,
+                "{}",
+                accuracy[i]
+            );
+        } else {
+            assert_eq!((d[i].as_str(), status[i].as_str()), ("400", "failed"));
+            assert!(reasons[i].contains("landmarks"), "{}", reasons[i]);
+            assert!(accuracy[i].is_empty());
+        }
+    }
+    assert!(options.root.join("figures/failing-demo.png").exists());
+}

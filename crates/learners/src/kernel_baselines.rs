@@ -41,6 +41,7 @@ use crate::dual_cd::ConvergenceReport;
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::linear_svm::{check_finite, derive_seed};
 use crate::smo::solve_smo;
+use crate::svm_dual::dual_objective;
 
 /// 2 GiB: a kernel matrix of 16,384 rows.
 pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
@@ -626,16 +627,6 @@ impl<K: KernelFunction> KernelSvm<K> {
             })
             .collect())
     }
-}
-
-/// The kernel SVM's dual objective from the gradient the solvers keep up to date, `G = Q alpha - e`:
-/// `f(alpha) = 1/2 alpha'Q alpha - e'alpha = 1/2 alpha'(G + e) - e'alpha = 1/2 alpha'(G - e)`.
-pub(crate) fn dual_objective(alpha: &[f64], grad: &[f64]) -> f64 {
-    0.5 * alpha
-        .iter()
-        .zip(grad)
-        .map(|(a, g)| a * (g - 1.0))
-        .sum::<f64>()
 }
 
 #[cfg(test)]

@@ -39,6 +39,7 @@ pub mod metrics;
 mod ridge;
 mod smo;
 mod smo_cached;
+mod svm_dual;
 
 pub use cached_kernel_svm::{
     CachedKernelSvm, CachedKernelSvmParams, CachedKernelSvmValidParams, DEFAULT_CACHE_BYTES,

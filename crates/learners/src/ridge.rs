@@ -40,7 +40,7 @@
 //! The ridge classifier is one-vs-rest on `+1/-1` targets (one output per class, prediction by the
 //! largest output); its cross-validation criterion is the same MSE on those targets.
 
-use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayView2, Axis, CowArray, Ix2};
 use ndarray_linalg::{FactorizeCInto, SolveC, UPLO};
 
 use crate::error::{LearnerError, Result};
@@ -584,20 +584,22 @@ impl RidgeClassifierParams {
         self.fit_blocks(
             &classes,
             z.ncols(),
-            std::iter::once(Ok::<_, LearnerError>((z.to_owned(), labels.to_vec()))),
+            // The view itself, not a copy: the features may be most of the memory a run uses.
+            std::iter::once(Ok::<_, LearnerError>((z, labels.to_vec()))),
         )
     }
 
-    /// Fits on row blocks `(features, labels)` produced on the fly; `classes` must list every
-    /// label that occurs (a label outside it is an error).
-    pub fn fit_blocks<I, E>(
+    /// Fits on row blocks `(features, labels)` produced on the fly (owned blocks or views);
+    /// `classes` must list every label that occurs (a label outside it is an error).
+    pub fn fit_blocks<'z, I, Z, E>(
         &self,
         classes: &[i64],
         n_features: usize,
         blocks: I,
     ) -> Result<RidgeClassifier>
     where
-        I: IntoIterator<Item = std::result::Result<(Array2<f64>, Vec<i64>), E>>,
+        I: IntoIterator<Item = std::result::Result<(Z, Vec<i64>), E>>,
+        Z: Into<CowArray<'z, f64, Ix2>>,
         LearnerError: From<E>,
     {
         let mut classes = classes.to_vec();
@@ -615,6 +617,7 @@ impl RidgeClassifierParams {
             .accumulator(n_features, classes.len())?;
         for block in blocks {
             let (z, labels) = block?;
+            let z: CowArray<'z, f64, Ix2> = z.into();
             if labels.len() != z.nrows() {
                 return Err(LearnerError::LengthMismatch {
                     rows: z.nrows(),

@@ -14,7 +14,7 @@
 use ndarray::Array2;
 
 use crate::dual_cd::ConvergenceReport;
-use crate::smo_cached::{calculate_rho, Bound};
+use crate::svm_dual::{calculate_rho, dual_objective, Bound};
 
 /// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
 const TAU: f64 = 1e-12;
@@ -159,7 +159,7 @@ pub(crate) fn solve_smo(
     }
     let status: Vec<Bound> = alpha.iter().map(|&a| Bound::of(a, c)).collect();
     let rho = calculate_rho(&grad, y, &status);
-    let objective = crate::kernel_baselines::dual_objective(&alpha, &grad);
+    let objective = dual_objective(&alpha, &grad);
     let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
     SmoSolution {
         alpha,

@@ -29,8 +29,9 @@ use ndarray::ArrayView1;
 use rayon::prelude::*;
 use rfbench_maps::{Row, Rows};
 
-use crate::kernel_baselines::{dual_objective, KernelFunction as Kernel};
+use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::KernelCache;
+use crate::svm_dual::{calculate_rho, dual_objective, Bound};
 
 /// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
 const TAU: f64 = 1e-12;
@@ -94,26 +95,6 @@ pub(crate) struct CachedSolution {
     /// shrinking paths were exercised.
     #[cfg_attr(not(test), allow(dead_code))]
     pub smallest_active: usize,
-}
-
-/// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Bound {
-    Lower,
-    Upper,
-    Free,
-}
-
-impl Bound {
-    pub(crate) fn of(a: f64, c: f64) -> Bound {
-        if a >= c {
-            Bound::Upper
-        } else if a <= 0.0 {
-            Bound::Lower
-        } else {
-            Bound::Free
-        }
-    }
 }
 
 /// The kernel rows of one problem, in the solver's current position order.
@@ -797,29 +778,6 @@ fn solve_pair(
         }
     }
     (ai, aj)
-}
-
-/// LIBSVM's `calculate_rho`: the mean of `y_t G_t` over free variables, else the midpoint of the
-/// interval the bounded ones leave.
-pub(crate) fn calculate_rho(grad: &[f64], y: &[f64], status: &[Bound]) -> f64 {
-    let (mut ub, mut lb) = (f64::INFINITY, f64::NEG_INFINITY);
-    let (mut free, mut sum_free) = (0usize, 0.0);
-    for t in 0..grad.len() {
-        let yg = y[t] * grad[t];
-        match (status[t], y[t] > 0.0) {
-            (Bound::Upper, false) | (Bound::Lower, true) => ub = ub.min(yg),
-            (Bound::Upper, true) | (Bound::Lower, false) => lb = lb.max(yg),
-            (Bound::Free, _) => {
-                free += 1;
-                sum_free += yg;
-            }
-        }
-    }
-    if free > 0 {
-        sum_free / free as f64
-    } else {
-        (ub + lb) / 2.0
-    }
 }
 
 #[cfg(test)]

@@ -61,8 +61,8 @@ use crate::fourier::{
     rademacher, require_radial, sample_radius, start_fit, FourierForm, FourierOutput,
 };
 use crate::hadamard::fwht;
-use crate::kernel::{shift_invariant_for, Kernel};
-use crate::shift_invariant_kernel::ShiftInvariantKernel;
+use crate::kernels::shift_invariant::ShiftInvariantKernel;
+use crate::kernels::{shift_invariant_for, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_000a;

@@ -31,7 +31,7 @@ use crate::block_product::tiled_product_then;
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::shift_invariant_kernel::ShiftInvariantKernel;
+use crate::kernels::shift_invariant::ShiftInvariantKernel;
 
 /// Rows per parallel task of the cosine pass and the row loops (as in [`FeatureMap::transform_into`]).
 pub(crate) const ROWS_PER_TASK: usize = 256;

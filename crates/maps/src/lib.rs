@@ -27,7 +27,7 @@
 //!
 //! **One kernel vocabulary.** [`Kernel`] names every exact kernel (linear, polynomial
 //! `(gamma <x, y> + offset)^degree`, Gaussian, Laplacian, Matern) with one bandwidth convention
-//! (module `kernel`), computes it ([`Kernel::eval`], blocked [`Kernel::cross_gram`]) and reports a
+//! (module `kernels`), computes it ([`Kernel::eval`], blocked [`Kernel::cross_gram`]) and reports a
 //! bad parameter as one error, [`MapError::InvalidKernelParameter`]. Every map's params have
 //! `for_kernel(&Kernel, D)`, which is [`MapError::UnsupportedKernel`] for a kernel the map cannot
 //! approximate. [`ShiftInvariantKernel`] and [`PolynomialKernel`] are the parts of it that the
@@ -65,7 +65,7 @@ mod feature_map;
 mod fourier;
 mod fourier_f32;
 mod hadamard;
-mod kernel;
+mod kernels;
 mod linfa_traits;
 mod nystroem;
 mod orthogonal;
@@ -74,7 +74,6 @@ mod random_binning;
 mod random_fourier;
 mod random_maclaurin;
 mod random_maclaurin_h01;
-mod shift_invariant_kernel;
 mod sym_eig;
 mod tensor_sketch;
 #[cfg(test)]
@@ -90,7 +89,8 @@ pub use fastfood::{
 pub use feature_map::FeatureMap;
 pub use fourier::FourierForm;
 pub use hadamard::{fwht, fwht_radix2, fwht_reference};
-pub use kernel::{Kernel, PolynomialKernel};
+pub use kernels::shift_invariant::ShiftInvariantKernel;
+pub use kernels::{Kernel, PolynomialKernel};
 pub use nystroem::{Nystroem, NystroemParams, NystroemScratch, NystroemValidParams};
 pub use orthogonal::{
     OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
@@ -103,5 +103,4 @@ pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaur
 pub use random_maclaurin_h01::{
     RandomMaclaurinH01, RandomMaclaurinH01Params, RandomMaclaurinH01ValidParams,
 };
-pub use shift_invariant_kernel::ShiftInvariantKernel;
 pub use tensor_sketch::{TensorSketch, TensorSketchParams, TensorSketchValidParams};

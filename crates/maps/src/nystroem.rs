@@ -34,7 +34,7 @@ use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::check_batch;
-use crate::kernel::{densify, squared_norms, to_dense, Kernel};
+use crate::kernels::{densify, squared_norms, to_dense, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0a57;

@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::kernel::{check_positive, gaussian_sigma_for, Kernel};
+use crate::kernels::{check_positive, gaussian_sigma_for, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0bff;

@@ -39,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::{CsrMatrix, Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::kernel::{check_positive, Kernel};
+use crate::kernels::{check_positive, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0b1e;

@@ -24,8 +24,8 @@ use crate::error::MapError;
 use crate::error::Result;
 use crate::feature_map::FeatureMap;
 use crate::fourier::{sample_frequency, start_fit, DenseFourier, FourierForm, FourierOutput};
-use crate::kernel::{shift_invariant_for, Kernel};
-use crate::shift_invariant_kernel::ShiftInvariantKernel;
+use crate::kernels::shift_invariant::ShiftInvariantKernel;
+use crate::kernels::{shift_invariant_for, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0007;

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
-use crate::kernel::{check_polynomial_map, sketchable_polynomial, Kernel};
+use crate::kernels::{check_polynomial_map, sketchable_polynomial, Kernel};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0002;
@@ -307,7 +307,7 @@ impl FeatureMap for RandomMaclaurin {
 mod tests {
     use super::*;
     use crate::csr::CsrMatrix;
-    use crate::kernel::PolynomialKernel;
+    use crate::kernels::PolynomialKernel;
     use crate::test_support::sparse_data;
     use ndarray::Array1;
 

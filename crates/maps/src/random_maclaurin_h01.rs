@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::Row;
 use crate::error::Result;
 use crate::feature_map::FeatureMap;
-use crate::kernel::{sketchable_polynomial, Kernel};
+use crate::kernels::{sketchable_polynomial, Kernel};
 use crate::random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};
 #[cfg(doc)]
 use crate::MapError;
@@ -169,7 +169,7 @@ mod tests {
     use super::*;
     use crate::csr::CsrMatrix;
     use crate::error::MapError;
-    use crate::kernel::PolynomialKernel;
+    use crate::kernels::PolynomialKernel;
     use crate::test_support::sparse_data;
     use ndarray::Array1;
     use rand::{Rng, SeedableRng};

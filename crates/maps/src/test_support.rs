@@ -33,7 +33,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
 use crate::fourier::FourierForm;
-use crate::shift_invariant_kernel::ShiftInvariantKernel;
+use crate::kernels::shift_invariant::ShiftInvariantKernel;
 
 /// Runs `f` on a fresh rayon pool of `threads` threads (the thread-count determinism tests).
 pub(crate) fn on_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {

@@ -32,7 +32,10 @@ pub use learning::STREAM_ABOVE_BYTES;
 #[derive(Debug, Clone, PartialEq)]
 pub enum CellOutcome {
     Done(BTreeMap<String, f64>),
+    /// The cell could not run on this machine (its data is missing, a learner's size cap).
     Skipped(String),
+    /// The cell ran and failed with this error; the run goes on and reports it at the end.
+    Failed(String),
 }
 
 /// Everything a kind's cell function sees.

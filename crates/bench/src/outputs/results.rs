@@ -243,7 +243,7 @@ fn text_column(frame: &DataFrame, name: &str, path: &Path) -> Result<Vec<String>
 
 impl Results {
     /// Reads a results CSV written by the runner. Every column of `columns`, and `repetition`, must
-    /// be present (the error names the first missing one). `status` ("ok" / "skipped") and
+    /// be present (the error names the first missing one). `status` ("ok" / "skipped" / "failed") and
     /// `skip_reason` are read when present; without `status` every row counts as having run.
     pub fn from_csv(path: &Path, columns: &Columns) -> Result<Results> {
         if !path.is_file() {
@@ -317,12 +317,16 @@ impl Results {
                     "" => "no reason recorded".to_string(),
                     r => r.to_string(),
                 }),
+                // A failed run has no numbers either: outputs show it like a skipped one, its
+                // error as the reason.
+                "failed" => Some(format!("failed: {}", reasons[i].trim())),
                 other => {
                     return Err(results_error(
                         path,
                         format!(
-                        "line {line}: column \"status\": {other:?}; known: [\"ok\", \"skipped\"]"
-                    ),
+                            "line {line}: column \"status\": {other:?}; known: [\"ok\", \
+                             \"skipped\", \"failed\"]"
+                        ),
                     ))
                 }
             };
@@ -586,12 +590,30 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
         assert!(err.contains("line 2") && err.contains("\"x\""), "{err}");
         let path = write(
             dir.path(),
-            "dataset,repetition,status,skip_reason,accuracy\na,0,failed,,1\n",
+            "dataset,repetition,status,skip_reason,accuracy\na,0,crashed,,1\n",
         );
         let err = Results::from_csv(&path, &columns(&["dataset"], &["accuracy"]))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("\"failed\""), "{err}");
+        assert!(
+            err.contains("\"crashed\"") && err.contains("line 2"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_failed_row_reads_as_a_skipped_one_with_its_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "dataset,repetition,status,skip_reason,accuracy\na,0,ok,,0.5\na,1,failed,too many landmarks,\n",
+        );
+        let results = Results::from_csv(&path, &columns(&["dataset"], &["accuracy"])).unwrap();
+        let skipped = results.skipped_cells();
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].1.reason, "failed: too many landmarks");
+        let stats = results.summarise("accuracy");
+        assert_eq!(stats[0].stats.unwrap().count, 1);
     }
 
     #[test]

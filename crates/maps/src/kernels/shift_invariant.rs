@@ -26,11 +26,11 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::{check_matern_nu, check_positive};
 use crate::csr::{Row, Rows};
 use crate::error::Result;
-use crate::kernel::{check_matern_nu, check_positive};
 #[cfg(doc)]
-use crate::{kernel::Kernel, MapError};
+use crate::{kernels::Kernel, MapError};
 
 /// A shift-invariant kernel with its bandwidth. Build it with [`ShiftInvariantKernel::gaussian`],
 /// [`ShiftInvariantKernel::laplacian`] or [`ShiftInvariantKernel::matern`], which validate; a

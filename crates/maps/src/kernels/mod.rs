@@ -35,7 +35,9 @@ use serde::{Deserialize, Serialize};
 use crate::block_product::{for_each_row_block, product_into};
 use crate::csr::{Row, Rows};
 use crate::error::{MapError, Result};
-use crate::shift_invariant_kernel::{matern_closed_form, ShiftInvariantKernel};
+pub mod shift_invariant;
+
+use shift_invariant::{matern_closed_form, ShiftInvariantKernel};
 
 /// The valid range of a bandwidth or a scale.
 pub(crate) const POSITIVE: &str = "finite and > 0";
