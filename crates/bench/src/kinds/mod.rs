@@ -22,7 +22,7 @@ use crate::data::Prepared;
 use crate::error::{Error, Result};
 use crate::registry::kernels::KernelInfo;
 use crate::registry::kinds::{self, KindInfo};
-use crate::registry::{maps::MapInput, BandwidthSearch, Features, ParamValues, Value};
+use crate::registry::{BandwidthSearch, Features, ParamValues, Value};
 use crate::spec::{Cell, Plan};
 
 pub use kernel_error::{sample_pairs, ErrorSummary};
@@ -104,12 +104,8 @@ impl CellContext<'_> {
                 self.plan.kind.name, self.cell.map.name
             )));
         };
-        Ok(construct(&MapInput {
-            params: &self.cell.map_params,
-            kernel,
-            seed: self.seed("seed"),
-            train,
-        })?)
+        let config = construct(&self.cell.map_params, &kernel)?;
+        Ok(config.fit(self.seed("seed"), train)?)
     }
 }
 

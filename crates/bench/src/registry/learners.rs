@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use ndarray::{Array2, Axis};
+use ndarray::{Array2, Axis, CowArray, Ix2};
 use rfbench_learners::{
     class_labels_from_f64, CachedKernelSvmParams, CrossValidation, KernelRidgeParams, LearnerError,
     LinearSvmParams, RidgeClassifierParams, RidgeParams, SvmLoss,
@@ -105,10 +105,12 @@ pub struct LearnerInfo {
     pub train_streamed: Option<StreamTrainer>,
 }
 
-fn dense(rows: Rows<'_>) -> std::borrow::Cow<'_, Array2<f64>> {
+/// The rows as a dense matrix: the features themselves when they are dense (no copy: they may be
+/// most of the memory a run uses), densified when sparse.
+fn dense(rows: Rows<'_>) -> CowArray<'_, f64, Ix2> {
     match rows {
-        Rows::Dense(v) => std::borrow::Cow::Owned(v.to_owned()),
-        Rows::Sparse(m) => std::borrow::Cow::Owned(m.to_dense()),
+        Rows::Dense(v) => CowArray::from(v),
+        Rows::Sparse(m) => CowArray::from(m.to_dense()),
     }
 }
 

@@ -11,16 +11,9 @@ use rfbench_maps::{
 
 use super::params::{choice, count, non_negative, positive, ParamSpec, ParamValues};
 
-/// What a constructor gets from the cell.
-pub struct MapInput<'a, 'b> {
-    pub params: &'a ParamValues,
-    pub kernel: Kernel,
-    pub seed: u64,
-    /// The training rows: their dimension for every map, their values for maps fitted on data.
-    pub train: Rows<'b>,
-}
-
-pub type MapConstructor = fn(&MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError>;
+/// A map's configuration from the cell's parameters and kernel (its bandwidth resolved, or a
+/// stand-in at plan time): no data, no seed.
+pub type MapConstructor = fn(&ParamValues, &Kernel) -> Result<Box<dyn MapConfig>, MapError>;
 
 /// How a "map" entry turns inputs into what the learner sees.
 #[derive(Clone, Copy)]
@@ -136,109 +129,123 @@ fn form(p: &ParamValues) -> FourierForm {
     }
 }
 
-fn boxed<M: DynFeatureMap + 'static>(
-    m: Result<M, MapError>,
-) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    m.map(|m| Box::new(m) as Box<dyn DynFeatureMap>)
+/// A map's hyper-parameters read from a cell, before any data: [`MapConfig::check`] runs the
+/// library's own `check()` at plan time (so the paired form's even D and the sketches' gamma = 1
+/// fail before anything runs), [`MapConfig::fit`] builds the map at run time.
+pub trait MapConfig {
+    fn check(&self) -> Result<(), MapError>;
+    fn fit(&self, seed: u64, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>, MapError>;
 }
 
-fn d(input: &MapInput<'_, '_>) -> usize {
-    input.train.n_cols()
+/// `MapConfig` for a library params type: `fits on dimension` maps take the input dimension,
+/// `fits on rows` maps (Nystroem, PRFF) the training rows themselves.
+macro_rules! map_config {
+    ($params:ty, fits on dimension) => {
+        impl MapConfig for $params {
+            fn check(&self) -> Result<(), MapError> {
+                self.clone().check().map(|_| ())
+            }
+            fn fit(&self, seed: u64, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+                let map = self.clone().seed(seed).fit(train.n_cols())?;
+                Ok(Box::new(map))
+            }
+        }
+    };
+    ($params:ty, fits on rows) => {
+        impl MapConfig for $params {
+            fn check(&self) -> Result<(), MapError> {
+                self.clone().check().map(|_| ())
+            }
+            fn fit(&self, seed: u64, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
+                let map = self.clone().seed(seed).fit(train)?;
+                Ok(Box::new(map))
+            }
+        }
+    };
 }
 
-fn tensor_sketch(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        TensorSketchParams::for_kernel(&i.kernel, i.params.usize("n_components"))
-            .and_then(|p| p.seed(i.seed).fit(d(i))),
+map_config!(TensorSketchParams, fits on dimension);
+map_config!(RandomMaclaurinParams, fits on dimension);
+map_config!(RandomMaclaurinH01Params, fits on dimension);
+map_config!(RandomFourierParams, fits on dimension);
+map_config!(OrthogonalRandomFeaturesParams, fits on dimension);
+map_config!(StructuredOrthogonalParams, fits on dimension);
+map_config!(FastfoodParams, fits on dimension);
+map_config!(RandomBinningParams, fits on dimension);
+map_config!(NystroemParams, fits on rows);
+map_config!(PrffParams, fits on rows);
+
+type Config = Result<Box<dyn MapConfig>, MapError>;
+
+fn config(params: impl MapConfig + 'static) -> Config {
+    Ok(Box::new(params))
+}
+
+fn tensor_sketch(p: &ParamValues, k: &Kernel) -> Config {
+    config(TensorSketchParams::for_kernel(k, p.usize("n_components"))?)
+}
+
+fn random_maclaurin(p: &ParamValues, k: &Kernel) -> Config {
+    config(RandomMaclaurinParams::for_kernel(
+        k,
+        p.usize("n_components"),
+    )?)
+}
+
+fn random_maclaurin_h01(p: &ParamValues, k: &Kernel) -> Config {
+    config(RandomMaclaurinH01Params::for_kernel(
+        k,
+        p.usize("n_components"),
+    )?)
+}
+
+fn rff(p: &ParamValues, k: &Kernel) -> Config {
+    config(RandomFourierParams::for_kernel(k, p.usize("n_components"))?.form(form(p)))
+}
+
+fn orf(p: &ParamValues, k: &Kernel) -> Config {
+    config(OrthogonalRandomFeaturesParams::for_kernel(k, p.usize("n_components"))?.form(form(p)))
+}
+
+fn sorf(p: &ParamValues, k: &Kernel) -> Config {
+    config(StructuredOrthogonalParams::for_kernel(k, p.usize("n_components"))?.form(form(p)))
+}
+
+fn fastfood_with(p: &ParamValues, k: &Kernel, transform: FastfoodTransform) -> Config {
+    config(
+        FastfoodParams::for_kernel(k, p.usize("n_components"))?
+            .form(form(p))
+            .transform(transform),
     )
 }
 
-fn random_maclaurin(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        RandomMaclaurinParams::for_kernel(&i.kernel, i.params.usize("n_components"))
-            .and_then(|p| p.seed(i.seed).fit(d(i))),
+fn fastfood(p: &ParamValues, k: &Kernel) -> Config {
+    fastfood_with(p, k, FastfoodTransform::Hadamard)
+}
+
+fn fastfood_fft(p: &ParamValues, k: &Kernel) -> Config {
+    fastfood_with(p, k, FastfoodTransform::Fourier)
+}
+
+fn random_binning(p: &ParamValues, k: &Kernel) -> Config {
+    config(RandomBinningParams::for_kernel(k, p.usize("n_grids"))?.width(p.usize("width")))
+}
+
+fn nystroem(p: &ParamValues, k: &Kernel) -> Config {
+    config(
+        NystroemParams::for_kernel(k, p.usize("n_components"))?
+            .eigenvalue_cutoff(p.f64("eigenvalue_cutoff")),
     )
 }
 
-fn random_maclaurin_h01(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        RandomMaclaurinH01Params::for_kernel(&i.kernel, i.params.usize("n_components"))
-            .and_then(|p| p.seed(i.seed).fit(d(i))),
-    )
-}
-
-fn rff(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        RandomFourierParams::for_kernel(&i.kernel, i.params.usize("n_components"))
-            .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
-    )
-}
-
-fn orf(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        OrthogonalRandomFeaturesParams::for_kernel(&i.kernel, i.params.usize("n_components"))
-            .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
-    )
-}
-
-fn sorf(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        StructuredOrthogonalParams::for_kernel(&i.kernel, i.params.usize("n_components"))
-            .and_then(|p| p.form(form(i.params)).seed(i.seed).fit(d(i))),
-    )
-}
-
-fn fastfood_with(
-    i: &MapInput<'_, '_>,
-    transform: FastfoodTransform,
-) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        FastfoodParams::for_kernel(&i.kernel, i.params.usize("n_components")).and_then(|p| {
-            p.form(form(i.params))
-                .transform(transform)
-                .seed(i.seed)
-                .fit(d(i))
-        }),
-    )
-}
-
-fn fastfood(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    fastfood_with(i, FastfoodTransform::Hadamard)
-}
-
-fn fastfood_fft(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    fastfood_with(i, FastfoodTransform::Fourier)
-}
-
-fn random_binning(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        RandomBinningParams::for_kernel(&i.kernel, i.params.usize("n_grids"))
-            .and_then(|p| p.width(i.params.usize("width")).seed(i.seed).fit(d(i))),
-    )
-}
-
-fn nystroem(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    boxed(
-        NystroemParams::for_kernel(&i.kernel, i.params.usize("n_components")).and_then(|p| {
-            p.eigenvalue_cutoff(i.params.f64("eigenvalue_cutoff"))
-                .seed(i.seed)
-                .fit(i.train)
-        }),
-    )
-}
-
-fn prff(i: &MapInput<'_, '_>) -> Result<Box<dyn DynFeatureMap>, MapError> {
-    let p = i.params;
-    boxed(
-        PrffParams::for_kernel(&i.kernel, p.usize("n_components")).and_then(|q| {
-            q.batch_size(p.usize("batch_size"))
-                .learning_rate(p.f64("learning_rate"))
-                .l2_penalty(p.f64("l2_penalty"))
-                .max_iterations(p.usize("max_iterations"))
-                .tolerance(p.f64("tolerance"))
-                .seed(i.seed)
-                .fit(i.train)
-        }),
+fn prff(p: &ParamValues, k: &Kernel) -> Config {
+    config(
+        PrffParams::for_kernel(k, p.usize("n_components"))?
+            .batch_size(p.usize("batch_size"))
+            .learning_rate(p.f64("learning_rate"))
+            .l2_penalty(p.f64("l2_penalty"))
+            .max_iterations(p.usize("max_iterations"))
+            .tolerance(p.f64("tolerance")),
     )
 }
 

@@ -5,7 +5,8 @@
 //! 2. [`profile`]: a named profile's replacements (`[profiles.quick]`, `--profile NAME`).
 //! 3. [`groups`]: every section's values as groups of the grid, component names checked.
 //! 4. [`cells`] and [`typing`]: the grid expanded ([`grid`]) and each cell typed against the
-//!    registry, its components checked against each other.
+//!    registry, its components checked against each other; then `configs`: every distinct map
+//!    configuration built and put through the library's own `check()`, before any data.
 //! 5. [`columns`]: the results' columns, the seeds' scopes, the metrics.
 //! 6. [`settings`]: labels and the check, and the outputs validated by name.
 //!
@@ -15,6 +16,7 @@
 
 pub mod cells;
 pub mod columns;
+mod configs;
 pub mod grid;
 pub mod groups;
 pub mod profile;
@@ -161,6 +163,7 @@ impl RawSpec {
             run.repetitions,
             &grouped.component_repetitions,
         )?;
+        configs::check(c, &grouped.groups, &cells)?;
         // Columns no cell fills (a parameter of no component used) are dropped.
         columns.retain(|col| cells.iter().any(|cell| cell.get(col).is_some()));
 

@@ -1,0 +1,76 @@
+//! Stage 4b: every distinct map configuration of the plan is built from its parameters and its
+//! kernel and put through the library's own `check()`, before any data is read. A rule that
+//! only the library knows (the paired Fourier form's even D, the sketches' gamma = 1, a width
+//! that overflows the column index) fails here, with the key that sets the map, instead of in the
+//! middle of a run. A bandwidth still to be computed from the data ("median", a percentile, a
+//! cross-validated search) is stood in for by 1, a valid value: only the data can check the real
+//! one.
+
+use std::collections::BTreeSet;
+
+use crate::registry::{Features, ParamValues, Value};
+use crate::spec_error::{Checker, SpecResult};
+
+use super::cells::Cell;
+use super::grid::Group;
+
+/// Checks each distinct (map, its parameters, kernel, its parameters) of `cells`.
+pub(crate) fn check(c: Checker<'_>, groups: &[Group], cells: &[Cell]) -> SpecResult<()> {
+    let mut seen = BTreeSet::new();
+    for cell in cells {
+        let (Features::Map(construct), Some(info)) = (cell.map.features, cell.kernel) else {
+            continue;
+        };
+        let kernel_params = stand_in_bandwidths(&cell.kernel_params);
+        if !seen.insert(format!(
+            "{}|{:?}|{}|{:?}",
+            cell.map.name, cell.map_params, info.name, kernel_params
+        )) {
+            continue;
+        }
+        let checked = (info.build)(&kernel_params)
+            .and_then(|kernel| construct(&cell.map_params, &kernel))
+            .and_then(|config| config.check());
+        if let Err(e) = checked {
+            let (key, line) = key_of(groups, &cell.map_params);
+            let params: Vec<String> = cell
+                .map_params
+                .0
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            return Err(c.fail(
+                &key,
+                line,
+                format!(
+                    "map {} ({}) with kernel {}: {e}",
+                    cell.map.name,
+                    params.join(", "),
+                    info.name
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The kernel's parameters with every bandwidth the data decides replaced by 1.
+fn stand_in_bandwidths(params: &ParamValues) -> ParamValues {
+    let mut out = params.clone();
+    for value in out.0.values_mut() {
+        if matches!(value, Value::Rule(_) | Value::Search(_)) {
+            *value = Value::Float(1.0);
+        }
+    }
+    out
+}
+
+/// The key (and line) to blame: the first that sets one of the map's parameters, else `map`.
+fn key_of(groups: &[Group], map_params: &ParamValues) -> (String, usize) {
+    let names = |g: &&Group| g.names.iter().any(|n| map_params.0.contains_key(n));
+    groups
+        .iter()
+        .find(names)
+        .or_else(|| groups.iter().find(|g| g.names.iter().any(|n| n == "map")))
+        .map_or(("map".to_string(), 0), |g| (g.key.clone(), g.line))
+}
