@@ -39,7 +39,8 @@ use rfbench_maps::{CsrMatrix, Kernel, PolynomialKernel, Row, Rows};
 
 use crate::dual_cd::ConvergenceReport;
 use crate::error::{check_svm_params, LearnerError, Result};
-use crate::linear_svm::{check_finite, derive_seed};
+use crate::linear_svm::check_finite;
+use rfbench_maps::seeds::sub_seed;
 use crate::smo::solve_smo;
 use crate::svm_dual::dual_objective;
 
@@ -472,7 +473,7 @@ impl KernelSvmValidParams {
                     (sol.alpha, -sol.rho, sol.report)
                 } else {
                     let (alpha, report) =
-                        solve_kernel_dual(&k, &y, p, derive_seed(p.seed, m as u64));
+                        solve_kernel_dual(&k, &y, p, sub_seed(p.seed, m as u64));
                     (alpha, 0.0, report)
                 };
                 // Signed coefficients y_i alpha_i.

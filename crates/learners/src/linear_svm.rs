@@ -18,6 +18,7 @@ use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 use rfbench_maps::{MapError, Rows};
 
+use rfbench_maps::seeds::sub_seed;
 use crate::dual_cd::{
     solve_dual, ConvergenceReport, DenseRows, DualSettings, DualSolution, SparseRows, SvmLoss,
 };
@@ -187,7 +188,7 @@ impl LinearSvmValidParams {
                 max_iter: p.max_iter,
                 bias: p.bias,
                 shrinking: p.shrinking,
-                seed: derive_seed(p.seed, k as u64),
+                seed: sub_seed(p.seed, k as u64),
             };
             (y, settings)
         };
@@ -349,14 +350,6 @@ fn sorted_classes(labels: &[i64]) -> Vec<i64> {
     c.sort_unstable();
     c.dedup();
     c
-}
-
-/// A well-mixed seed for sub-problem `k` (SplitMix64 finaliser).
-pub(crate) fn derive_seed(seed: u64, k: u64) -> u64 {
-    let mut z = seed ^ k.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ use ndarray_linalg::{FactorizeCInto, SolveC, UPLO};
 
 use crate::error::{LearnerError, Result};
 use crate::grid_search::{self, GridSearch, Simpler};
-use crate::linear_svm::derive_seed;
+use rfbench_maps::seeds::sub_seed;
 
 /// The default lambda grid: `2^C` for `C = -10..=10`, which extends itself up to
 /// [`DEFAULT_LAMBDA_LIMITS`] (see the module doc for why).
@@ -506,7 +506,7 @@ impl RidgeAccumulator {
 
 /// The cross-validation fold of row `row`.
 pub(crate) fn fold_of(seed: u64, row: usize, folds: usize) -> usize {
-    (derive_seed(seed, row as u64) % folds as u64) as usize
+    (sub_seed(seed, row as u64) % folds as u64) as usize
 }
 
 /// A fitted ridge regression: `y = W' z + b` for every output.

@@ -66,6 +66,7 @@ mod fourier;
 mod fourier_f32;
 mod hadamard;
 mod kernels;
+pub mod seeds;
 mod linfa_traits;
 mod nystroem;
 mod orthogonal;

@@ -40,6 +40,7 @@ use crate::csr::{CsrMatrix, Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernels::{check_positive, Kernel};
+use crate::seeds::{mix64 as mix, GOLDEN_GAMMA};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0b1e;
@@ -161,18 +162,10 @@ fn bin_index(x: f64, shift: f64, pitch: f64) -> i64 {
     ((x - shift) / pitch).floor() as i64
 }
 
-/// SplitMix64's finaliser: a bijection on `u64` with full avalanche.
-#[inline]
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// Hash of "coordinate `i` is in bin `b`" under a grid's key.
 #[inline]
 fn coordinate_hash(key: u64, i: usize, bin: i64) -> u64 {
-    mix(mix(key ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)).wrapping_add(bin as u64))
+    mix(mix(key ^ (i as u64).wrapping_mul(GOLDEN_GAMMA)).wrapping_add(bin as u64))
 }
 
 /// One grid; serialised without `zero_hash`, which is recomputed when read.

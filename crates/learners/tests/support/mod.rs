@@ -1,6 +1,6 @@
-//! Shared by the LIBLINEAR comparison test and timing example: a tiny LIBSVM-format reader (the
-//! full parser lives in `rfbench`, which this crate must not depend on), the Adult file locations,
-//! and the LIBLINEAR command-line tools.
+//! Shared by the LIBLINEAR comparison test and timing example: LIBSVM-format files read by the
+//! dataset crate's parser (a dev-dependency: `rfbench-data` does not depend on this crate), the
+//! Adult file locations, and the LIBLINEAR command-line tools.
 
 #![allow(dead_code)]
 
@@ -14,24 +14,11 @@ pub const ADULT_DIM: usize = 123;
 
 /// Rows and integer labels of a LIBSVM-format file with at most `n_cols` columns.
 pub fn read_libsvm(path: &Path, n_cols: usize) -> (CsrMatrix, Vec<i64>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (mut indptr, mut indices, mut values, mut labels) = (vec![0], vec![], vec![], vec![]);
-    for line in text.lines().filter(|l| !l.trim().is_empty()) {
-        let mut parts = line.split_whitespace();
-        let label: f64 = parts.next().unwrap().parse().unwrap();
-        labels.push(label as i64);
-        for item in parts {
-            let (j, v) = item.split_once(':').unwrap();
-            let j: u32 = j.parse().unwrap();
-            indices.push(j - 1);
-            values.push(v.parse().unwrap());
-        }
-        indptr.push(indices.len());
-    }
-    (
-        CsrMatrix::new(n_cols, indptr, indices, values).unwrap(),
-        labels,
-    )
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (x, labels) =
+        rfbench_data::parse_libsvm(std::io::BufReader::new(file), path, Some(n_cols))
+            .unwrap_or_else(|e| panic!("{e}"));
+    (x, labels.into_iter().map(|l| l as i64).collect())
 }
 
 /// The directory holding `a9a` and `a9a.t`: `RFBENCH_MIRROR` if it has them, else
