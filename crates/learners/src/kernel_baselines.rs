@@ -40,9 +40,9 @@ use rfbench_maps::{CsrMatrix, Kernel, PolynomialKernel, Row, Rows};
 use crate::dual_cd::ConvergenceReport;
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::linear_svm::check_finite;
-use rfbench_maps::seeds::sub_seed;
 use crate::smo::solve_smo;
 use crate::svm_dual::dual_objective;
+use rfbench_maps::seeds::sub_seed;
 
 /// 2 GiB: a kernel matrix of 16,384 rows.
 pub const DEFAULT_MAX_KERNEL_BYTES: u128 = 1 << 31;
@@ -472,8 +472,7 @@ impl KernelSvmValidParams {
                     let sol = solve_smo(&k, &y, p.c, p.eps, steps);
                     (sol.alpha, -sol.rho, sol.report)
                 } else {
-                    let (alpha, report) =
-                        solve_kernel_dual(&k, &y, p, sub_seed(p.seed, m as u64));
+                    let (alpha, report) = solve_kernel_dual(&k, &y, p, sub_seed(p.seed, m as u64));
                     (alpha, 0.0, report)
                 };
                 // Signed coefficients y_i alpha_i.

@@ -18,11 +18,11 @@ use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
 use rfbench_maps::{MapError, Rows};
 
-use rfbench_maps::seeds::sub_seed;
 use crate::dual_cd::{
     solve_dual, ConvergenceReport, DenseRows, DualSettings, DualSolution, SparseRows, SvmLoss,
 };
 use crate::error::{check_svm_params, LearnerError, Result};
+use rfbench_maps::seeds::sub_seed;
 
 /// Unchecked hyper-parameters of [`LinearSvm`].
 #[derive(Debug, Clone, PartialEq)]

@@ -46,8 +46,12 @@ pub enum MapError {
     EigenDecomposition(String),
     #[error("batch size must be at least 1, got {0}")]
     ZeroBatchSize(usize),
-    #[error("{name} must be finite and >= 0, got {value}")]
-    InvalidOptimizerParameter { name: &'static str, value: f64 },
+    #[error("{name} must be a {valid}, got {value}")]
+    InvalidOptimizerParameter {
+        name: &'static str,
+        value: f64,
+        valid: crate::Interval,
+    },
     #[error("fitting needs at least one data row, got none")]
     EmptyData,
     #[error("the paired [cos, sin] form needs an even n_components (D), got {0}")]

@@ -66,7 +66,6 @@ mod fourier;
 mod fourier_f32;
 mod hadamard;
 mod kernels;
-pub mod seeds;
 mod linfa_traits;
 mod nystroem;
 mod orthogonal;
@@ -75,6 +74,8 @@ mod random_binning;
 mod random_fourier;
 mod random_maclaurin;
 mod random_maclaurin_h01;
+mod ranges;
+pub mod seeds;
 mod sym_eig;
 mod tensor_sketch;
 #[cfg(test)]
@@ -104,4 +105,5 @@ pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaur
 pub use random_maclaurin_h01::{
     RandomMaclaurinH01, RandomMaclaurinH01Params, RandomMaclaurinH01ValidParams,
 };
+pub use ranges::Interval;
 pub use tensor_sketch::{TensorSketch, TensorSketchParams, TensorSketchValidParams};

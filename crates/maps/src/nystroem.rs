@@ -35,6 +35,7 @@ use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::fourier::check_batch;
 use crate::kernels::{densify, squared_norms, to_dense, Kernel};
+use crate::ranges::Interval;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0a57;
@@ -87,12 +88,21 @@ impl NystroemParams {
         self
     }
 
+    /// `eigenvalue_cutoff`: `[0, 1)`, relative to the largest eigenvalue of `K_mm` (1 would
+    /// drop every direction).
+    pub const EIGENVALUE_CUTOFF: Interval = Interval {
+        min: 0.0,
+        max: 1.0,
+        open_min: false,
+        open_max: true,
+    };
+
     pub fn check(self) -> Result<NystroemValidParams> {
         self.kernel.check()?;
         if self.n_components == 0 {
             return Err(MapError::ZeroComponents(self.n_components));
         }
-        if !(0.0..1.0).contains(&self.eigenvalue_cutoff) {
+        if !Self::EIGENVALUE_CUTOFF.contains(self.eigenvalue_cutoff) {
             return Err(MapError::InvalidEigenvalueCutoff(self.eigenvalue_cutoff));
         }
         Ok(NystroemValidParams(self))

@@ -24,6 +24,13 @@
 //! measure. The paper's claim, which the tests check on its synthetic setting, is a lower Gram
 //! error than RFF at equal `M`.
 //!
+//! **Reproducibility.** The descent is chaotic at the paper's step on low-dimensional data (PRFF
+//! Fig. 1, d = 10: a last-bit difference in one product grows to a 5 % difference in the Gram
+//! error within a hundred steps), so the fit's products are written as loops in a fixed order
+//! (`dot`, `mat_vec`, `gram_of_rows` below) instead of going through matrixmultiply or BLAS,
+//! whose kernels are chosen per processor (AVX-512 or AVX2 give different roundings). The same
+//! seed then gives the same map on every x86-64 machine, bit for bit.
+//!
 //! **Cost.** Fit: per feature, `O(B^2 d)` for the exact batch kernel, `O(B^2 j)` for the previous
 //! features' part, and `O(B^2 + B d)` per descent step. Transform: `O(nnz(x) M)` per row.
 
@@ -38,6 +45,7 @@ use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernels::{check_positive, gaussian_sigma_for, Kernel};
+use crate::ranges::Interval;
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0bff;
@@ -119,6 +127,13 @@ impl PrffParams {
         Ok(Self::new(gaussian_sigma_for(kernel, "Prff")?, n_components))
     }
 
+    /// `learning_rate`: `> 0` (`max_iterations = 0`, not a zero step, gives RFF).
+    pub const LEARNING_RATE: Interval = Interval::POSITIVE;
+    /// `l2_penalty`: `>= 0`.
+    pub const L2_PENALTY: Interval = Interval::NON_NEGATIVE;
+    /// `tolerance`: `>= 0` (0: always run `max_iterations` steps).
+    pub const TOLERANCE: Interval = Interval::NON_NEGATIVE;
+
     pub fn check(self) -> Result<PrffValidParams> {
         check_positive("gaussian", "sigma", self.sigma)?;
         if self.n_components == 0 {
@@ -127,13 +142,13 @@ impl PrffParams {
         if self.batch_size == 0 {
             return Err(MapError::ZeroBatchSize(self.batch_size));
         }
-        for (name, value) in [
-            ("learning_rate", self.learning_rate),
-            ("l2_penalty", self.l2_penalty),
-            ("tolerance", self.tolerance),
+        for (name, value, valid) in [
+            ("learning_rate", self.learning_rate, Self::LEARNING_RATE),
+            ("l2_penalty", self.l2_penalty, Self::L2_PENALTY),
+            ("tolerance", self.tolerance, Self::TOLERANCE),
         ] {
-            if !(value.is_finite() && value >= 0.0) {
-                return Err(MapError::InvalidOptimizerParameter { name, value });
+            if !valid.contains(value) {
+                return Err(MapError::InvalidOptimizerParameter { name, value, valid });
             }
         }
         Ok(PrffValidParams(self))
@@ -164,17 +179,15 @@ struct BatchProblem<'a> {
 impl BatchProblem<'_> {
     /// `(cos, sin)` of `X w + b`.
     fn phases(&self, w: &Array1<f64>) -> (Array1<f64>, Array1<f64>) {
-        let t = self.batch.dot(w) + self.bias;
+        let t = mat_vec(self.batch, w) + self.bias;
         (t.mapv(f64::cos), t.mapv(f64::sin))
     }
 
     /// The residual `target - (2/j) c c'` as a matrix.
     fn residual(&self, c: &Array1<f64>) -> Array2<f64> {
-        let outer = c
-            .view()
-            .insert_axis(Axis(1))
-            .dot(&c.view().insert_axis(Axis(0)));
-        &self.target - &(outer * self.scale)
+        Array2::from_shape_fn(self.target.dim(), |(i, k)| {
+            self.target[(i, k)] - c[i] * c[k] * self.scale
+        })
     }
 
     /// The loss alone: the reference the gradient is checked against.
@@ -191,8 +204,12 @@ impl BatchProblem<'_> {
         let (c, s) = self.phases(w);
         let r = self.residual(&c);
         let loss = r.iter().map(|v| v * v).sum::<f64>() / (2.0 * b * b);
-        let weights = r.dot(&c) * &s * (2.0 * self.scale / (b * b));
-        (loss, self.batch.t().dot(&weights))
+        let weights = mat_vec(&r, &c) * &s * (2.0 * self.scale / (b * b));
+        let mut gradient = Array1::zeros(self.batch.ncols());
+        for (row, &weight) in self.batch.rows().into_iter().zip(&weights) {
+            gradient.scaled_add(weight, &row);
+        }
+        (loss, gradient)
     }
 }
 
@@ -264,12 +281,10 @@ impl PrffValidParams {
             gaussian(batch.row(i), batch.row(k), p.sigma)
         });
         if j > 0 {
-            let mut previous = batch.dot(&frequencies.slice(ndarray::s![..j, ..]).t());
-            previous
-                .axis_iter_mut(Axis(1))
-                .zip(phases)
-                .for_each(|(mut col, &b)| col.mapv_inplace(|t| (t + b).cos()));
-            target.scaled_add(-scale, &previous.dot(&previous.t()));
+            let previous = Array2::from_shape_fn((bsz, j), |(i, l)| {
+                (dot(batch.row(i), frequencies.row(l)) + phases[l]).cos()
+            });
+            target.scaled_add(-scale, &gram_of_rows(&previous));
         }
         let problem = BatchProblem {
             batch,
@@ -290,6 +305,44 @@ impl PrffValidParams {
         }
         w
     }
+}
+
+/// `x' y` summed in a fixed order (four interleaved partial sums, then the tail): the same
+/// instructions, so the same rounding, on every processor.
+fn dot(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> f64 {
+    let mut partial = [0.0; 4];
+    let n = x.len();
+    let whole = n - n % 4;
+    for i in (0..whole).step_by(4) {
+        for (k, p) in partial.iter_mut().enumerate() {
+            *p += x[i + k] * y[i + k];
+        }
+    }
+    let mut sum = (partial[0] + partial[1]) + (partial[2] + partial[3]);
+    for i in whole..n {
+        sum += x[i] * y[i];
+    }
+    sum
+}
+
+/// `A x`, each entry a fixed-order `dot`.
+fn mat_vec(a: &Array2<f64>, x: &Array1<f64>) -> Array1<f64> {
+    a.rows().into_iter().map(|row| dot(row, x.view())).collect()
+}
+
+/// `A A'`, each entry a fixed-order `dot` of two rows (computed once per pair: `dot` is
+/// symmetric in its arguments, bit for bit).
+fn gram_of_rows(a: &Array2<f64>) -> Array2<f64> {
+    let n = a.nrows();
+    let mut out = Array2::zeros((n, n));
+    for i in 0..n {
+        for k in i..n {
+            let v = dot(a.row(i), a.row(k));
+            out[(i, k)] = v;
+            out[(k, i)] = v;
+        }
+    }
+    out
 }
 
 /// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`. Serialisable (serde), checked when read.
@@ -468,6 +521,56 @@ mod tests {
         }
     }
 
+    /// The fit's fixed-order products against ndarray's (matrixmultiply's) to rounding: the
+    /// loops compute the right thing; their order is what the next test pins.
+    #[test]
+    fn fixed_order_products_match_ndarray() {
+        let a = gaussian_data(37, 11, 3);
+        let x = gaussian_data(1, 11, 4).row(0).to_owned();
+        let close = |p: &Array2<f64>, q: &Array2<f64>| {
+            p.iter()
+                .zip(q)
+                .all(|(u, v)| (u - v).abs() <= 1e-12 * (1.0 + v.abs()))
+        };
+        assert!(close(&gram_of_rows(&a), &a.dot(&a.t())));
+        let ax = mat_vec(&a, &x).insert_axis(Axis(1));
+        assert!(close(&ax, &a.dot(&x).insert_axis(Axis(1))));
+        assert_eq!(dot(x.view(), x.view()), {
+            let sq = x.mapv(|v| v * v);
+            ((sq[0] + sq[4]) + (sq[1] + sq[5]))
+                + ((sq[2] + sq[6]) + (sq[3] + sq[7]))
+                + sq[8]
+                + sq[9]
+                + sq[10]
+        });
+    }
+
+    /// The map a seed gives, pinned bit for bit in the chaotic setting of PRFF Fig. 1 (d = 10,
+    /// the step 6.324): a product whose rounding depends on the processor (a BLAS or
+    /// matrixmultiply kernel chosen at run time) changes these bits on some machine, as it once
+    /// changed prff-fig1's Gram error by 5 % between two CI machines.
+    #[test]
+    fn a_seed_gives_the_same_frequencies_on_every_machine() {
+        let x = gaussian_data(300, 10, 11);
+        let map = PrffParams::new(2.812, 25)
+            .batch_size(128)
+            .learning_rate(6.324)
+            .max_iterations(100)
+            .seed(5)
+            .fit(&x)
+            .unwrap();
+        let fingerprint = map
+            .frequencies
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325_u64, |h, v| {
+                (h ^ v.to_bits()).wrapping_mul(0x100_0000_01b3)
+            });
+        assert_eq!(
+            fingerprint, 0xcf4a4e72d9e4d7e4,
+            "fingerprint {fingerprint:#x}"
+        );
+    }
+
     /// Without descent steps the map is RFF with its draws: `sqrt(2/M) cos(w'x + b)` computed
     /// naively, `w ~ N(0, I/sigma^2)` (sample variance within 5 standard errors
     /// `sqrt(2/n) / sigma^2` of `1/sigma^2`).
@@ -567,9 +670,12 @@ mod tests {
                 .unwrap_err(),
             MapError::InvalidOptimizerParameter {
                 name: "learning_rate",
-                value: -1.0
+                value: -1.0,
+                valid: PrffParams::LEARNING_RATE,
             }
         );
+        assert!(PrffParams::new(1.0, 5).learning_rate(0.0).check().is_err());
+        assert!(PrffParams::new(1.0, 5).tolerance(0.0).check().is_ok());
         assert_eq!(
             PrffParams::new(1.0, 5)
                 .l2_penalty(f64::INFINITY)
@@ -577,7 +683,8 @@ mod tests {
                 .unwrap_err(),
             MapError::InvalidOptimizerParameter {
                 name: "l2_penalty",
-                value: f64::INFINITY
+                value: f64::INFINITY,
+                valid: PrffParams::L2_PENALTY,
             }
         );
         assert_eq!(

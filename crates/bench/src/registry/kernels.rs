@@ -98,11 +98,12 @@ pub const KERNELS: &[KernelInfo] = &[
         params: &[
             ParamSpec {
                 name: "nu",
-                kind: ParamKind::Float {
+                kind: ParamKind::Float(rfbench_maps::Interval {
                     min: 0.5,
                     max: 2.5,
                     open_min: false,
-                },
+                    open_max: false,
+                }),
                 default: Some(Default::Float(1.5)),
                 doc: "smoothness: 0.5, 1.5 or 2.5 (the closed forms)",
             },

@@ -407,7 +407,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
             positive("eps", Some(0.1), "stopping tolerance on the projected-gradient gap (LIBLINEAR -e)"),
             ParamSpec {
                 name: "bias",
-                kind: ParamKind::Float { min: 0.0, max: f64::INFINITY, open_min: false },
+                kind: ParamKind::Float(rfbench_maps::Interval::NON_NEGATIVE),
                 default: Some(Default::Float(1.0)),
                 doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
             },

@@ -9,7 +9,7 @@ use rfbench_maps::{
     StructuredOrthogonalParams, TensorSketchParams,
 };
 
-use super::params::{choice, count, non_negative, positive, ParamSpec, ParamValues};
+use super::params::{choice, count, real, ParamSpec, ParamValues};
 
 /// A map's configuration from the cell's parameters and kernel (its bandwidth resolved, or a
 /// stand-in at plan time): no data, no seed.
@@ -366,7 +366,7 @@ pub const MAPS: &[MapInfo] = &[
         paper: "Williams & Seeger 2001",
         params: &[
             N_COMPONENTS,
-            non_negative("eigenvalue_cutoff", 1e-10, "relative eigenvalue cutoff of K_mm^(-1/2), in [0, 1)"),
+            real("eigenvalue_cutoff", NystroemParams::EIGENVALUE_CUTOFF, 1e-10, "relative eigenvalue cutoff of K_mm^(-1/2)"),
         ],
         kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
         fits_on_data: true,
@@ -381,10 +381,10 @@ pub const MAPS: &[MapInfo] = &[
         params: &[
             N_COMPONENTS,
             count("batch_size", Some(128), "points per mini-batch"),
-            positive("learning_rate", Some(50.0), "step size of the stochastic gradient"),
-            non_negative("l2_penalty", 0.0, "penalty on the frequencies' deviation"),
+            real("learning_rate", PrffParams::LEARNING_RATE, 50.0, "step size of the stochastic gradient"),
+            real("l2_penalty", PrffParams::L2_PENALTY, 0.0, "penalty on the frequencies' deviation"),
             count("max_iterations", Some(100), "optimisation iterations"),
-            non_negative("tolerance", 1e-8, "stop when the loss changes less"),
+            real("tolerance", PrffParams::TOLERANCE, 1e-8, "stop when the loss changes less"),
         ],
         kernels: &["gaussian"],
         fits_on_data: true,
@@ -414,3 +414,93 @@ pub const MAPS: &[MapInfo] = &[
         size: NO_FEATURES,
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::super::kernel;
+    use super::super::kernels::KERNELS;
+    use super::super::params::{ParamKind, Value};
+    use super::*;
+
+    /// Every parameter at its default, or at a valid value when the spec must give it.
+    fn defaults(params: &[ParamSpec]) -> ParamValues {
+        let value = |p: &ParamSpec| match (p.default, p.kind) {
+            (Some(d), _) => d.value(),
+            (None, ParamKind::Int { .. }) => Value::Int(16),
+            (None, ParamKind::Choice(words)) => Value::Text(words[0].to_string()),
+            (None, _) => Value::Float(1.0),
+        };
+        ParamValues(
+            params
+                .iter()
+                .map(|p| (p.name.to_string(), value(p)))
+                .collect(),
+        )
+    }
+
+    fn checked(map: &MapInfo, params: &ParamValues, kernel: &Kernel) -> Result<(), MapError> {
+        let Features::Map(construct) = map.features else {
+            unreachable!("only maps with features are checked")
+        };
+        construct(params, kernel)?.check()
+    }
+
+    fn with_features() -> impl Iterator<Item = &'static MapInfo> {
+        MAPS.iter()
+            .filter(|m| matches!(m.features, Features::Map(_)))
+    }
+
+    /// The registry's list of kernels is what the library accepts: a spec pairing a map with a
+    /// kernel is refused by the registry exactly when the library would refuse it.
+    #[test]
+    fn a_map_lists_a_kernel_exactly_when_the_library_accepts_it() {
+        for map in with_features() {
+            for info in KERNELS {
+                let kernel = (info.build)(&defaults(info.params)).unwrap();
+                let accepted = checked(map, &defaults(map.params), &kernel);
+                assert_eq!(
+                    accepted.is_ok(),
+                    map.kernels.contains(&info.name),
+                    "map {} with kernel {}: library says {accepted:?}",
+                    map.name,
+                    info.name
+                );
+            }
+        }
+    }
+
+    /// A real parameter's interval in the registry is the one the library's `check()` applies:
+    /// each end and a step past it are accepted or refused alike.
+    #[test]
+    fn a_real_parameters_range_is_the_one_the_library_checks() {
+        let mut tested = 0;
+        for map in with_features() {
+            let kernel = kernel(map.kernels[0]).unwrap();
+            let kernel = (kernel.build)(&defaults(kernel.params)).unwrap();
+            for p in map.params {
+                let ParamKind::Float(interval) = p.kind else {
+                    continue;
+                };
+                let ends = [interval.min, interval.max]
+                    .into_iter()
+                    .filter(|v| v.is_finite());
+                for end in ends {
+                    let step = 1e-9 * end.abs().max(1.0);
+                    for v in [end - step, end, end + step] {
+                        let mut params = defaults(map.params);
+                        params.0.insert(p.name.to_string(), Value::Float(v));
+                        assert_eq!(
+                            checked(map, &params, &kernel).is_ok(),
+                            interval.contains(v),
+                            "map {} {} = {v}: registry says {interval}",
+                            map.name,
+                            p.name
+                        );
+                        tested += 1;
+                    }
+                }
+            }
+        }
+        assert!(tested >= 12, "only {tested} values tested");
+    }
+}

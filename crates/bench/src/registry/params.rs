@@ -2,6 +2,7 @@
 //! parameters once, as [`ParamSpec`]s, and the same table validates specs, fills defaults, feeds
 //! `rfbench maps|learners|kernels` and generates the spec reference. A range is written once.
 
+use rfbench_maps::Interval;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -115,12 +116,8 @@ pub enum ParamKind {
         min: i64,
         max: i64,
     },
-    /// A finite number in the interval; `open_min` excludes `min` itself.
-    Float {
-        min: f64,
-        max: f64,
-        open_min: bool,
-    },
+    /// A finite number in the interval (the library's own constant for a map's parameter).
+    Float(Interval),
     Bool,
     /// One of the listed words.
     Choice(&'static [&'static str]),
@@ -136,14 +133,7 @@ impl fmt::Display for ParamKind {
         match *self {
             ParamKind::Int { min, max } if max == i64::MAX => write!(f, "integer >= {min}"),
             ParamKind::Int { min, max } => write!(f, "integer in {min}..={max}"),
-            ParamKind::Float { min, max, open_min } => {
-                let lo = if open_min { ">" } else { ">=" };
-                if max.is_infinite() {
-                    write!(f, "number {lo} {min}")
-                } else {
-                    write!(f, "number {lo} {min} and <= {max}")
-                }
-            }
+            ParamKind::Float(interval) => write!(f, "{interval}"),
             ParamKind::Bool => write!(f, "true or false"),
             ParamKind::Choice(words) => write!(f, "one of {words:?}"),
             ParamKind::Bandwidth => write!(
@@ -202,12 +192,11 @@ impl ParamSpec {
                     bad(&v.to_string())
                 }
             }
-            (ParamKind::Float { .. }, toml::Value::Integer(v)) => {
+            (ParamKind::Float(_), toml::Value::Integer(v)) => {
                 self.parse(&toml::Value::Float(*v as f64))
             }
-            (ParamKind::Float { min, max, open_min }, toml::Value::Float(v)) => {
-                let above = if open_min { *v > min } else { *v >= min };
-                if v.is_finite() && above && *v <= max {
+            (ParamKind::Float(interval), toml::Value::Float(v)) => {
+                if interval.contains(*v) {
                     Ok(Value::Float(*v))
                 } else {
                     bad(&v.to_string())
@@ -382,11 +371,7 @@ pub const fn count(name: &'static str, default: Option<i64>, doc: &'static str) 
 pub const fn positive(name: &'static str, default: Option<f64>, doc: &'static str) -> ParamSpec {
     ParamSpec {
         name,
-        kind: ParamKind::Float {
-            min: 0.0,
-            max: f64::INFINITY,
-            open_min: true,
-        },
+        kind: ParamKind::Float(Interval::POSITIVE),
         default: match default {
             Some(v) => Some(Default::Float(v)),
             None => None,
@@ -396,13 +381,20 @@ pub const fn positive(name: &'static str, default: Option<f64>, doc: &'static st
 }
 
 pub const fn non_negative(name: &'static str, default: f64, doc: &'static str) -> ParamSpec {
+    real(name, Interval::NON_NEGATIVE, default, doc)
+}
+
+/// A real parameter in `interval` (for a map's parameter, the map's own constant, such as
+/// `NystroemParams::EIGENVALUE_CUTOFF`: the one statement of its range).
+pub const fn real(
+    name: &'static str,
+    interval: Interval,
+    default: f64,
+    doc: &'static str,
+) -> ParamSpec {
     ParamSpec {
         name,
-        kind: ParamKind::Float {
-            min: 0.0,
-            max: f64::INFINITY,
-            open_min: false,
-        },
+        kind: ParamKind::Float(interval),
         default: Some(Default::Float(default)),
         doc,
     }

@@ -15,9 +15,8 @@ pub const ADULT_DIM: usize = 123;
 /// Rows and integer labels of a LIBSVM-format file with at most `n_cols` columns.
 pub fn read_libsvm(path: &Path, n_cols: usize) -> (CsrMatrix, Vec<i64>) {
     let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let (x, labels) =
-        rfbench_data::parse_libsvm(std::io::BufReader::new(file), path, Some(n_cols))
-            .unwrap_or_else(|e| panic!("{e}"));
+    let (x, labels) = rfbench_data::parse_libsvm(std::io::BufReader::new(file), path, Some(n_cols))
+        .unwrap_or_else(|e| panic!("{e}"));
     (x, labels.into_iter().map(|l| l as i64).collect())
 }
 
