@@ -19,7 +19,9 @@ pub use kernels::{KernelInfo, KERNELS};
 pub use kinds::{KindInfo, SeedScope, SeedSpec, KINDS};
 pub use learners::{LearnerInfo, Needs, TaskKind, LEARNERS};
 pub use maps::{Features, MapInfo, MAPS};
-pub use params::{BandwidthRule, BandwidthSearch, ParamKind, ParamSpec, ParamValues, Value};
+pub use params::{
+    seed_label, BandwidthRule, BandwidthSearch, ParamKind, ParamSpec, ParamValues, Value,
+};
 
 pub fn map(name: &str) -> Option<&'static MapInfo> {
     MAPS.iter().find(|m| m.name == name)

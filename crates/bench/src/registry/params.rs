@@ -108,6 +108,19 @@ impl Value {
     }
 }
 
+/// Names a parameter goes by in seed keys when it is not its own, and why: the runner's first
+/// specs called the feature count `D`, every committed result's seeds were derived from keys
+/// such as `D=512`, and renaming the key would change all of them.
+const SEED_LABELS: &[(&str, &str)] = &[("n_components", "D")];
+
+/// The name `param` goes by in seed keys (its own, unless [`SEED_LABELS`] says otherwise).
+pub fn seed_label(param: &str) -> &str {
+    SEED_LABELS
+        .iter()
+        .find(|(name, _)| *name == param)
+        .map_or(param, |(_, label)| label)
+}
+
 /// What a parameter accepts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ParamKind {

@@ -86,14 +86,14 @@ pub struct Plan {
 
 impl Plan {
     /// The key a seed of `cell` at `repetition` is derived from: the seed's prefix, then
-    /// `name=value` for every axis in its scope (`n_components` written `D`, as the papers do),
-    /// then `rep=R`. Pinned by tests: changing it changes every committed result.
+    /// `label=value` for every axis in its scope (the label is the name but for `n_components`,
+    /// `D`: [`registry::seed_label`]), then `rep=R`. Pinned by tests: changing it changes every
+    /// committed result.
     pub fn seed_key(&self, seed: &PlannedSeed, cell: &Cell, repetition: usize) -> String {
         let mut parts: Vec<String> = seed.spec.prefix.iter().map(|p| p.to_string()).collect();
         for axis in &seed.axes {
             if let Some(value) = cell.get(axis) {
-                let label = if axis == "n_components" { "D" } else { axis };
-                parts.push(format!("{label}={value}"));
+                parts.push(format!("{}={value}", registry::seed_label(axis)));
             }
         }
         if seed.with_repetition {
