@@ -18,11 +18,11 @@ use rfbench_maps::Kernel;
 use crate::check::{self, CheckReport};
 use crate::data::{self, distance_percentile, DataError, Prepared, Step};
 use crate::error::{Error, Result};
-use crate::kinds::{self, train_rows, CellContext, CellOutcome, KernelSearch};
+use crate::kinds::{self, train_rows, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
-use crate::registry::{self, BandwidthSearch, ParamValues, Value};
-use crate::results::{self, Provenance, ResultRow};
+use crate::registry::{self, BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
+use crate::results::{self, CellOutcome, CellValue, Provenance, ResultRow};
 use crate::seeds::derive_seed;
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
@@ -134,7 +134,7 @@ fn prepare_data(
 
 /// A kernel, the values its bandwidth rules gave (`sigma_used`, ...), and a bandwidth left for
 /// the learning kind to choose by cross-validation (then the kernel is `None`).
-type ResolvedKernel = (Option<Kernel>, Vec<(String, f64)>, Option<KernelSearch>);
+type ResolvedKernel = (Option<Kernel>, Vec<Tuned>, Option<KernelSearch>);
 
 /// The cell's kernel with every bandwidth rule resolved on the training rows, and the values
 /// used (written to `{param}_used`).
@@ -157,7 +157,12 @@ fn resolve_kernel(plan: &Plan, cell: &Cell, data: &Prepared) -> Result<ResolvedK
                         cell.dataset
                     )));
                 }
-                used.push((format!("{name}_used"), sigma));
+                used.push(Tuned {
+                    param: name.clone(),
+                    by: ChosenBy::Kernel,
+                    chosen: sigma,
+                    at_edge: None,
+                });
                 Value::Float(sigma)
             }
             Value::Search(candidates) => {
@@ -271,12 +276,12 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     let reporter = Reporter::new(jobs.len(), options.progress);
     let run_one = |&(c, repetition): &(usize, usize)| -> ResultRow {
         let cell = &plan.cells[c];
-        let seeds: Vec<(&'static str, u64)> = plan
+        let seeds: Vec<(String, u64)> = plan
             .seeds
             .iter()
             .map(|s| {
                 (
-                    s.spec.column,
+                    s.spec.column.to_string(),
                     derive_seed(plan.master_seed, &plan.seed_key(s, cell, repetition)),
                 )
             })
@@ -290,7 +295,16 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
         };
         reporter.tick();
         ResultRow {
-            cell: c,
+            coordinates: plan
+                .columns
+                .iter()
+                .map(|c| {
+                    (
+                        c.clone(),
+                        cell.get(c).map_or(CellValue::Empty, CellValue::from),
+                    )
+                })
+                .collect(),
             repetition,
             seeds,
             outcome,
@@ -305,17 +319,17 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     Ok(rows)
 }
 
-/// One cell at one repetition on its prepared data: the kernel resolved, the kind's measurement,
-/// the bandwidth it used added to the metrics.
+/// One cell at one repetition on its prepared data: the kernel resolved (the bandwidths its
+/// rules gave go to the metrics through the context), then the kind's measurement.
 fn measure(
     plan: &Plan,
     cell: &Cell,
     repetition: usize,
-    seeds: &[(&'static str, u64)],
+    seeds: &[(String, u64)],
     prepared: &Prepared,
 ) -> Result<CellOutcome> {
-    let (kernel, used, kernel_search) = resolve_kernel(plan, cell, prepared)?;
-    let by_column: BTreeMap<&'static str, u64> = seeds.iter().copied().collect();
+    let (kernel, tuned, kernel_search) = resolve_kernel(plan, cell, prepared)?;
+    let by_column: BTreeMap<String, u64> = seeds.iter().cloned().collect();
     let ctx = CellContext {
         plan,
         cell,
@@ -324,14 +338,9 @@ fn measure(
         data: prepared,
         kernel,
         kernel_search,
+        tuned: &tuned,
     };
-    Ok(match kinds::runner(plan.kind)(&ctx)? {
-        CellOutcome::Done(mut metrics) => {
-            metrics.extend(used);
-            CellOutcome::Done(metrics)
-        }
-        other => other,
-    })
+    kinds::runner(plan.kind)(&ctx)
 }
 
 /// "cell (map = nystroem, n_components = 400), repetition 1: ERROR" for each failed row.
@@ -341,15 +350,9 @@ fn failed_cells(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
             let CellOutcome::Failed(error) = &row.outcome else {
                 return None;
             };
-            let cell = &plan.cells[row.cell];
-            let coordinates: Vec<String> = plan
-                .columns
-                .iter()
-                .filter_map(|c| Some(format!("{c} = {}", cell.get(c)?)))
-                .collect();
             Some(format!(
                 "cell ({}), repetition {}: {error}",
-                coordinates.join(", "),
+                row.describe(&plan.columns),
                 row.repetition
             ))
         })
@@ -388,7 +391,7 @@ pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<
 
     let stem = profile.stem(&plan.name);
     let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
-    let text = results::to_csv(&plan, &rows, &Provenance::collect(&options.root));
+    let text = results::to_csv(&plan.layout(), &rows, &Provenance::collect(&options.root))?;
     let mut out = Staged::new(&options.out_dir);
     out.write(&csv, text.as_bytes())?;
     // Everything below is drawn from the file just written (still under its temporary name).
@@ -470,29 +473,25 @@ pub fn render(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Ren
 /// A cross-validated choice at the edge of the range searched means the optimum may lie beyond
 /// it, and the method is reported worse than it is: say so for every such cell.
 fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
+    let axes: Vec<String> = plan
+        .columns
+        .iter()
+        .filter(|c| plan.axes.contains(*c))
+        .cloned()
+        .collect();
     let mut out = Vec::new();
     for row in rows {
-        let CellOutcome::Done(m) = &row.outcome else {
-            continue;
-        };
-        // `lambda_at_edge`, `C_at_edge` (a learner's search), `sigma_at_edge` (a bandwidth's).
-        let searched = m.keys().filter_map(|k| k.strip_suffix("_at_edge"));
-        for name in searched {
-            if m.get(&format!("{name}_at_edge")) == Some(&1.0) {
-                let cell = &plan.cells[row.cell];
-                let coords: Vec<String> = cell
-                    .coordinates
-                    .iter()
-                    .map(|(n, v)| format!("{n}={v}"))
-                    .collect();
+        for tuned in &plan.tuned {
+            let Some(at_edge) = &tuned.at_edge else {
+                continue;
+            };
+            if row.metric(at_edge) == Some(1.0) {
                 out.push(format!(
-                    "{}, rep={}: {name} chosen by cross-validation ({}) is at an edge of the range searched",
-                    coords.join(", "),
+                    "{}, rep={}: {} chosen by cross-validation ({}) is at an edge of the range searched",
+                    row.describe(&axes),
                     row.repetition,
-                    m.get(&format!("{name}_chosen"))
-                        .or_else(|| m.get(&format!("{name}_used")))
-                        .copied()
-                        .unwrap_or(f64::NAN)
+                    tuned.param,
+                    row.metric(&tuned.chosen).unwrap_or(f64::NAN)
                 ));
             }
         }
@@ -513,7 +512,7 @@ pub fn check(
         .out_dir
         .join("results")
         .join(format!("{}.csv", profile.stem(&name)));
-    let reference = results::read_rows(&reference_path)?;
+    let reference = results::read_records(&reference_path)?;
     let scratch =
         tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
     let outcome = reproduce(
@@ -524,7 +523,7 @@ pub fn check(
             ..options.clone()
         },
     )?;
-    let regenerated = results::read_rows(&outcome.csv)?;
+    let regenerated = results::read_records(&outcome.csv)?;
     let report = check::compare(
         &outcome.plan,
         &reference,

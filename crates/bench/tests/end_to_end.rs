@@ -302,7 +302,7 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
 
 /// The CSV as (header, rows).
 fn csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    rfbench::results::read_rows(path).unwrap()
+    rfbench::results::read_records(path).unwrap()
 }
 
 fn column(path: &Path, name: &str) -> Vec<String> {

@@ -12,7 +12,6 @@
 //! PRFF) are fitted on the sample itself: the papers approximate the Gram matrix of the points
 //! they are given.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use ndarray::{s, Array2};
@@ -101,16 +100,18 @@ pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let features = map.transform(Rows::Sparse(&x))?;
     let map_seconds = start.elapsed().as_secs_f64();
     let sums = gram_error(&features, &x, &kernel);
-    Ok(CellOutcome::Done(BTreeMap::from([
-        ("gram_mse".to_string(), sums.squared_error / sums.entries),
+    let mut metrics = ctx.metrics()?;
+    metrics.extend([
+        ("gram_mse", sums.squared_error / sums.entries),
         (
-            "relative_frobenius".to_string(),
+            "relative_frobenius",
             (sums.squared_error / sums.squared_exact).sqrt(),
         ),
-        ("max_abs_error".to_string(), sums.max_abs_error),
-        ("bias".to_string(), sums.signed_error / sums.entries),
-        ("map_seconds".to_string(), map_seconds),
-    ])))
+        ("max_abs_error", sums.max_abs_error),
+        ("bias", sums.signed_error / sums.entries),
+        ("map_seconds", map_seconds),
+    ])?;
+    Ok(CellOutcome::Done(metrics.finish()))
 }
 
 #[cfg(test)]

@@ -16,7 +16,6 @@
 //! chunks of `D` features whatever the dataset size. A map fitted on data (Nystroem, PRFF) is
 //! fitted on the training rows.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use rand::{Rng, SeedableRng};
@@ -103,15 +102,16 @@ pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
             .map(|&(i, j)| kernel.eval(&x.row(i), &x.row(j))),
         estimates.iter().copied(),
     );
-    let metrics = BTreeMap::from([
-        ("pairs_excluded".to_string(), errors.excluded as f64),
-        ("relative_error".to_string(), errors.mean_relative),
-        ("median_relative_error".to_string(), errors.median_relative),
-        ("mean_absolute_error".to_string(), errors.mean_absolute),
-        ("bias".to_string(), errors.bias),
-        ("map_seconds".to_string(), map_seconds),
-    ]);
-    Ok(CellOutcome::Done(metrics))
+    let mut metrics = ctx.metrics()?;
+    metrics.extend([
+        ("pairs_excluded", errors.excluded as f64),
+        ("relative_error", errors.mean_relative),
+        ("median_relative_error", errors.median_relative),
+        ("mean_absolute_error", errors.mean_absolute),
+        ("bias", errors.bias),
+        ("map_seconds", map_seconds),
+    ])?;
+    Ok(CellOutcome::Done(metrics.finish()))
 }
 
 /// Error statistics of estimates against exact values.

@@ -11,7 +11,6 @@
 //! kernel matrix above the memory limit) is recorded as skipped with the reason.
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use rfbench_learners::{
@@ -25,7 +24,7 @@ use crate::error::{Error, Result};
 use crate::registry::learners::{
     Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer, STREAM_BLOCK_ROWS,
 };
-use crate::registry::{Features, TaskKind};
+use crate::registry::{ChosenBy, Features, TaskKind, Tuned};
 use crate::seeds::derive_seed;
 
 pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
@@ -56,16 +55,17 @@ pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let y_train: Vec<f64> = train_idx.iter().map(|&i| data.y[i]).collect();
     let y_test: Vec<f64> = test_idx.iter().map(|&i| data.y[i]).collect();
 
-    let mut m = BTreeMap::new();
+    let mut m = ctx.metrics()?;
     let kernel = match &ctx.kernel_search {
         None => ctx.kernel.unwrap_or_else(Kernel::linear),
         Some(search) => match choose_bandwidth(ctx, search, &x_train, &y_train) {
             Ok(found) => {
-                m.insert(format!("{}_used", search.param), found.chosen);
-                m.insert(
-                    format!("{}_at_edge", search.param),
-                    f64::from(u8::from(found.at_edge)),
-                );
+                m.tuned(&Tuned {
+                    param: search.param.clone(),
+                    by: ChosenBy::Kernel,
+                    chosen: found.chosen,
+                    at_edge: Some(found.at_edge),
+                })?;
                 search.kernel(found.chosen)?
             }
             Err(Error::Learner(e @ LearnerError::KernelTooLarge { .. })) => {
@@ -87,34 +87,31 @@ pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     match ctx.cell.task {
         TaskKind::Classification => {
             let (truth, predicted) = (classes(&y_test), classes(&output.predictions));
-            m.insert(
-                "accuracy".to_string(),
-                100.0 * metrics::accuracy(&truth, &predicted)?,
-            );
-            m.insert(
-                "error_percent".to_string(),
+            m.set("accuracy", 100.0 * metrics::accuracy(&truth, &predicted)?)?;
+            m.set(
+                "error_percent",
                 metrics::misclassification_percent(&truth, &predicted)?,
-            );
+            )?;
         }
         TaskKind::Regression => {
-            m.insert(
-                "rmse".to_string(),
-                metrics::rmse(&y_test, &output.predictions)?,
-            );
-            m.insert(
-                "normalized_rmse".to_string(),
+            m.set("rmse", metrics::rmse(&y_test, &output.predictions)?)?;
+            m.set(
+                "normalized_rmse",
                 metrics::normalized_rmse(&y_test, &output.predictions)?,
-            );
+            )?;
         }
     }
-    m.insert("n_features".to_string(), fitted.n_features as f64);
-    m.insert("map_seconds".to_string(), fitted.map_seconds);
-    m.insert("train_seconds".to_string(), output.train_seconds);
-    m.insert("predict_seconds".to_string(), output.predict_seconds);
-    for (name, value) in output.extras {
-        m.insert(name.to_string(), value);
+    m.extend([
+        ("n_features", fitted.n_features as f64),
+        ("map_seconds", fitted.map_seconds),
+        ("train_seconds", output.train_seconds),
+        ("predict_seconds", output.predict_seconds),
+    ])?;
+    m.extend(output.extras)?;
+    for tuned in &output.tuned {
+        m.tuned(tuned)?;
     }
-    Ok(CellOutcome::Done(m))
+    Ok(CellOutcome::Done(m.finish()))
 }
 
 /// One fit of the cell's pipeline with `kernel`: the map fitted on `x_train` and applied to both

@@ -22,21 +22,12 @@ use crate::data::Prepared;
 use crate::error::{Error, Result};
 use crate::registry::kernels::KernelInfo;
 use crate::registry::kinds::{self, KindInfo};
-use crate::registry::{BandwidthSearch, Features, ParamValues, Value};
+use crate::registry::{BandwidthSearch, Features, ParamValues, Tuned, Value};
+use crate::results::{CellOutcome, MetricsBuilder};
 use crate::spec::{Cell, Plan};
 
 pub use kernel_error::{sample_pairs, ErrorSummary};
 pub use learning::STREAM_ABOVE_BYTES;
-
-/// A cell's measurements, or why it could not run.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CellOutcome {
-    Done(BTreeMap<String, f64>),
-    /// The cell could not run on this machine (its data is missing, a learner's size cap).
-    Skipped(String),
-    /// The cell ran and failed with this error; the run goes on and reports it at the end.
-    Failed(String),
-}
 
 /// Everything a kind's cell function sees.
 pub struct CellContext<'a> {
@@ -44,7 +35,7 @@ pub struct CellContext<'a> {
     pub cell: &'a Cell,
     pub repetition: usize,
     /// Seeds by column.
-    pub seeds: &'a BTreeMap<&'static str, u64>,
+    pub seeds: &'a BTreeMap<String, u64>,
     /// The prepared dataset: training rows first.
     pub data: &'a Prepared,
     /// The kernel, its bandwidth resolved; `None` when the spec names none, or when its
@@ -53,6 +44,8 @@ pub struct CellContext<'a> {
     /// A bandwidth the cell chooses by cross-validation (kind `learning` only: checked by the
     /// spec).
     pub kernel_search: Option<KernelSearch>,
+    /// The values the kernel's bandwidth rules gave (`sigma_used`).
+    pub tuned: &'a [Tuned],
 }
 
 /// A kernel whose bandwidth `param` is chosen from `search`'s candidates.
@@ -74,6 +67,16 @@ impl KernelSearch {
 }
 
 impl CellContext<'_> {
+    /// The builder of this cell's metrics, checked against the plan's metric columns, with the
+    /// bandwidth rules' values already in.
+    pub fn metrics(&self) -> Result<MetricsBuilder<'_>> {
+        let mut metrics = MetricsBuilder::new(&self.plan.metrics);
+        for tuned in self.tuned {
+            metrics.tuned(tuned)?;
+        }
+        Ok(metrics)
+    }
+
     pub fn seed(&self, column: &str) -> u64 {
         *self
             .seeds

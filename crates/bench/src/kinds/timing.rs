@@ -7,7 +7,6 @@
 //!
 //! Timings are for comparing maps measured in the same run, on the same machine: report ratios.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use rfbench_maps::Rows;
@@ -57,17 +56,16 @@ pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
             single.push(start.elapsed().as_secs_f64() / SINGLE_ROWS as f64);
         }
         let map_seconds = median(&mut batch);
-        Ok(CellOutcome::Done(BTreeMap::from([
-            ("fit_seconds".to_string(), fit_seconds),
-            ("map_seconds".to_string(), map_seconds),
-            ("seconds_per_row".to_string(), map_seconds / n_rows as f64),
-            ("rows_per_second".to_string(), n_rows as f64 / map_seconds),
-            ("single_row_seconds".to_string(), median(&mut single)),
-            ("memory_bytes".to_string(), map.memory_bytes() as f64),
-            (
-                "threads_used".to_string(),
-                rayon::current_num_threads() as f64,
-            ),
-        ])))
+        let mut metrics = ctx.metrics()?;
+        metrics.extend([
+            ("fit_seconds", fit_seconds),
+            ("map_seconds", map_seconds),
+            ("seconds_per_row", map_seconds / n_rows as f64),
+            ("rows_per_second", n_rows as f64 / map_seconds),
+            ("single_row_seconds", median(&mut single)),
+            ("memory_bytes", map.memory_bytes() as f64),
+            ("threads_used", rayon::current_num_threads() as f64),
+        ])?;
+        Ok(CellOutcome::Done(metrics.finish()))
     })
 }

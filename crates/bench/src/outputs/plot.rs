@@ -180,15 +180,16 @@ fn drawable(
                     low,
                     high,
                 }),
-                CellValue::Number(v) => {
-                    if spec.log_x && *v <= 0.0 {
+                CellValue::Int(_) | CellValue::Float(_) => {
+                    let v = x.as_number().unwrap_or(f64::NAN);
+                    if spec.log_x && v <= 0.0 {
                         return Err(fail(format!(
-                            "log_x, but {x_name} = {v} ({}) is not positive",
+                            "log_x, but {x_name} = {x} ({}) is not positive",
                             curve.label
                         )));
                     }
                     points.push(Point {
-                        x: *v,
+                        x: v,
                         mean: s.mean,
                         low,
                         high,

@@ -1,18 +1,14 @@
-//! A results CSV read back as rows of coordinates and metrics, and summarised per cell.
-//!
-//! Every column is read as text and parsed here rather than by polars' type inference: the
-//! coordinates mix numbers, names and empty cells ("not applicable to this row"), seeds span the
-//! whole u64 range, and a column whose first rows are integers may hold floats further down. Doing
-//! the parsing ourselves gives one rule for all of them (see [`CellValue::parse`]).
+//! A results CSV read back as typed rows ([`crate::results::ResultRow`]) and summarised per
+//! cell. The file is read by the one reader ([`crate::results::read_records`]) as text, and every
+//! field parsed here with one rule per column type: coordinates by [`CellValue::parse`] (they
+//! mix numbers, names and empty cells, "not applicable to this row"), metrics as f64.
 
-use std::cmp::Ordering;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
-use polars::prelude::*;
-
 use crate::error::{Error, Result};
+use crate::results::{read_records, CellOutcome, Metrics};
+pub use crate::results::{CellValue, Coordinates, ResultRow};
 
 /// Which columns of a results CSV are a cell's coordinates and which are its metrics, in CSV
 /// order. `dataset` is a coordinate like any other grid axis.
@@ -30,128 +26,6 @@ impl Columns {
     pub fn is_metric(&self, name: &str) -> bool {
         self.metrics.iter().any(|c| c == name)
     }
-}
-
-/// One coordinate of a row: empty (not applicable to this row), a number or a name.
-///
-/// Ordered Empty < numbers (by value) < texts, so sorting cells gives the order a reader expects
-/// (D = 500 before D = 1000). Numbers are finite; `-0` is stored as `0` so they group together.
-#[derive(Debug, Clone)]
-pub enum CellValue {
-    Empty,
-    Number(f64),
-    Text(String),
-}
-
-impl CellValue {
-    /// A CSV field: empty -> `Empty`, a finite number -> `Number`, anything else -> `Text`.
-    pub fn parse(field: &str) -> CellValue {
-        let field = field.trim();
-        if field.is_empty() {
-            return CellValue::Empty;
-        }
-        match field.parse::<f64>() {
-            Ok(v) if v.is_finite() => CellValue::number(v),
-            _ => CellValue::Text(field.to_string()),
-        }
-    }
-
-    pub fn number(v: f64) -> CellValue {
-        CellValue::Number(if v == 0.0 { 0.0 } else { v })
-    }
-
-    /// The value as a number: a `Number`, or a `Text` that parses as one.
-    pub fn as_number(&self) -> Option<f64> {
-        match self {
-            CellValue::Empty => None,
-            CellValue::Number(v) => Some(*v),
-            CellValue::Text(t) => t.parse::<f64>().ok(),
-        }
-    }
-
-    /// Whether a TOML selector value names this value: equal as numbers (1 = 1.0 = "1") or, failing
-    /// that, as texts. Only an empty string selects an empty cell.
-    pub fn matches(&self, selector: &toml::Value) -> bool {
-        let (number, text) = match selector {
-            toml::Value::Integer(i) => (Some(*i as f64), i.to_string()),
-            toml::Value::Float(f) => (Some(*f), f.to_string()),
-            toml::Value::String(s) => (s.trim().parse::<f64>().ok(), s.clone()),
-            _ => return false,
-        };
-        if let (Some(a), Some(b)) = (self.as_number(), number) {
-            if a == b {
-                return true;
-            }
-        }
-        self.to_string() == text
-    }
-
-    /// The value a selector names, for a table row or column the results do not have.
-    pub fn from_selector(selector: &toml::Value) -> CellValue {
-        match selector {
-            toml::Value::Integer(i) => CellValue::number(*i as f64),
-            toml::Value::Float(f) => CellValue::number(*f),
-            toml::Value::String(s) => CellValue::parse(s),
-            other => CellValue::Text(other.to_string()),
-        }
-    }
-
-    fn rank(&self) -> u8 {
-        match self {
-            CellValue::Empty => 0,
-            CellValue::Number(_) => 1,
-            CellValue::Text(_) => 2,
-        }
-    }
-}
-
-/// `""`, the shortest text that reads back as the same f64 (`0`, `0.5`, `1000`), or the text.
-impl fmt::Display for CellValue {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CellValue::Empty => Ok(()),
-            CellValue::Number(v) => write!(f, "{v}"),
-            CellValue::Text(t) => f.write_str(t),
-        }
-    }
-}
-
-impl Ord for CellValue {
-    fn cmp(&self, other: &Self) -> Ordering {
-        match (self, other) {
-            (CellValue::Number(a), CellValue::Number(b)) => a.total_cmp(b),
-            (CellValue::Text(a), CellValue::Text(b)) => a.cmp(b),
-            _ => self.rank().cmp(&other.rank()),
-        }
-    }
-}
-
-impl PartialOrd for CellValue {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for CellValue {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for CellValue {}
-
-/// A cell's coordinates, by column name.
-pub type Coordinates = BTreeMap<String, CellValue>;
-
-/// One row of the CSV: one repetition of one cell.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ResultRow {
-    pub coordinates: Coordinates,
-    pub repetition: usize,
-    /// `Some(reason)` when the cell could not run.
-    pub skipped: Option<String>,
-    /// The metrics with a value in this row (empty on skipped rows).
-    pub metrics: BTreeMap<String, f64>,
 }
 
 /// A results CSV, read back.
@@ -224,39 +98,40 @@ fn results_error(path: &Path, message: impl Into<String>) -> Error {
     }
 }
 
-/// The text of every field of `name` (nulls as "").
-fn text_column(frame: &DataFrame, name: &str, path: &Path) -> Result<Vec<String>> {
-    let column = frame
-        .column(name)
-        .map_err(|_| results_error(path, format!("missing column {name:?}")))?;
-    let cast = column
-        .cast(&DataType::String)
-        .map_err(|e| results_error(path, format!("column {name:?}: {e}")))?;
-    let values = cast
-        .str()
-        .map_err(|e| results_error(path, format!("column {name:?}: {e}")))?;
-    Ok(values
-        .iter()
-        .map(|v| v.unwrap_or_default().to_string())
-        .collect())
+/// The metrics of a row that ran: every non-empty field of `columns.metrics`, as a number.
+fn read_metrics(
+    record: &[String],
+    columns: &Columns,
+    index: &BTreeMap<&str, usize>,
+    line: usize,
+    path: &Path,
+) -> Result<Metrics> {
+    let mut values = BTreeMap::new();
+    for name in &columns.metrics {
+        let field = record[index[name.as_str()]].trim();
+        if field.is_empty() {
+            continue;
+        }
+        let value = field.parse::<f64>().map_err(|_| {
+            results_error(
+                path,
+                format!("line {line}: metric {name:?}: {field:?} is not a number"),
+            )
+        })?;
+        values.insert(name.clone(), value);
+    }
+    Ok(Metrics::read(values))
 }
 
 impl Results {
     /// Reads a results CSV written by the runner. Every column of `columns`, and `repetition`, must
-    /// be present (the error names the first missing one). `status` ("ok" / "skipped" / "failed") and
-    /// `skip_reason` are read when present; without `status` every row counts as having run.
+    /// be present (the error names the first missing one). `status` ("ok" / "skipped" / "failed"),
+    /// `skip_reason` and the seed columns `seeds` are read when present; without `status` every
+    /// row counts as having run.
     pub fn from_csv(path: &Path, columns: &Columns) -> Result<Results> {
-        if !path.is_file() {
-            return Err(results_error(path, "no such file"));
-        }
-        // No type inference: every column as text, parsed below.
-        let frame = CsvReadOptions::default()
-            .with_has_header(true)
-            .with_infer_schema_length(Some(0))
-            .try_into_reader_with_file_path(Some(path.to_path_buf()))
-            .and_then(|r| r.finish())
-            .map_err(|e| results_error(path, e.to_string()))?;
-        let has = |name: &str| frame.column(name).is_ok();
+        let (header, records) = read_records(path)?;
+        let index = |name: &str| header.iter().position(|h| h == name);
+        let mut required = BTreeMap::new();
         for name in columns
             .coordinates
             .iter()
@@ -264,62 +139,37 @@ impl Results {
             .map(String::as_str)
             .chain(["repetition"])
         {
-            if !has(name) {
-                let present: Vec<String> = frame
-                    .get_column_names()
-                    .iter()
-                    .map(|s| s.to_string())
-                    .collect();
+            let Some(i) = index(name) else {
                 return Err(results_error(
                     path,
-                    format!("missing column {name:?}; the file has {present:?}"),
+                    format!("missing column {name:?}; the file has {header:?}"),
                 ));
-            }
+            };
+            required.insert(name, i);
         }
-        let n = frame.height();
-        let coordinates: Vec<Vec<String>> = columns
-            .coordinates
-            .iter()
-            .map(|c| text_column(&frame, c, path))
-            .collect::<Result<_>>()?;
-        let metrics: Vec<Vec<String>> = columns
-            .metrics
-            .iter()
-            .map(|c| text_column(&frame, c, path))
-            .collect::<Result<_>>()?;
-        let repetitions = text_column(&frame, "repetition", path)?;
-        let status = if has("status") {
-            text_column(&frame, "status", path)?
-        } else {
-            vec!["ok".to_string(); n]
-        };
-        let reasons = if has("skip_reason") {
-            text_column(&frame, "skip_reason", path)?
-        } else {
-            vec![String::new(); n]
-        };
-        let mut rows = Vec::with_capacity(n);
-        for i in 0..n {
+        let at = |record: &[String], name: &str| record[required[name]].trim().to_string();
+        let (status, reason) = (index("status"), index("skip_reason"));
+        let mut rows = Vec::with_capacity(records.len());
+        for (i, record) in records.iter().enumerate() {
             // Line i + 2 of the file: the header is line 1.
             let line = i + 2;
-            let repetition = repetitions[i].trim().parse::<usize>().map_err(|_| {
+            let repetition = at(record, "repetition").parse::<usize>().map_err(|_| {
                 results_error(
                     path,
                     format!(
                         "line {line}: column \"repetition\": {:?} is not a repetition number",
-                        repetitions[i]
+                        at(record, "repetition")
                     ),
                 )
             })?;
-            let skipped = match status[i].trim() {
-                "ok" => None,
-                "skipped" => Some(match reasons[i].trim() {
-                    "" => "no reason recorded".to_string(),
-                    r => r.to_string(),
-                }),
-                // A failed run has no numbers either: outputs show it like a skipped one, its
-                // error as the reason.
-                "failed" => Some(format!("failed: {}", reasons[i].trim())),
+            let reason = reason.map_or(String::new(), |r| record[r].trim().to_string());
+            let outcome = match status.map_or("ok", |s| record[s].trim()) {
+                "ok" => CellOutcome::Done(read_metrics(record, columns, &required, line, path)?),
+                "skipped" if reason.is_empty() => {
+                    CellOutcome::Skipped("no reason recorded".to_string())
+                }
+                "skipped" => CellOutcome::Skipped(reason),
+                "failed" => CellOutcome::Failed(reason),
                 other => {
                     return Err(results_error(
                         path,
@@ -330,32 +180,15 @@ impl Results {
                     ))
                 }
             };
-            let mut row_metrics = BTreeMap::new();
-            for (name, values) in columns.metrics.iter().zip(&metrics) {
-                let field = values[i].trim();
-                if field.is_empty() {
-                    continue;
-                }
-                let value = field.parse::<f64>().map_err(|_| {
-                    results_error(
-                        path,
-                        format!("line {line}: metric {name:?}: {field:?} is not a number"),
-                    )
-                })?;
-                if skipped.is_none() {
-                    row_metrics.insert(name.clone(), value);
-                }
-            }
             rows.push(ResultRow {
                 coordinates: columns
                     .coordinates
                     .iter()
-                    .zip(&coordinates)
-                    .map(|(name, values)| (name.clone(), CellValue::parse(&values[i])))
+                    .map(|c| (c.clone(), CellValue::parse(&record[required[c.as_str()]])))
                     .collect(),
                 repetition,
-                skipped,
-                metrics: row_metrics,
+                seeds: Vec::new(),
+                outcome,
             });
         }
         Ok(Results {
@@ -371,9 +204,12 @@ impl Results {
     pub fn with_sums(mut self, sums: &[(String, Vec<String>)]) -> Results {
         for (name, parts) in sums {
             for row in &mut self.rows {
-                let sum: Option<f64> = parts.iter().map(|p| row.metrics.get(p)).sum();
+                let CellOutcome::Done(metrics) = &mut row.outcome else {
+                    continue;
+                };
+                let sum: Option<f64> = parts.iter().map(|p| metrics.get(p)).sum();
                 if let Some(sum) = sum {
-                    row.metrics.insert(name.clone(), sum);
+                    metrics.add_derived(name, sum);
                 }
             }
             if !self.columns.is_metric(name) {
@@ -411,14 +247,14 @@ impl Results {
                     skipped: 0,
                     reasons: Vec::new(),
                 });
-            match &row.skipped {
+            match row.not_run() {
                 Some(reason) => {
                     group.skipped += 1;
-                    if !group.reasons.contains(reason) {
-                        group.reasons.push(reason.clone());
+                    if !group.reasons.contains(&reason) {
+                        group.reasons.push(reason);
                     }
                 }
-                None => group.values.extend(row.metrics.get(metric)),
+                None => group.values.extend(row.metric(metric)),
             }
         }
         groups
@@ -485,11 +321,7 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
             vec!["accuracy".to_string(), "train_seconds".to_string()],
         )]);
         assert!(results.columns.is_metric("both"));
-        let sums: Vec<Option<f64>> = results
-            .rows
-            .iter()
-            .map(|r| r.metrics.get("both").copied())
-            .collect();
+        let sums: Vec<Option<f64>> = results.rows.iter().map(|r| r.metric("both")).collect();
         // Row 3 has no train_seconds; rows 5 and 6 were skipped.
         assert_eq!(
             sums,
@@ -517,7 +349,7 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
         );
         let results = Results::from_csv(&path, &cols).unwrap();
         assert_eq!(results.rows.len(), 7);
-        assert_eq!(results.rows[4].skipped.as_deref(), Some("out of memory"));
+        assert_eq!(results.rows[4].not_run().as_deref(), Some("out of memory"));
         let cells = results.summarise("accuracy");
         // Sorted by dataset, then map, then D (empty first, numbers by value).
         let keys: Vec<String> = cells
@@ -614,43 +446,5 @@ e,adult,rff,1000.0,0,6,ok,,0.95,2
         assert_eq!(skipped[0].1.reason, "failed: too many landmarks");
         let stats = results.summarise("accuracy");
         assert_eq!(stats[0].stats.unwrap().count, 1);
-    }
-
-    #[test]
-    fn cell_values_display_order_and_match() {
-        assert_eq!(CellValue::parse("1000.0").to_string(), "1000");
-        assert_eq!(CellValue::parse("0.50").to_string(), "0.5");
-        assert_eq!(CellValue::parse("-0.0").to_string(), "0");
-        assert_eq!(CellValue::parse("").to_string(), "");
-        assert_eq!(
-            CellValue::parse("tensor-sketch"),
-            CellValue::Text("tensor-sketch".into())
-        );
-        assert_eq!(CellValue::parse("nan"), CellValue::Text("nan".into()));
-        let mut v = [
-            CellValue::parse("b"),
-            CellValue::parse("1000"),
-            CellValue::parse(""),
-            CellValue::parse("500"),
-            CellValue::parse("a"),
-        ];
-        v.sort();
-        let shown: Vec<String> = v.iter().map(|c| c.to_string()).collect();
-        assert_eq!(shown, ["", "500", "1000", "a", "b"]);
-
-        let one = CellValue::parse("1");
-        assert!(one.matches(&toml::Value::Integer(1)));
-        assert!(one.matches(&toml::Value::Float(1.0)));
-        assert!(one.matches(&toml::Value::String("1".into())));
-        assert!(one.matches(&toml::Value::String("1.0".into())));
-        assert!(!one.matches(&toml::Value::Integer(2)));
-        assert!(!one.matches(&toml::Value::Boolean(true)));
-        assert!(CellValue::parse("0.5").matches(&toml::Value::Float(0.5)));
-        assert!(!CellValue::parse("0.5").matches(&toml::Value::Integer(0)));
-        let adult = CellValue::parse("adult");
-        assert!(adult.matches(&toml::Value::String("adult".into())));
-        assert!(!adult.matches(&toml::Value::Integer(1)));
-        assert!(CellValue::Empty.matches(&toml::Value::String(String::new())));
-        assert!(!CellValue::Empty.matches(&toml::Value::Integer(0)));
     }
 }

@@ -12,6 +12,7 @@ use rfbench_learners::{
 use rfbench_maps::{Kernel, Rows};
 
 use super::params::{choice, count, positive, Default, ParamKind, ParamSpec, ParamValues};
+use super::tuned::{ChosenBy, Tuned, TunedColumns};
 
 /// Whether a dataset's targets are classes or real values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,13 +40,15 @@ pub struct LearnerInput<'a> {
     pub y_train: &'a [f64],
 }
 
-/// Predictions on the test rows, the times, and the learner's diagnostics (`extras`, in the
-/// order of the entry's `extras` list; NaN where one does not apply).
+/// Predictions on the test rows, the times, the learner's diagnostics (`extras`, in the order of
+/// the entry's `extras` list; NaN where one does not apply) and the values it chose (`tuned`, one
+/// per name of the entry's `tunes`).
 pub struct LearnerOutput {
     pub predictions: Vec<f64>,
     pub train_seconds: f64,
     pub predict_seconds: f64,
     pub extras: Vec<(&'static str, f64)>,
+    pub tuned: Vec<Tuned>,
 }
 
 pub type Trainer = fn(&LearnerInput<'_>) -> Result<LearnerOutput, LearnerError>;
@@ -99,10 +102,35 @@ pub struct LearnerInfo {
     pub tasks: &'static [TaskKind],
     /// Diagnostic columns it writes.
     pub extras: &'static [&'static str],
+    /// Parameters it may choose by cross-validation: each writes the value used and whether it
+    /// was at an edge of the range searched ([`TunedColumns`]).
+    pub tunes: &'static [&'static str],
     pub train: Trainer,
+    /// Builds its parameters as training would and puts them through the library's `check()`,
+    /// without data (at plan time: a rule only the library knows fails before anything runs).
+    pub check: fn(&ParamValues) -> Result<(), LearnerError>,
     /// Training on streamed features, for learners that can (the learning kind streams when the
     /// dense features would pass its memory threshold).
     pub train_streamed: Option<StreamTrainer>,
+}
+
+impl LearnerInfo {
+    /// The columns it writes beside the kind's metrics: its diagnostics, then each tuned
+    /// parameter's.
+    pub fn columns(&self) -> Vec<String> {
+        let mut columns: Vec<String> = self.extras.iter().map(|e| e.to_string()).collect();
+        for tuned in self.tuned_columns() {
+            columns.extend(tuned.names().map(str::to_string));
+        }
+        columns
+    }
+
+    /// The columns of its tuned parameters.
+    pub fn tuned_columns(&self) -> impl Iterator<Item = TunedColumns> + '_ {
+        self.tunes
+            .iter()
+            .map(|p| TunedColumns::new(p, ChosenBy::Learner, true))
+    }
 }
 
 /// The rows as a dense matrix: the features themselves when they are dense (no copy: they may be
@@ -140,16 +168,21 @@ fn ridge_params(p: &ParamValues, seed: u64) -> (RidgeParams, bool) {
 
 /// The lambda used, and whether cross-validation chose it at an edge of the range it searched
 /// (then the optimum may lie beyond: the runner warns).
-fn lambda_extras(model: &rfbench_learners::Ridge, cv: bool) -> Vec<(&'static str, f64)> {
-    let at_edge = if cv {
-        f64::from(u8::from(model.lambda_at_edge()))
-    } else {
-        f64::NAN
-    };
-    vec![
-        ("lambda_chosen", model.lambda()),
-        ("lambda_at_edge", at_edge),
-    ]
+fn lambda_tuned(model: &rfbench_learners::Ridge, cv: bool) -> Vec<Tuned> {
+    vec![learner_tuned(
+        "lambda",
+        model.lambda(),
+        cv.then(|| model.lambda_at_edge()),
+    )]
+}
+
+fn learner_tuned(param: &str, chosen: f64, at_edge: Option<bool>) -> Tuned {
+    Tuned {
+        param: param.to_string(),
+        by: ChosenBy::Learner,
+        chosen,
+        at_edge,
+    }
 }
 
 /// Ridge on features held in memory: [`ridge_streamed`] with the whole matrix as one block (the
@@ -206,7 +239,8 @@ fn ridge_streamed(i: &StreamInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 predictions: labels_to_f64(pred?),
                 train_seconds,
                 predict_seconds,
-                extras: lambda_extras(model.ridge(), cv),
+                extras: Vec::new(),
+                tuned: lambda_tuned(model.ridge(), cv),
             })
         }
         TaskKind::Regression => {
@@ -231,7 +265,8 @@ fn ridge_streamed(i: &StreamInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 predictions: pred?,
                 train_seconds,
                 predict_seconds,
-                extras: lambda_extras(&model, cv),
+                extras: Vec::new(),
+                tuned: lambda_tuned(&model, cv),
             })
         }
     }
@@ -248,8 +283,9 @@ fn search_grid(folds: usize, seed: u64) -> CrossValidation {
     }
 }
 
-fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
-    let p = i.params;
+/// The linear SVM's parameters, and its C unless cross-validation chooses it (then C = 1
+/// stands in, a valid value).
+fn linear_svm_params(p: &ParamValues, seed: u64) -> (LinearSvmParams, Option<f64>) {
     let loss = if p.text("loss") == "l1" {
         SvmLoss::L1
     } else {
@@ -262,8 +298,14 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         .loss(loss)
         .eps(p.f64("eps"))
         .max_iter(p.usize("max_iter"))
-        .bias((bias > 0.0).then_some(bias))
-        .seed(i.seed);
+        .bias((bias != 0.0).then_some(bias))
+        .seed(seed);
+    (params, c)
+}
+
+fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let p = i.params;
+    let (params, c) = linear_svm_params(p, i.seed);
     let labels = class_labels_from_f64(i.y_train)?;
     let (fitted, train_seconds) = timed(|| -> Result<_, LearnerError> {
         let valid = params.check()?;
@@ -294,26 +336,24 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         extras: vec![
             ("iterations", iterations as f64),
             ("converged", f64::from(u8::from(model.converged()))),
-            (
-                "C_chosen",
-                search.as_ref().map_or(c.unwrap_or(f64::NAN), |s| s.chosen),
-            ),
-            (
-                "C_at_edge",
-                search
-                    .as_ref()
-                    .map_or(f64::NAN, |s| f64::from(u8::from(s.at_edge))),
-            ),
         ],
+        tuned: vec![learner_tuned(
+            "C",
+            search.as_ref().map_or(c.unwrap_or(f64::NAN), |s| s.chosen),
+            search.as_ref().map(|s| s.at_edge),
+        )],
     })
 }
 
-fn kernel_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
-    let p = i.params;
-    let params = CachedKernelSvmParams::new()
+fn kernel_svm_params(p: &ParamValues) -> CachedKernelSvmParams {
+    CachedKernelSvmParams::new()
         .c(p.f64("C"))
         .eps(p.f64("eps"))
-        .cache_megabytes(p.usize("cache_mb") as u64);
+        .cache_megabytes(p.usize("cache_mb") as u64)
+}
+
+fn kernel_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let params = kernel_svm_params(i.params);
     let labels = class_labels_from_f64(i.y_train)?;
     let (model, train_seconds) = timed(|| params.fit(*i.kernel, i.train, &labels));
     let model = model?;
@@ -331,7 +371,14 @@ fn kernel_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 model.support_vector_indices().len() as f64,
             ),
         ],
+        tuned: Vec::new(),
     })
+}
+
+/// Kernel ridge's parameters (lambda = 1 stands in while cross-validation chooses it).
+fn kernel_ridge_params(p: &ParamValues) -> KernelRidgeParams {
+    let lambda = p.get("lambda").and_then(|v| v.as_f64());
+    KernelRidgeParams::new().lambda(lambda.unwrap_or(1.0))
 }
 
 fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
@@ -340,9 +387,7 @@ fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         .insert_axis(Axis(1))
         .to_owned();
     let (fitted, train_seconds) = timed(|| -> Result<_, LearnerError> {
-        let valid = KernelRidgeParams::new()
-            .lambda(lambda.unwrap_or(1.0))
-            .check()?;
+        let valid = kernel_ridge_params(i.params).check()?;
         match lambda {
             Some(_) => Ok((valid.fit(*i.kernel, i.train, y.view())?, None)),
             None => {
@@ -363,20 +408,14 @@ fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         predictions: pred?.column(0).to_vec(),
         train_seconds,
         predict_seconds,
-        extras: vec![
-            (
-                "lambda_chosen",
-                search
-                    .as_ref()
-                    .map_or(lambda.unwrap_or(f64::NAN), |s| s.chosen),
-            ),
-            (
-                "lambda_at_edge",
-                search
-                    .as_ref()
-                    .map_or(f64::NAN, |s| f64::from(u8::from(s.at_edge))),
-            ),
-        ],
+        extras: Vec::new(),
+        tuned: vec![learner_tuned(
+            "lambda",
+            search
+                .as_ref()
+                .map_or(lambda.unwrap_or(f64::NAN), |s| s.chosen),
+            search.as_ref().map(|s| s.at_edge),
+        )],
     })
 }
 
@@ -420,8 +459,10 @@ pub const LEARNERS: &[LearnerInfo] = &[
         ],
         needs: Needs::Features,
         tasks: &[TaskKind::Classification],
-        extras: &["iterations", "converged", "C_chosen", "C_at_edge"],
+        extras: &["iterations", "converged"],
+        tunes: &["C"],
         train: linear_svm,
+        check: |p| linear_svm_params(p, 0).0.check().map(drop),
         train_streamed: None,
     },
     LearnerInfo {
@@ -439,8 +480,10 @@ pub const LEARNERS: &[LearnerInfo] = &[
         ],
         needs: Needs::Features,
         tasks: BOTH,
-        extras: &["lambda_chosen", "lambda_at_edge"],
+        extras: &[],
+        tunes: &["lambda"],
         train: ridge,
+        check: |p| ridge_params(p, 0).0.check().map(drop),
         train_streamed: Some(ridge_streamed),
     },
     LearnerInfo {
@@ -457,7 +500,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         needs: Needs::Kernel,
         tasks: &[TaskKind::Classification],
         extras: &["iterations", "converged", "support_vectors"],
+        tunes: &[],
         train: kernel_svm,
+        check: |p| kernel_svm_params(p).check().map(drop),
         train_streamed: None,
     },
     LearnerInfo {
@@ -475,8 +520,10 @@ pub const LEARNERS: &[LearnerInfo] = &[
         ],
         needs: Needs::Kernel,
         tasks: &[TaskKind::Regression],
-        extras: &["lambda_chosen", "lambda_at_edge"],
+        extras: &[],
+        tunes: &["lambda"],
         train: kernel_ridge,
+        check: |p| kernel_ridge_params(p).check().map(drop),
         train_streamed: None,
     },
 ];
@@ -490,8 +537,48 @@ impl std::fmt::Debug for LearnerInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::params::Value;
+    use crate::registry::params::{defaults, Value};
     use rand::{Rng, SeedableRng};
+
+    /// A learner's check accepts its defaults, and a real parameter's range in the registry is
+    /// the one the library's `check()` enforces: at each finite end of the interval, and a step
+    /// either side of it, the two agree.
+    #[test]
+    fn a_learners_check_agrees_with_its_registry_ranges() {
+        let mut tested = 0;
+        for learner in LEARNERS {
+            (learner.check)(&defaults(learner.params)).unwrap();
+            for p in learner.params {
+                let ParamKind::Float(interval) = p.kind else {
+                    continue;
+                };
+                for end in [interval.min, interval.max]
+                    .into_iter()
+                    .filter(|v| v.is_finite())
+                {
+                    let step = 1e-9 * end.abs().max(1.0);
+                    for v in [end - step, end, end + step] {
+                        let mut params = defaults(learner.params);
+                        params.0.insert(p.name.to_string(), Value::Float(v));
+                        assert_eq!(
+                            (learner.check)(&params).is_ok(),
+                            interval.contains(v),
+                            "learner {} {} = {v}: registry says {interval}",
+                            learner.name,
+                            p.name
+                        );
+                        tested += 1;
+                    }
+                }
+            }
+        }
+        assert!(tested >= 12, "only {tested} values tested");
+        // A rule only the library knows: no cache at all.
+        let svm = LEARNERS.iter().find(|l| l.name == "kernel-svm").unwrap();
+        let mut params = defaults(svm.params);
+        params.0.insert("cache_mb".into(), Value::Int(0));
+        assert!((svm.check)(&params).is_err());
+    }
 
     /// Streamed ridge (blocks of STREAM_BLOCK_ROWS rows) against ridge on the whole matrix (one
     /// block: what the dense path does), for
@@ -564,7 +651,7 @@ mod tests {
                     y_train: &y,
                 })
                 .unwrap();
-                assert_eq!(whole.extras[0], streamed.extras[0], "{task:?} {lambda:?}");
+                assert_eq!(whole.tuned, streamed.tuned, "{task:?} {lambda:?}");
                 assert_eq!(whole.predictions.len(), n_test);
                 for (a, b) in whole.predictions.iter().zip(&streamed.predictions) {
                     assert!(

@@ -419,24 +419,8 @@ pub const MAPS: &[MapInfo] = &[
 mod tests {
     use super::super::kernel;
     use super::super::kernels::KERNELS;
-    use super::super::params::{ParamKind, Value};
+    use super::super::params::{defaults, ParamKind, Value};
     use super::*;
-
-    /// Every parameter at its default, or at a valid value when the spec must give it.
-    fn defaults(params: &[ParamSpec]) -> ParamValues {
-        let value = |p: &ParamSpec| match (p.default, p.kind) {
-            (Some(d), _) => d.value(),
-            (None, ParamKind::Int { .. }) => Value::Int(16),
-            (None, ParamKind::Choice(words)) => Value::Text(words[0].to_string()),
-            (None, _) => Value::Float(1.0),
-        };
-        ParamValues(
-            params
-                .iter()
-                .map(|p| (p.name.to_string(), value(p)))
-                .collect(),
-        )
-    }
 
     fn checked(map: &MapInfo, params: &ParamValues, kernel: &Kernel) -> Result<(), MapError> {
         let Features::Map(construct) = map.features else {

@@ -11,6 +11,7 @@ pub mod kinds;
 pub mod learners;
 pub mod maps;
 pub mod params;
+pub mod tuned;
 
 use std::fmt::Write as _;
 
@@ -22,6 +23,7 @@ pub use maps::{Features, MapInfo, MAPS};
 pub use params::{
     seed_label, BandwidthRule, BandwidthSearch, ParamKind, ParamSpec, ParamValues, Value,
 };
+pub use tuned::{ChosenBy, Tuned, TunedColumns};
 
 pub fn map(name: &str) -> Option<&'static MapInfo> {
     MAPS.iter().find(|m| m.name == name)
@@ -217,7 +219,7 @@ pub fn reference_markdown() -> String {
         let _ = writeln!(
             s,
             "Diagnostic columns: {}.\n",
-            l.extras
+            l.columns()
                 .iter()
                 .map(|m| format!("`{m}`"))
                 .collect::<Vec<_>>()

@@ -334,6 +334,24 @@ fn parse_rule(name: &str, table: &toml::Table) -> Result<Value, String> {
 #[derive(Debug, Clone, PartialEq, std::default::Default)]
 pub struct ParamValues(pub BTreeMap<String, Value>);
 
+/// Every parameter at its default, or at a valid value when the spec must give it (for tests of
+/// the components' entries).
+#[cfg(test)]
+pub(crate) fn defaults(params: &[ParamSpec]) -> ParamValues {
+    let value = |p: &ParamSpec| match (p.default, p.kind) {
+        (Some(d), _) => d.value(),
+        (None, ParamKind::Int { .. }) => Value::Int(16),
+        (None, ParamKind::Choice(words)) => Value::Text(words[0].to_string()),
+        (None, _) => Value::Float(1.0),
+    };
+    ParamValues(
+        params
+            .iter()
+            .map(|p| (p.name.to_string(), value(p)))
+            .collect(),
+    )
+}
+
 impl ParamValues {
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name)

@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::cells::{Cell, Components};
 use super::grid::{Group, RawCell};
 use crate::registry::{self, ParamSpec, Value};
-use crate::registry::{KindInfo, SeedScope, SeedSpec};
+use crate::registry::{ChosenBy, KindInfo, SeedScope, SeedSpec, TunedColumns};
 use crate::spec_error::{Checker, SpecResult};
 
 /// A seed column and the axes its key is built from.
@@ -137,37 +137,50 @@ pub(crate) fn seeds(
         .collect())
 }
 
-/// The metric columns: the kind's, the diagnostics of the learners the cells use, and the values
-/// a bandwidth rule or search chose (`sigma_used`, `sigma_at_edge`).
+/// The metric columns: the kind's, the diagnostics and tuned values of the learners the cells
+/// use (`C_chosen`, `C_at_edge`), and the values a bandwidth rule or search chose (`sigma_used`,
+/// `sigma_at_edge`); with the tuned values' columns on their own, for the runner's warnings.
 pub(crate) fn metrics(
     c: Checker<'_>,
     kind: &KindInfo,
     cells: &[Cell],
     columns: &[String],
-) -> SpecResult<Vec<String>> {
+) -> SpecResult<(Vec<String>, Vec<TunedColumns>)> {
     let mut metrics: Vec<String> = kind.metrics.iter().map(|m| m.to_string()).collect();
-    let mut add = |name: String| {
-        if !metrics.contains(&name) {
-            metrics.push(name);
+    let mut add = |name: &str| {
+        if !metrics.iter().any(|m| m == name) {
+            metrics.push(name.to_string());
         }
     };
+    let mut tuned: Vec<TunedColumns> = Vec::new();
     for learner in registry::LEARNERS {
         if cells
             .iter()
             .any(|cell| cell.learner.is_some_and(|l| l.name == learner.name))
         {
-            for extra in learner.extras {
-                add(extra.to_string());
+            learner.extras.iter().for_each(|e| add(e));
+            for t in learner.tuned_columns() {
+                t.names().for_each(&mut add);
+                if !tuned.contains(&t) {
+                    tuned.push(t);
+                }
             }
         }
     }
     for cell in cells {
         for (name, value) in &cell.kernel_params.0 {
-            if matches!(value, Value::Rule(_) | Value::Search(_)) {
-                add(format!("{name}_used"));
-            }
-            if matches!(value, Value::Search(_)) {
-                add(format!("{name}_at_edge"));
+            let searched = match value {
+                Value::Rule(_) => false,
+                Value::Search(_) => true,
+                _ => continue,
+            };
+            let t = TunedColumns::new(name, ChosenBy::Kernel, searched);
+            t.names().for_each(&mut add);
+            // One entry per parameter: the searched one's when some cell searches it.
+            match tuned.iter_mut().find(|k| k.chosen == t.chosen) {
+                Some(known) if searched => *known = t,
+                Some(_) => {}
+                None => tuned.push(t),
             }
         }
     }
@@ -176,7 +189,7 @@ pub(crate) fn metrics(
             "`{clash}` is both a parameter and a metric of this spec's components (a registry defect)"
         )));
     }
-    Ok(metrics)
+    Ok((metrics, tuned))
 }
 
 /// The spec's `[sums]`: (a new metric, the metrics it adds up).

@@ -1,5 +1,6 @@
 //! Stage 4b: every distinct map configuration of the plan is built from its parameters and its
-//! kernel and put through the library's own `check()`, before any data is read. A rule that
+//! kernel, and every distinct learner configuration from its parameters, and put through the
+//! library's own `check()`, before any data is read. A rule that
 //! only the library knows (the paired Fourier form's even D, the sketches' gamma = 1, a width
 //! that overflows the column index) fails here, with the key that sets the map, instead of in the
 //! middle of a run. A bandwidth still to be computed from the data ("median", a percentile, a
@@ -14,8 +15,10 @@ use crate::spec_error::{Checker, SpecResult};
 use super::cells::Cell;
 use super::grid::Group;
 
-/// Checks each distinct (map, its parameters, kernel, its parameters) of `cells`.
+/// Checks each distinct (map, its parameters, kernel, its parameters) and each distinct
+/// (learner, its parameters) of `cells`.
 pub(crate) fn check(c: Checker<'_>, groups: &[Group], cells: &[Cell]) -> SpecResult<()> {
+    check_learners(c, groups, cells)?;
     let mut seen = BTreeSet::new();
     for cell in cells {
         let (Features::Map(construct), Some(info)) = (cell.map.features, cell.kernel) else {
@@ -32,26 +35,55 @@ pub(crate) fn check(c: Checker<'_>, groups: &[Group], cells: &[Cell]) -> SpecRes
             .and_then(|kernel| construct(&cell.map_params, &kernel))
             .and_then(|config| config.check());
         if let Err(e) = checked {
-            let (key, line) = key_of(groups, &cell.map_params);
-            let params: Vec<String> = cell
-                .map_params
-                .0
-                .iter()
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
+            let (key, line) = key_of(groups, &cell.map_params, "map");
             return Err(c.fail(
                 &key,
                 line,
                 format!(
                     "map {} ({}) with kernel {}: {e}",
                     cell.map.name,
-                    params.join(", "),
+                    listed(&cell.map_params),
                     info.name
                 ),
             ));
         }
     }
     Ok(())
+}
+
+fn check_learners(c: Checker<'_>, groups: &[Group], cells: &[Cell]) -> SpecResult<()> {
+    let mut seen = BTreeSet::new();
+    for cell in cells {
+        let Some(learner) = cell.learner else {
+            continue;
+        };
+        if !seen.insert(format!("{}|{:?}", learner.name, cell.learner_params)) {
+            continue;
+        }
+        if let Err(e) = (learner.check)(&cell.learner_params) {
+            let (key, line) = key_of(groups, &cell.learner_params, "learner");
+            return Err(c.fail(
+                &key,
+                line,
+                format!(
+                    "learner {} ({}): {e}",
+                    learner.name,
+                    listed(&cell.learner_params)
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `name = value, ...`.
+fn listed(params: &ParamValues) -> String {
+    params
+        .0
+        .iter()
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The kernel's parameters with every bandwidth the data decides replaced by 1.
@@ -65,12 +97,17 @@ fn stand_in_bandwidths(params: &ParamValues) -> ParamValues {
     out
 }
 
-/// The key (and line) to blame: the first that sets one of the map's parameters, else `map`.
-fn key_of(groups: &[Group], map_params: &ParamValues) -> (String, usize) {
-    let names = |g: &&Group| g.names.iter().any(|n| map_params.0.contains_key(n));
+/// The key (and line) to blame: the first that sets one of the component's parameters, else
+/// the one that names the component (`map`, `learner`).
+fn key_of(groups: &[Group], params: &ParamValues, component: &str) -> (String, usize) {
+    let names = |g: &&Group| g.names.iter().any(|n| params.0.contains_key(n));
     groups
         .iter()
         .find(names)
-        .or_else(|| groups.iter().find(|g| g.names.iter().any(|n| n == "map")))
-        .map_or(("map".to_string(), 0), |g| (g.key.clone(), g.line))
+        .or_else(|| {
+            groups
+                .iter()
+                .find(|g| g.names.iter().any(|n| n == component))
+        })
+        .map_or((component.to_string(), 0), |g| (g.key.clone(), g.line))
 }

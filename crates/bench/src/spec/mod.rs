@@ -34,7 +34,8 @@ use crate::data::Registry;
 use crate::error::{Error, Result};
 use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
 use crate::registry;
-use crate::registry::KindInfo;
+use crate::registry::{KindInfo, TunedColumns};
+use crate::results::Layout;
 
 pub use crate::spec_error::{line_of, SpecError};
 pub use cells::{Cell, DatasetSource};
@@ -66,6 +67,9 @@ pub struct Plan {
     pub seeds: Vec<PlannedSeed>,
     /// Metric columns of the results, in order.
     pub metrics: Vec<String>,
+    /// The columns of the values cells choose (a bandwidth by a rule or a search, a learner's
+    /// parameter by cross-validation), a subset of `metrics`.
+    pub tuned: Vec<TunedColumns>,
     pub figures: Vec<RawFigure>,
     pub tables: Vec<RawTable>,
     pub claims: Vec<RawClaim>,
@@ -109,6 +113,22 @@ impl Plan {
             .map(|s| {
                 crate::seeds::derive_seed(self.master_seed, &self.seed_key(s, cell, repetition))
             })
+    }
+
+    /// The results file's layout: its columns, and the values the same on every row.
+    pub fn layout(&self) -> Layout {
+        Layout {
+            experiment: self.name.clone(),
+            profile: self.profile.name().to_string(),
+            coordinates: self.columns.clone(),
+            seeds: self
+                .seeds
+                .iter()
+                .map(|s| s.spec.column.to_string())
+                .collect(),
+            metrics: self.metrics.clone(),
+            master_seed: self.master_seed,
+        }
     }
 
     /// The columns of the results CSV (without the `[sums]`, which are computed when it is read).
@@ -169,7 +189,7 @@ impl RawSpec {
 
         let axes = columns::axes(&grouped.groups);
         let seeds = columns::seeds(c, kind, &self.seeds, &columns, &data_params, &axes)?;
-        let metrics = columns::metrics(c, kind, &cells, &columns)?;
+        let (metrics, tuned) = columns::metrics(c, kind, &cells, &columns)?;
         let sums = columns::sums(c, &self.sums, &columns, &metrics)?;
         self.validate_outputs(text, path, &columns, &metrics, &sums)?;
         let labels = settings::labels(self, c, profile, &columns, &cells)?;
@@ -200,6 +220,7 @@ impl RawSpec {
             axes,
             seeds,
             metrics,
+            tuned,
             figures: self.figures.clone(),
             tables: self.tables.clone(),
             claims: self.claims.clone(),

@@ -1,0 +1,175 @@
+//! The results file: its layout, its one writer and its one reader, both the `csv` crate's
+//! (RFC 4180 quoting: a field is quoted when it holds a comma, a quote or a line break).
+//!
+//! One CSV row per cell and repetition: bookkeeping, coordinates, the repetition, seeds, status,
+//! metrics, provenance. Written with the run's other outputs through [`crate::staging`], so an
+//! interrupted run never leaves half a table, nor a new table beside an old figure.
+
+use std::path::Path;
+
+use super::{CellOutcome, CellValue, Provenance, ResultRow};
+use crate::error::{Error, Result};
+
+/// The bookkeeping columns before the coordinates, and the provenance columns at the end.
+const LEADING: [&str; 2] = ["experiment", "profile"];
+const PROVENANCE: [&str; 6] = [
+    "master_seed",
+    "rfbench_version",
+    "git_commit",
+    "threads",
+    "cpu",
+    "date",
+];
+
+/// What a results file holds besides its rows: its columns in order, and what is the same on
+/// every row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    pub experiment: String,
+    pub profile: String,
+    pub coordinates: Vec<String>,
+    pub seeds: Vec<String>,
+    pub metrics: Vec<String>,
+    pub master_seed: u64,
+}
+
+impl Layout {
+    /// The header, in order: bookkeeping, coordinates, the repetition, seeds, status, metrics,
+    /// provenance.
+    pub fn header(&self) -> Vec<String> {
+        let mut h: Vec<String> = LEADING.map(String::from).to_vec();
+        h.extend(self.coordinates.iter().cloned());
+        h.push("repetition".into());
+        h.extend(self.seeds.iter().cloned());
+        h.push("status".into());
+        h.push("skip_reason".into());
+        h.extend(self.metrics.iter().cloned());
+        h.extend(PROVENANCE.map(String::from));
+        h
+    }
+
+    /// The fields of one row, in header order.
+    fn fields(&self, row: &ResultRow, provenance: &Provenance) -> Vec<String> {
+        let mut f = vec![self.experiment.clone(), self.profile.clone()];
+        for column in &self.coordinates {
+            f.push(
+                row.coordinates
+                    .get(column)
+                    .map_or_else(String::new, CellValue::to_field),
+            );
+        }
+        f.push(row.repetition.to_string());
+        for column in &self.seeds {
+            let seed = row.seeds.iter().find(|(c, _)| c == column);
+            f.push(seed.map_or_else(String::new, |(_, s)| s.to_string()));
+        }
+        let (status, reason) = match &row.outcome {
+            CellOutcome::Done(_) => ("ok", ""),
+            CellOutcome::Skipped(reason) => ("skipped", reason.as_str()),
+            CellOutcome::Failed(reason) => ("failed", reason.as_str()),
+        };
+        f.push(status.into());
+        f.push(reason.into());
+        for metric in &self.metrics {
+            // Shortest round-trip form, so reading it back gives the same bits; NaN and inf
+            // written as such (an empty cell would hide them).
+            f.push(
+                row.metric(metric)
+                    .map_or_else(String::new, |v| format!("{v:?}")),
+            );
+        }
+        f.push(self.master_seed.to_string());
+        f.push(provenance.version.clone());
+        f.push(provenance.git_commit.clone());
+        f.push(provenance.threads.to_string());
+        f.push(provenance.cpu.clone());
+        f.push(provenance.date.clone());
+        f
+    }
+}
+
+/// The results as CSV text.
+pub fn to_csv(layout: &Layout, rows: &[ResultRow], provenance: &Provenance) -> Result<String> {
+    let records = rows.iter().map(|row| layout.fields(row, provenance));
+    write_records(&layout.header(), records)
+}
+
+/// `header` and `records` as CSV text.
+pub fn write_records(
+    header: &[String],
+    records: impl IntoIterator<Item = Vec<String>>,
+) -> Result<String> {
+    let fail = |e: &dyn std::fmt::Display| Error::Experiment(format!("writing results: {e}"));
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    writer.write_record(header).map_err(|e| fail(&e))?;
+    for record in records {
+        writer.write_record(&record).map_err(|e| fail(&e))?;
+    }
+    let bytes = writer.into_inner().map_err(|e| fail(&e))?;
+    String::from_utf8(bytes).map_err(|e| fail(&e))
+}
+
+/// A results CSV as its header and rows of text fields (quotes undone). The check compares these
+/// texts, so "the same number" means the same bits; [`crate::outputs::Results`] types them.
+pub fn read_records(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+    let bad = |message: String| Error::Results {
+        path: path.to_path_buf(),
+        message,
+    };
+    if !path.is_file() {
+        return Err(bad("no such file".into()));
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_path(path)
+        .map_err(|e| bad(e.to_string()))?;
+    let mut records = reader.records();
+    let header: Vec<String> = match records.next() {
+        Some(record) => record
+            .map_err(|e| bad(e.to_string()))?
+            .iter()
+            .map(String::from)
+            .collect(),
+        None => return Err(bad("empty file: no header".into())),
+    };
+    let mut rows = Vec::new();
+    for (i, record) in records.enumerate() {
+        let record = record.map_err(|e| match e.kind() {
+            csv::ErrorKind::UnequalLengths { len, .. } => bad(format!(
+                "row {} has {len} fields, the header {} (a truncated or edited file?)",
+                i + 2,
+                header.len()
+            )),
+            _ => bad(e.to_string()),
+        })?;
+        rows.push(record.iter().map(String::from).collect());
+    }
+    Ok((header, rows))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_text(text: &str) -> Result<(Vec<String>, Vec<Vec<String>>)> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.csv");
+        std::fs::write(&path, text).unwrap();
+        read_records(&path)
+    }
+
+    #[test]
+    fn fields_round_trip_through_quotes() {
+        let text = "a,b\n\"x, \"\"y\"\"\",2\n,\n";
+        let (header, rows) = read_text(text).unwrap();
+        assert_eq!(header, ["a", "b"]);
+        assert_eq!(rows, vec![vec!["x, \"y\"", "2"], vec!["", ""]]);
+        assert_eq!(write_records(&header, rows).unwrap(), text);
+        let err = read_text("a,b\n1,2,3\n").unwrap_err().to_string();
+        assert!(err.contains("row 2 has 3 fields"), "{err}");
+        let err = read_text("").unwrap_err().to_string();
+        assert!(err.contains("empty file"), "{err}");
+    }
+}

@@ -1,0 +1,100 @@
+//! Where and with what a result was produced: written on every row, so a results file says by
+//! itself how it was made.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Where and with what a result was produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Provenance {
+    pub version: String,
+    pub git_commit: String,
+    pub threads: usize,
+    pub cpu: String,
+    pub date: String,
+}
+
+impl Provenance {
+    /// Reads the crate version, the checkout's commit (`-dirty` if tracked sources outside
+    /// `results/` and `figures/` differ from it), rayon's thread count, the CPU model and today's
+    /// UTC date.
+    pub fn collect(root: &Path) -> Provenance {
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let git_commit = match git(&["rev-parse", "--short=12", "HEAD"]) {
+            Some(commit) => {
+                let dirty = git(&[
+                    "status",
+                    "--porcelain",
+                    "--untracked-files=no",
+                    "--",
+                    ".",
+                    ":!results",
+                    ":!figures",
+                ])
+                .is_some_and(|s| !s.is_empty());
+                if dirty {
+                    format!("{commit}-dirty")
+                } else {
+                    commit
+                }
+            }
+            None => "unknown".to_string(),
+        };
+        let cpu = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find(|l| l.starts_with("model name"))
+                    .and_then(|l| l.split(':').nth(1))
+                    .map(|m| m.trim().to_string())
+            })
+            .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+        Provenance {
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit,
+            threads: rayon::current_num_threads(),
+            cpu,
+            date: utc_date(std::time::SystemTime::now()),
+        }
+    }
+}
+
+/// `YYYY-MM-DD` of a time, in UTC (days-to-civil, proleptic Gregorian).
+fn utc_date(time: std::time::SystemTime) -> String {
+    let secs = time
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0) as i64;
+    let z = secs.div_euclid(86_400) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        let at = |s: u64| utc_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(s));
+        assert_eq!(at(0), "1970-01-01");
+        assert_eq!(at(951_782_400), "2000-02-29");
+        assert_eq!(at(1_795_219_200), "2026-11-21");
+    }
+}
