@@ -16,6 +16,7 @@ use std::path::Path;
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
+use super::lines::for_each_line;
 use super::registry::{CsvOptions, LabelMap};
 use super::rows::{parse_finite, RowBuilder};
 
@@ -148,43 +149,27 @@ impl<'a> CsvReader<'a> {
     /// map, if any, applies); a count other than the rows' is an error naming the file.
     pub(crate) fn read_labels(
         &mut self,
-        mut reader: impl BufRead,
+        reader: impl BufRead,
         origin: &Path,
         rows: std::ops::Range<usize>,
     ) -> Result<()> {
         let mut labels = Vec::with_capacity(rows.len());
-        let mut buf = String::new();
-        let mut line_no = 0;
-        loop {
-            buf.clear();
-            let read = reader
-                .read_line(&mut buf)
-                .map_err(|e| DataError::io("cannot read", origin, e))?;
-            if read == 0 {
-                break;
-            }
-            line_no += 1;
-            let fail = |problem: String| DataError::Parse {
-                path: origin.to_path_buf(),
-                line: line_no,
-                problem,
-            };
-            let line = buf.trim();
+        let line_no = for_each_line(reader, origin, |line| {
+            let line = line.trim();
             if line.is_empty() {
-                continue;
+                return Ok(());
             }
             if line.split_ascii_whitespace().count() != 1 {
-                return Err(fail(format!(
+                return Err(format!(
                     "a labels file holds one label per line, found '{line}'"
-                )));
+                ));
             }
-            let label = match self.labels {
-                Some(map) => map.apply_text(line),
-                None => parse_finite(line).map_err(|why| format!("label {why}")),
-            }
-            .map_err(fail)?;
-            labels.push(label);
-        }
+            labels.push(match self.labels {
+                Some(map) => map.apply_text(line)?,
+                None => parse_finite(line).map_err(|why| format!("label {why}"))?,
+            });
+            Ok(())
+        })?;
         if labels.len() != rows.len() {
             return Err(DataError::Parse {
                 path: origin.to_path_buf(),
@@ -201,33 +186,16 @@ impl<'a> CsvReader<'a> {
     }
 
     /// Appends every data row of `reader`; a file without data rows is an error.
-    pub(crate) fn read(&mut self, mut reader: impl BufRead, origin: &Path) -> Result<()> {
+    pub(crate) fn read(&mut self, reader: impl BufRead, origin: &Path) -> Result<()> {
         let rows_before = self.n_rows();
-        let mut buf = Vec::new();
-        let mut line_no = 0;
         let mut header_pending = self.options.header;
-        loop {
-            buf.clear();
-            let read = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| DataError::io("cannot read", origin, e))?;
-            if read == 0 {
-                break;
-            }
-            line_no += 1;
-            let fail = |problem: String| DataError::Parse {
-                path: origin.to_path_buf(),
-                line: line_no,
-                problem,
-            };
-            let line = std::str::from_utf8(&buf).map_err(|_| fail("not valid UTF-8".into()))?;
-            let line = line.trim_end_matches(['\n', '\r']);
+        for_each_line(reader, origin, |line| {
             if line.trim().is_empty() {
-                continue;
+                return Ok(());
             }
             if header_pending {
                 header_pending = false;
-                continue;
+                return Ok(());
             }
             let fields: Vec<&str> = if self.options.separator == "whitespace" {
                 line.split_ascii_whitespace().collect()
@@ -237,8 +205,8 @@ impl<'a> CsvReader<'a> {
                     .map(|f| f.trim().trim_matches('"'))
                     .collect()
             };
-            self.parse_row(&fields).map_err(fail)?;
-        }
+            self.parse_row(&fields)
+        })?;
         if self.n_rows() == rows_before {
             return Err(DataError::Empty {
                 path: origin.to_path_buf(),

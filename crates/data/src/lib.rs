@@ -27,6 +27,7 @@ mod error;
 mod fetch;
 mod idx;
 mod libsvm;
+mod lines;
 mod lock;
 mod preprocess;
 #[cfg(test)]
@@ -223,12 +224,7 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
                 })?;
             let mut reader = csv::CsvReader::new(options, entry.labels.as_ref());
             for role in [Role::Train, Role::Test] {
-                let find = |part| {
-                    entry
-                        .files
-                        .iter()
-                        .position(|f| f.role == role && f.part == Some(part))
-                };
+                let find = |part| file_index(entry, role, part);
                 // The registry allows, per role, whole files or one features + labels pair.
                 if let (Some(fx), Some(fy)) = (find(Part::Features), find(Part::Labels)) {
                     let first = reader.n_rows();
@@ -271,12 +267,7 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
         Format::Idx => {
             let mut rows = rows::RowBuilder::new();
             for role in [Role::Train, Role::Test] {
-                let find = |part| {
-                    entry
-                        .files
-                        .iter()
-                        .position(|f| f.role == role && f.part == Some(part))
-                };
+                let find = |part| file_index(entry, role, part);
                 let (Some(fx), Some(fy)) = (find(Part::Features), find(Part::Labels)) else {
                     continue;
                 };
@@ -358,6 +349,14 @@ fn select(data: &Dataset, rows: &[usize], n_train: usize) -> Dataset {
         y: rows.iter().map(|&r| data.y[r]).collect(),
         n_train,
     }
+}
+
+/// The index in `entry.files` of the `part` (features or labels) file of `role`, if any.
+fn file_index(entry: &DatasetEntry, role: Role, part: Part) -> Option<usize> {
+    entry
+        .files
+        .iter()
+        .position(|f| f.role == role && f.part == Some(part))
 }
 
 #[cfg(test)]

@@ -12,6 +12,8 @@ use std::path::Path;
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
+use super::lines::for_each_line;
+use super::rows::parse_finite;
 
 /// Parses a whole LIBSVM file into a sparse matrix and its labels.
 ///
@@ -56,27 +58,9 @@ impl LibsvmReader {
     }
 
     /// Appends every data row of `reader`; a file without data rows is an error.
-    pub(crate) fn read(&mut self, mut reader: impl BufRead, origin: &Path) -> Result<()> {
+    pub(crate) fn read(&mut self, reader: impl BufRead, origin: &Path) -> Result<()> {
         let rows_before = self.n_rows();
-        let mut buf = Vec::new();
-        let mut line_no = 0;
-        loop {
-            buf.clear();
-            let read = reader
-                .read_until(b'\n', &mut buf)
-                .map_err(|e| DataError::io("cannot read", origin, e))?;
-            if read == 0 {
-                break;
-            }
-            line_no += 1;
-            let fail = |problem: String| DataError::Parse {
-                path: origin.to_path_buf(),
-                line: line_no,
-                problem,
-            };
-            let line = std::str::from_utf8(&buf).map_err(|_| fail("not valid UTF-8".into()))?;
-            self.parse_line(line).map_err(fail)?;
-        }
+        for_each_line(reader, origin, |line| self.parse_line(line))?;
         if self.n_rows() == rows_before {
             return Err(DataError::Empty {
                 path: origin.to_path_buf(),
@@ -152,15 +136,6 @@ impl LibsvmReader {
             }
         })?;
         Ok((x, self.labels))
-    }
-}
-
-/// A finite `f64`, or why the text is not one (as a phrase following "label" or "value").
-fn parse_finite(text: &str) -> std::result::Result<f64, String> {
-    match text.parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        Ok(v) => Err(format!("'{text}' is not finite ({v})")),
-        Err(_) => Err(format!("'{text}' is not a number")),
     }
 }
 

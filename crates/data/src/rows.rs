@@ -55,7 +55,7 @@ impl RowBuilder {
     }
 }
 
-/// A finite `f64`, or why the text is not one.
+/// A finite `f64`, or why the text is not one (as a phrase following "label" or "value").
 pub(crate) fn parse_finite(text: &str) -> std::result::Result<f64, String> {
     match text.parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),

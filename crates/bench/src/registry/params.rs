@@ -352,6 +352,42 @@ pub(crate) fn defaults(params: &[ParamSpec]) -> ParamValues {
     )
 }
 
+/// Every finite end of each real parameter's interval, and a step either side of it, put through
+/// `accepts` (the component's library check) with the other parameters at their defaults: the
+/// library must accept exactly the values the registry's interval contains. Returns how many
+/// values were tried.
+#[cfg(test)]
+pub(crate) fn assert_ranges_agree(
+    component: &str,
+    params: &[ParamSpec],
+    accepts: impl Fn(&ParamValues) -> bool,
+) -> usize {
+    let mut tested = 0;
+    for p in params {
+        let ParamKind::Float(interval) = p.kind else {
+            continue;
+        };
+        for end in [interval.min, interval.max]
+            .into_iter()
+            .filter(|v| v.is_finite())
+        {
+            let step = 1e-9 * end.abs().max(1.0);
+            for v in [end - step, end, end + step] {
+                let mut values = defaults(params);
+                values.0.insert(p.name.to_string(), Value::Float(v));
+                assert_eq!(
+                    accepts(&values),
+                    interval.contains(v),
+                    "{component} {} = {v}: registry says {interval}",
+                    p.name
+                );
+                tested += 1;
+            }
+        }
+    }
+    tested
+}
+
 impl ParamValues {
     pub fn get(&self, name: &str) -> Option<&Value> {
         self.0.get(name)

@@ -255,12 +255,7 @@ impl Kernel {
         a: impl Into<Rows<'a>>,
         b: impl Into<Rows<'b>>,
     ) -> Array2<f64> {
-        let (a, b) = (a.into(), b.into());
-        assert_eq!(
-            a.n_cols(),
-            b.n_cols(),
-            "both sets of rows need the same dimension"
-        );
+        let (a, b) = same_dimension(a, b);
         let (a, b) = (to_dense(a), to_dense(b));
         let b_sq_norms = squared_norms(b.view());
         let mut out = Array2::zeros((a.nrows(), b.nrows()));
@@ -511,6 +506,21 @@ pub(crate) fn gaussian_sigma_for(kernel: &Kernel, map: &'static str) -> Result<f
             kernel: kernel.name(),
         }),
     }
+}
+
+/// Two sets of rows for a cross Gram matrix. Panics when their column counts differ (a caller's
+/// defect: every front end checks the data first).
+pub(crate) fn same_dimension<'a, 'b>(
+    a: impl Into<Rows<'a>>,
+    b: impl Into<Rows<'b>>,
+) -> (Rows<'a>, Rows<'b>) {
+    let (a, b) = (a.into(), b.into());
+    assert_eq!(
+        a.n_cols(),
+        b.n_cols(),
+        "both sets of rows need the same dimension"
+    );
+    (a, b)
 }
 
 #[cfg(test)]

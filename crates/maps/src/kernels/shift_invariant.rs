@@ -119,12 +119,7 @@ impl ShiftInvariantKernel {
         a: impl Into<Rows<'a>>,
         b: impl Into<Rows<'b>>,
     ) -> Array2<f64> {
-        let (a, b) = (a.into(), b.into());
-        assert_eq!(
-            a.n_cols(),
-            b.n_cols(),
-            "both sets of rows need the same dimension"
-        );
+        let (a, b) = super::same_dimension(a, b);
         let mut k = Array2::zeros((a.n_rows(), b.n_rows()));
         k.outer_iter_mut()
             .into_par_iter()
