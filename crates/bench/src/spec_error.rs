@@ -51,9 +51,10 @@ impl SpecError {
     }
 }
 
-/// Line (1-based) of a byte offset in `text`.
+/// Line (1-based) of the start of `span` in `text` (the data crate's count, shared by every
+/// error that names a line of a TOML file).
 pub fn line_of(text: &str, span: &Range<usize>) -> usize {
-    text[..span.start.min(text.len())].matches('\n').count() + 1
+    rfbench_data::line_of(text, span.start)
 }
 
 /// The spec's text and path, for turning a key and a span into a [`SpecError`].

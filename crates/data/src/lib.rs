@@ -57,8 +57,8 @@ pub use preprocess::{
     ColumnScaler,
 };
 pub use registry::{
-    Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part, Registry,
-    Role, Split, Subsample, TarCompression, Task,
+    line_of, Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,
+    Registry, Role, Split, Subsample, TarCompression, Task,
 };
 pub use steps::{apply_steps, Prepared, Step, STEP_NAMES};
 pub use synthetic::{gaussian, make_classification, MakeClassification};

@@ -650,8 +650,9 @@ fn invalid(origin: &Path, line: usize, dataset: &str, problem: &str) -> DataErro
     }
 }
 
-/// 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
+/// 1-based line of a byte offset in `text` (an offset past the end is on the last line); counts
+/// bytes, so any offset is safe, on a character boundary or not.
+pub fn line_of(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
     text.as_bytes()[..end]
         .iter()

@@ -34,6 +34,16 @@ pub struct RawClaim {
     /// columns (RFF's `n_components` against binning's `n_grids`, a map against `none`): e.g.
     /// `pair_on = ["dataset"]`. Each left cell must then find exactly one right cell.
     pub pair_on: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The profiles that draw this output (`"full"`, `"quick"`, a named one); default: every
+    /// profile.
+    #[serde(default)]
+    pub profiles: Option<Spanned<Vec<String>>>,
+}
+
+impl super::PerProfile for RawClaim {
+    fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
+        self.profiles.as_ref()
+    }
 }
 
 pub const RELATIONS: [&str; 2] = ["less", "greater"];

@@ -45,6 +45,16 @@ pub struct RawFigure {
     /// `{column}` -> the label of the curve's value of that column; default: the series'
     /// labels joined by ", ".
     pub series_label: Option<Spanned<String>>,
+    /// The profiles that draw this output (`"full"`, `"quick"`, a named one); default: every
+    /// profile.
+    #[serde(default)]
+    pub profiles: Option<Spanned<Vec<String>>>,
+}
+
+impl super::PerProfile for RawFigure {
+    fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
+        self.profiles.as_ref()
+    }
 }
 
 const ERROR_BARS: [&str; 3] = ["sd", "se", "none"];

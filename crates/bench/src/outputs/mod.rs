@@ -27,6 +27,12 @@ pub use table::{RawPaperCell, RawTable};
 pub use validate::RawSelector;
 
 use crate::error::Result;
+
+/// An output a spec may draw in some of its profiles only (its `profiles` list): a stand-in
+/// dataset's table in that profile, the paper's tables in the others.
+pub trait PerProfile: Clone {
+    fn profiles(&self) -> Option<&toml::Spanned<Vec<String>>>;
+}
 use crate::staging::Staged;
 use validate::Checker;
 

@@ -23,6 +23,16 @@ pub struct RawPaperValue {
     pub value: f64,
     #[serde(default)]
     pub note: String,
+    /// The profiles that draw this output (`"full"`, `"quick"`, a named one); default: every
+    /// profile.
+    #[serde(default)]
+    pub profiles: Option<Spanned<Vec<String>>>,
+}
+
+impl super::PerProfile for RawPaperValue {
+    fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
+        self.profiles.as_ref()
+    }
 }
 
 pub const STATISTICS: [&str; 3] = ["max", "min", "mean"];

@@ -32,6 +32,16 @@ pub struct RawTable {
     pub title: Option<String>,
     #[serde(default)]
     pub paper: Vec<RawPaperCell>,
+    /// The profiles that draw this output (`"full"`, `"quick"`, a named one); default: every
+    /// profile.
+    #[serde(default)]
+    pub profiles: Option<Spanned<Vec<String>>>,
+}
+
+impl super::PerProfile for RawTable {
+    fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
+        self.profiles.as_ref()
+    }
 }
 
 /// The paper's number for one cell of a table.

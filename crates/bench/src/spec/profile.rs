@@ -6,6 +6,7 @@
 use toml::Spanned;
 
 use super::raw::{RawSpec, Table};
+use crate::outputs::PerProfile;
 use crate::spec_error::{Checker, SpecResult};
 
 /// Which values a run uses: the spec's own lists, or a named profile's replacements.
@@ -86,6 +87,41 @@ impl<'a> Overlay<'a> {
             None => (format!("{section}.{name}"), value.clone()),
         }
     }
+}
+
+/// The outputs `profile` draws of `items` (the spec's `key`, e.g. `tables`): those without a
+/// `profiles` list and those whose list names it. A listed name that is neither `full` nor one of
+/// the spec's profiles is an error at its line.
+pub(crate) fn drawn_in<T: PerProfile>(
+    raw: &RawSpec,
+    c: Checker<'_>,
+    key: &str,
+    items: &[T],
+    profile: &Profile,
+) -> SpecResult<Vec<T>> {
+    let mut drawn = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(names) = item.profiles() else {
+            drawn.push(item.clone());
+            continue;
+        };
+        if let Some(unknown) = names
+            .get_ref()
+            .iter()
+            .find(|n| *n != "full" && !raw.profiles.contains_key(*n))
+        {
+            let known: Vec<&String> = raw.profiles.keys().collect();
+            return Err(c.at_span(
+                &format!("{key}[{i}].profiles"),
+                &names.span(),
+                format!("unknown profile {unknown:?}; \"full\" or one of this spec's: {known:?}"),
+            ));
+        }
+        if names.get_ref().iter().any(|n| n == profile.name()) {
+            drawn.push(item.clone());
+        }
+    }
+    Ok(drawn)
 }
 
 fn check_profile(raw: &RawSpec, c: Checker<'_>, name: &str, table: &Table) -> SpecResult<()> {

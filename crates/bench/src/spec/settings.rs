@@ -38,9 +38,12 @@ pub(crate) fn labels(
             ));
         }
         for (value, label) in table.get_ref() {
+            // A value only a profile brings (a stand-in dataset) is checked in that profile's
+            // plan, where its cells are.
             let used = cells
                 .iter()
-                .any(|cell| cell.get(column).is_some_and(|v| v.to_string() == *value));
+                .any(|cell| cell.get(column).is_some_and(|v| v.to_string() == *value))
+                || profiles_mention(raw, value);
             if full && !used {
                 return Err(c.at_span(
                     &key,
@@ -52,6 +55,24 @@ pub(crate) fn labels(
         }
     }
     Ok(labels)
+}
+
+/// Whether a `[profiles.*]` replacement writes `value` (as a string or a number, at any depth).
+fn profiles_mention(raw: &RawSpec, value: &str) -> bool {
+    fn mentions(v: &toml::Value, value: &str) -> bool {
+        match v {
+            toml::Value::String(s) => s == value,
+            toml::Value::Integer(i) => i.to_string() == value,
+            toml::Value::Float(f) => f.to_string() == value,
+            toml::Value::Array(items) => items.iter().any(|i| mentions(i, value)),
+            toml::Value::Table(t) => t.values().any(|i| mentions(i, value)),
+            _ => false,
+        }
+    }
+    raw.profiles
+        .values()
+        .flat_map(|t| t.values())
+        .any(|v| mentions(v.get_ref(), value))
 }
 
 /// `[check]`: the compared columns are metrics of the run, the tolerances in range.

@@ -112,6 +112,69 @@ fn profile_errors_name_the_profile_and_key() {
 }
 
 #[test]
+fn an_output_is_drawn_in_the_profiles_it_lists() {
+    let tables = r#"
+[[tables]]
+name = "everywhere"
+rows = ["map"]
+value = "relative_error"
+
+[[tables]]
+name = "one-d-only"
+rows = ["map"]
+value = "relative_error"
+profiles = ["one-d"]
+
+[[tables]]
+name = "not-one-d"
+rows = ["map"]
+value = "relative_error"
+profiles = ["full", "quick"]
+"#;
+    let text = format!("{SPEC}{tables}");
+    let names = |profile: &Profile| -> Vec<String> {
+        let plan = plan_with(&text, profile).unwrap();
+        plan.tables
+            .iter()
+            .map(|t| t.name.as_ref().unwrap().get_ref().clone())
+            .collect()
+    };
+    assert_eq!(names(&Profile::Full), ["everywhere", "not-one-d"]);
+    assert_eq!(names(&Profile::quick()), ["everywhere", "not-one-d"]);
+    assert_eq!(
+        names(&Profile::Named("one-d".into())),
+        ["everywhere", "one-d-only"]
+    );
+
+    let text = text.replace(r#"profiles = ["one-d"]"#, r#"profiles = ["one_d"]"#);
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("tables[1].profiles"));
+    assert!(
+        e.problem.contains("\"one_d\"") && e.problem.contains("\"one-d\""),
+        "{e}"
+    );
+    assert_eq!(
+        e.line,
+        text.lines()
+            .position(|l| l == r#"profiles = ["one_d"]"#)
+            .unwrap()
+            + 1
+    );
+}
+
+#[test]
+fn a_label_may_name_a_value_only_a_profile_brings() {
+    let labels = "\n[labels.d]\n\"12\" = \"twelve\"\n";
+    let text = format!("{SPEC}{labels}");
+    let e = spec_error(&text, &Profile::Full);
+    assert!(e.problem.contains("no cell has d = \"12\""), "{e}");
+    let text = text.replace("d = [4]\n", "d = [12]\n");
+    assert!(plan_with(&text, &Profile::Full).is_ok());
+    let plan = plan_with(&text, &Profile::Named("one-d".into())).unwrap();
+    assert!(plan.labels.iter().any(|(_, l)| l == "twelve"));
+}
+
+#[test]
 fn a_replaced_value_is_blamed_on_the_profile() {
     let text = SPEC.replace("repetitions = 3", "repetitions = 1");
     let e = spec_error(&text, &Profile::Named("one-d".into()));
