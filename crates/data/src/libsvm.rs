@@ -13,7 +13,7 @@ use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
 use super::lines::for_each_line;
-use super::rows::parse_finite;
+use super::rows::{parse_finite, RowBuilder};
 
 /// Parses a whole LIBSVM file into a sparse matrix and its labels.
 ///
@@ -35,10 +35,7 @@ pub fn parse_libsvm(
 pub(crate) struct LibsvmReader {
     n_features: Option<usize>,
     max_index: usize,
-    indptr: Vec<usize>,
-    indices: Vec<u32>,
-    values: Vec<f64>,
-    labels: Vec<f64>,
+    rows: RowBuilder,
 }
 
 impl LibsvmReader {
@@ -46,15 +43,12 @@ impl LibsvmReader {
         LibsvmReader {
             n_features,
             max_index: 0,
-            indptr: vec![0],
-            indices: Vec::new(),
-            values: Vec::new(),
-            labels: Vec::new(),
+            rows: RowBuilder::new(),
         }
     }
 
     pub(crate) fn n_rows(&self) -> usize {
-        self.labels.len()
+        self.rows.n_rows()
     }
 
     /// Appends every data row of `reader`; a file without data rows is an error.
@@ -86,8 +80,7 @@ impl LibsvmReader {
         for token in tokens {
             previous = self.parse_pair(token, previous)?;
         }
-        self.labels.push(label);
-        self.indptr.push(self.indices.len());
+        self.rows.end_row(label);
         Ok(())
     }
 
@@ -117,10 +110,7 @@ impl LibsvmReader {
         }
         let value =
             parse_finite(value_text).map_err(|why| format!("value of index {index} {why}"))?;
-        if value != 0.0 {
-            self.indices.push((index - 1) as u32);
-            self.values.push(value);
-        }
+        self.rows.push(index - 1, value);
         self.max_index = self.max_index.max(index);
         Ok(index)
     }
@@ -128,14 +118,7 @@ impl LibsvmReader {
     /// The matrix and labels of everything read so far.
     pub(crate) fn finish(self, origin: &Path) -> Result<(CsrMatrix, Vec<f64>)> {
         let n_cols = self.n_features.unwrap_or(self.max_index);
-        let x = CsrMatrix::new(n_cols, self.indptr, self.indices, self.values).map_err(|e| {
-            DataError::Parse {
-                path: origin.to_path_buf(),
-                line: 0,
-                problem: e.to_string(),
-            }
-        })?;
-        Ok((x, self.labels))
+        self.rows.finish(n_cols, origin)
     }
 }
 
