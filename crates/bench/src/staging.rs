@@ -14,9 +14,16 @@
 //!
 //! The lock is an advisory lock (`flock`) on `results/.rfbench.lock`, released when the process
 //! ends, however it ends.
+//!
+//! A journal names its files relative to the output folder (`results/a.csv`, `figures/a.png`), so
+//! a recovery from another working directory finds them, and a journal is only ever carried out
+//! within that folder's `results/` and `figures/`: a line naming any other path (absolute, with
+//! `..`, a sub-folder, a rename from a file that is not a temporary) refuses the whole journal
+//! before anything is done. A journal that came with a cloned repository or was written by hand
+//! cannot move or delete anything else.
 
 use std::fs::{self, File};
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
 use rfbench_data::atomic::{sync_dir, temporary_file};
@@ -35,6 +42,8 @@ const JOURNAL_SUFFIX: &str = ".journal";
 /// commit, it deletes its temporaries and changes nothing.
 #[derive(Debug)]
 pub struct Staged {
+    /// The folder that holds `results/` and `figures/`: every output is directly in one of them.
+    out_dir: PathBuf,
     /// Where the lock and the journal live: the run's `results/` folder.
     lock_dir: PathBuf,
     files: Vec<(tempfile::TempPath, PathBuf)>,
@@ -45,6 +54,7 @@ impl Staged {
     /// An empty set of outputs for the folder `out_dir` (which holds `results/` and `figures/`).
     pub fn new(out_dir: &Path) -> Staged {
         Staged {
+            out_dir: out_dir.to_path_buf(),
             lock_dir: out_dir.join("results"),
             files: Vec::new(),
             removals: Vec::new(),
@@ -55,7 +65,7 @@ impl Staged {
     /// world-readable like any other output (temporary files start private). A second write for
     /// the same path replaces the first.
     pub fn write(&mut self, path: &Path, contents: &[u8]) -> Result<()> {
-        check_journal_safe(path)?;
+        self.relative(path)?;
         let tmp = temporary_file(path, contents).map_err(|e| Error::io(path, e))?;
         self.files.retain(|(_, dest)| dest != path);
         self.removals.retain(|p| p != path);
@@ -65,10 +75,29 @@ impl Staged {
 
     /// Removes `path` at commit (an output of an earlier run that this run does not produce).
     pub fn remove(&mut self, path: &Path) -> Result<()> {
-        check_journal_safe(path)?;
+        self.relative(path)?;
         self.files.retain(|(_, dest)| dest != path);
         self.removals.push(path.to_path_buf());
         Ok(())
+    }
+
+    /// `path` relative to the output folder, which it must be directly in `results/` or
+    /// `figures/` of (the journal records it so, see the module docs).
+    fn relative(&self, path: &Path) -> Result<PathBuf> {
+        let relative = path
+            .strip_prefix(&self.out_dir)
+            .ok()
+            .filter(|r| confined(r))
+            .ok_or_else(|| {
+                Error::Experiment(format!(
+                    "{}: an output must be a file directly in {} or {}",
+                    path.display(),
+                    self.out_dir.join("results").display(),
+                    self.out_dir.join("figures").display()
+                ))
+            })?;
+        check_journal_safe(&relative)?;
+        Ok(relative.to_path_buf())
     }
 
     /// Where the contents staged for `path` can be read before the commit.
@@ -86,17 +115,22 @@ impl Staged {
             return Ok(());
         }
         let _lock = lock(&self.lock_dir)?;
-        recover_locked(&self.lock_dir)?;
+        recover_locked(&self.out_dir)?;
         // From here the temporaries belong to the journal: a failure must not delete them.
         let mut text = String::new();
-        let mut renames = Vec::new();
-        for (tmp, dest) in self.files {
-            let tmp = tmp.keep().map_err(|e| Error::io(&dest, e.error))?;
-            text.push_str(&format!("rename\t{}\t{}\n", tmp.display(), dest.display()));
-            renames.push((tmp, dest));
+        for (tmp, dest) in &self.files {
+            let relative_tmp = self.relative(tmp.as_ref())?;
+            text.push_str(&format!(
+                "rename\t{}\t{}\n",
+                relative_tmp.display(),
+                self.relative(dest)?.display()
+            ));
         }
         for path in &self.removals {
-            text.push_str(&format!("remove\t{}\n", path.display()));
+            text.push_str(&format!("remove\t{}\n", self.relative(path)?.display()));
+        }
+        for (tmp, dest) in self.files {
+            tmp.keep().map_err(|e| Error::io(&dest, e.error))?;
         }
         let journal = journal_path(&self.lock_dir);
         let staged_journal =
@@ -105,7 +139,7 @@ impl Staged {
             .persist(&journal)
             .map_err(|e| Error::io(&journal, e.error))?;
         sync_dir(&self.lock_dir);
-        replay(&journal, &text)?;
+        replay(&self.out_dir, &journal, &text)?;
         Ok(())
     }
 }
@@ -119,7 +153,7 @@ pub fn prepare(out_dir: &Path) -> Result<Vec<String>> {
         return Ok(Vec::new());
     }
     let _lock = lock(&results)?;
-    let mut notes = recover_locked(&results)?;
+    let mut notes = recover_locked(out_dir)?;
     for dir in [results, out_dir.join("figures")] {
         for path in remove_stale_temporaries(&dir, STALE_TEMPORARY_AGE)? {
             notes.push(format!(
@@ -145,8 +179,9 @@ fn lock(dir: &Path) -> Result<File> {
     Ok(file)
 }
 
-/// Completes every journal left in `dir` (the lock held). Returns a line per journal.
-fn recover_locked(dir: &Path) -> Result<Vec<String>> {
+/// Completes every journal left in `out_dir/results` (the lock held). Returns a line per journal.
+fn recover_locked(out_dir: &Path) -> Result<Vec<String>> {
+    let dir = &out_dir.join("results");
     let mut notes = Vec::new();
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -166,7 +201,7 @@ fn recover_locked(dir: &Path) -> Result<Vec<String>> {
     journals.sort();
     for journal in journals {
         let text = fs::read_to_string(&journal).map_err(|e| Error::io(&journal, e))?;
-        replay(&journal, &text)?;
+        replay(out_dir, &journal, &text)?;
         notes.push(format!(
             "completed the outputs of an interrupted run (journal {})",
             journal.display()
@@ -175,21 +210,70 @@ fn recover_locked(dir: &Path) -> Result<Vec<String>> {
     Ok(notes)
 }
 
-/// Carries out a journal's renames and removals, then deletes it. Renames whose temporary is
-/// gone were done already (a replay interrupted in its turn), so replaying twice is harmless.
-fn replay(journal: &Path, text: &str) -> Result<()> {
-    let bad = |line: &str| {
-        Error::Experiment(format!(
-            "{}: unreadable journal line {line:?}; remove the file after checking the outputs",
-            journal.display()
-        ))
+/// One line of a journal, its paths resolved in the output folder.
+enum Step {
+    Rename(PathBuf, PathBuf),
+    Remove(PathBuf),
+}
+
+/// A journal's lines, each path checked to be a file directly in `out_dir`'s `results/` or
+/// `figures/` (a rename: from a temporary in the destination's folder); `Err(line)` names the
+/// first line that is not.
+fn journal_steps(out_dir: &Path, text: &str) -> std::result::Result<Vec<Step>, String> {
+    let inside = |field: &str| {
+        let relative = Path::new(field);
+        confined(relative).then(|| out_dir.join(relative))
     };
-    let mut dirs = Vec::new();
+    let mut steps = Vec::new();
     for line in text.lines() {
         let fields: Vec<&str> = line.split('\t').collect();
-        match fields.as_slice() {
+        let step = match fields.as_slice() {
             ["rename", tmp, dest] => {
-                let (tmp, dest) = (Path::new(tmp), Path::new(dest));
+                let from_temporary = Path::new(tmp).parent() == Path::new(dest).parent()
+                    && Path::new(tmp)
+                        .file_name()
+                        .is_some_and(|n| is_temporary(&n.to_string_lossy()));
+                match (inside(tmp), inside(dest)) {
+                    (Some(tmp), Some(dest)) if from_temporary => Some(Step::Rename(tmp, dest)),
+                    _ => None,
+                }
+            }
+            ["remove", path] => inside(path).map(Step::Remove),
+            _ => None,
+        };
+        steps.push(step.ok_or_else(|| line.to_string())?);
+    }
+    Ok(steps)
+}
+
+/// Whether a relative path is a file directly in `results/` or `figures/`.
+fn confined(relative: &Path) -> bool {
+    let parts: Vec<Component<'_>> = relative.components().collect();
+    matches!(
+        parts.as_slice(),
+        [Component::Normal(folder), Component::Normal(_)]
+            if *folder == "results" || *folder == "figures"
+    )
+}
+
+/// Carries out a journal's renames and removals in `out_dir`, then deletes it. Renames whose
+/// temporary is gone were done already (a replay interrupted in its turn), so replaying twice is
+/// harmless. A journal with any line outside the output folders is refused whole (module docs).
+fn replay(out_dir: &Path, journal: &Path, text: &str) -> Result<()> {
+    let steps = journal_steps(out_dir, text).map_err(|line| {
+        Error::Experiment(format!(
+            "{}: journal line {line:?} is not a rename or removal of a file directly in {} or {}; \
+             refused, nothing done (a journal from another version or not written by rfbench): \
+             remove the file after checking the outputs",
+            journal.display(),
+            out_dir.join("results").display(),
+            out_dir.join("figures").display()
+        ))
+    })?;
+    let mut dirs = Vec::new();
+    for step in &steps {
+        match step {
+            Step::Rename(tmp, dest) => {
                 match fs::rename(tmp, dest) {
                     Ok(()) => {}
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound && !tmp.exists() => {}
@@ -197,12 +281,11 @@ fn replay(journal: &Path, text: &str) -> Result<()> {
                 }
                 dirs.extend(dest.parent().map(Path::to_path_buf));
             }
-            ["remove", path] => match fs::remove_file(path) {
+            Step::Remove(path) => match fs::remove_file(path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => return Err(Error::io(Path::new(path), e)),
+                Err(e) => return Err(Error::io(path, e)),
             },
-            _ => return Err(bad(line)),
         }
     }
     dirs.sort();
@@ -374,16 +457,12 @@ mod tests {
         let journal = results.join(".rfbench-commit-000000000000000000000001-7.journal");
         fs::write(
             &journal,
-            format!(
-                "rename\t{}\t{}\nrename\t{}\t{}\nremove\t{}\n",
-                results.join(".rfbench-gone.tmp").display(),
-                results.join("a.csv").display(),
-                figures.join(".rfbench-x.tmp").display(),
-                figures.join("a.png").display(),
-                figures.join("b.png").display(),
-            ),
+            "rename\tresults/.rfbench-gone.tmp\tresults/a.csv\n\
+             rename\tfigures/.rfbench-x.tmp\tfigures/a.png\n\
+             remove\tfigures/b.png\n",
         )
         .unwrap();
+        // Recovery works from any working directory: the journal's paths are the folder's.
         let notes = prepare(out.path()).unwrap();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert_eq!(fs::read(results.join("a.csv")).unwrap(), b"new csv");
@@ -392,6 +471,40 @@ mod tests {
         assert_eq!(files(&results), [".rfbench.lock", "a.csv"]);
         // Nothing left to do the second time.
         assert!(prepare(out.path()).unwrap().is_empty());
+    }
+
+    /// A journal naming anything outside the folder's results/ and figures/ is refused whole:
+    /// nothing it names is moved or removed.
+    #[test]
+    fn a_journal_reaching_outside_the_outputs_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let out = root.path().join("out");
+        let results = out.join("results");
+        fs::create_dir_all(&results).unwrap();
+        fs::write(results.join("a.csv"), b"keep").unwrap();
+        let victim = root.path().join("victim.txt");
+        for (i, line) in [
+            format!("remove\t{}", victim.display()),
+            "remove\tresults/../../victim.txt".to_string(),
+            "remove\tresults/sub/a.csv".to_string(),
+            format!("rename\t{}\tresults/a.csv", victim.display()),
+            "rename\tresults/a.csv\tfigures/a.csv".to_string(),
+            "rename\tresults/.rfbench-x.tmp\tfigures/a.csv".to_string(),
+            "remove\texperiments/a.toml".to_string(),
+        ]
+        .iter()
+        .enumerate()
+        {
+            fs::write(&victim, b"victim").unwrap();
+            let journal = results.join(format!(".rfbench-commit-{i}-1.journal"));
+            fs::write(&journal, format!("remove\tresults/a.csv\n{line}\n")).unwrap();
+            let err = prepare(&out).unwrap_err().to_string();
+            assert!(err.contains("refused"), "{line}: {err}");
+            assert_eq!(fs::read(&victim).unwrap(), b"victim", "{line}");
+            // The journal's first, harmless line was not carried out either.
+            assert_eq!(fs::read(results.join("a.csv")).unwrap(), b"keep", "{line}");
+            fs::remove_file(&journal).unwrap();
+        }
     }
 
     #[test]

@@ -24,9 +24,10 @@ pub struct Tuned {
 }
 
 impl Tuned {
-    /// The columns this value is written to (`searched`: whether they include `at_edge`).
-    pub fn columns(&self, searched: bool) -> TunedColumns {
-        TunedColumns::new(&self.param, self.by, searched)
+    /// The columns this value may be written to (`at_edge` included: whether it is written
+    /// depends on the plan, [`crate::results::MetricsBuilder::tuned`]).
+    pub fn columns(&self) -> TunedColumns {
+        TunedColumns::new(&self.param, self.by, true)
     }
 }
 

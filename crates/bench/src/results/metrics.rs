@@ -74,7 +74,7 @@ impl<'a> MetricsBuilder<'a> {
     /// searched (1 / 0; NaN when this row searched nothing but the column exists, as for a
     /// learner's fixed C).
     pub fn tuned(&mut self, tuned: &Tuned) -> Result<&mut Self> {
-        let columns = tuned.columns(true);
+        let columns = tuned.columns();
         self.set(&columns.chosen, tuned.chosen)?;
         let at_edge = columns.at_edge.unwrap_or_default();
         match tuned.at_edge {
