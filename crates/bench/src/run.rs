@@ -4,6 +4,7 @@
 //! The pipeline is spec -> plan -> cells -> CSV -> everything else read back from the CSV, so
 //! what the figures, tables and report show is what the written file says.
 
+use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -84,18 +85,15 @@ fn prepare_data(
     plan: &Plan,
     cell: &Cell,
     data_seed: u64,
-    root: &Path,
     fetch: &data::FetchOptions,
 ) -> Result<std::result::Result<Prepared, String>> {
-    let registry_path = root.join("datasets.toml");
     let (dataset, defaults) = match cell.source {
         DatasetSource::Synthetic(generator) => (
             (generator.generate)(&cell.data_params, data_seed)?,
             Vec::new(),
         ),
         DatasetSource::Registry => {
-            let registry = data::Registry::from_file(&registry_path)?;
-            let entry = registry.get(&cell.dataset)?;
+            let entry = plan.datasets.get(&cell.dataset)?;
             let dataset = match data::load(entry, fetch) {
                 Ok(d) => d,
                 // Data this machine cannot get (no network, a user's own file not here): the
@@ -116,7 +114,7 @@ fn prepare_data(
         Some(line) => SpecError::at(&plan.source, "data.preprocess", line, problem).into(),
         None => Error::Experiment(format!(
             "{}: dataset '{}': default preprocess: {problem}",
-            registry_path.display(),
+            plan.datasets.path().display(),
             cell.dataset
         )),
     };
@@ -126,7 +124,7 @@ fn prepare_data(
     }
     let mut prepared = Prepared::from(dataset);
     for &(step, line) in &steps {
-        step.apply(&mut prepared)
+        step.apply(&mut prepared, data_seed)
             .map_err(|e| fail(line, format!("step {:?}: {e}", step.name())))?;
     }
     Ok(Ok(prepared))
@@ -255,19 +253,19 @@ impl Reporter {
 /// Runs every cell of `plan` at every repetition. Cells run concurrently when the kind allows
 /// it; results come back in (cell, repetition) order whatever the schedule.
 pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
-    // Each dataset is loaded once (by its coordinates and data seed).
+    // Each dataset is loaded once per data seed (one for every repetition when the spec
+    // scopes `data_seed` by repetition, e.g. for a redrawn `split`).
+    let data_seed = |cell: &Cell, repetition: usize| {
+        plan.seed("data_seed", cell, repetition)
+            .unwrap_or(plan.master_seed)
+    };
     let mut data: BTreeMap<(String, u64), std::result::Result<Prepared, String>> = BTreeMap::new();
     for cell in &plan.cells {
-        let seed = plan.seed("data_seed", cell, 0).unwrap_or(plan.master_seed);
-        let key = (cell.data_key(), seed);
-        if let std::collections::btree_map::Entry::Vacant(slot) = data.entry(key) {
-            slot.insert(prepare_data(
-                plan,
-                cell,
-                seed,
-                &options.root,
-                &options.fetch,
-            )?);
+        for repetition in 0..cell.repetitions {
+            let seed = data_seed(cell, repetition);
+            if let Entry::Vacant(slot) = data.entry((cell.data_key(), seed)) {
+                slot.insert(prepare_data(plan, cell, seed, &options.fetch)?);
+            }
         }
     }
     let jobs: Vec<(usize, usize)> = (0..plan.cells.len())
@@ -286,8 +284,7 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
                 )
             })
             .collect();
-        let data_seed = plan.seed("data_seed", cell, 0).unwrap_or(plan.master_seed);
-        let outcome = match &data[&(cell.data_key(), data_seed)] {
+        let outcome = match &data[&(cell.data_key(), data_seed(cell, repetition))] {
             Err(reason) => CellOutcome::Skipped(reason.clone()),
             // A cell's own error fails that cell only: the run goes on, and says so at the end.
             Ok(prepared) => measure(plan, cell, repetition, &seeds, prepared)
@@ -369,10 +366,9 @@ pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<
         plan.master_seed = seed;
     }
     // Values that cannot fit in memory are refused before anything is allocated.
-    let datasets = data::Registry::from_file(&options.root.join("datasets.toml"))?;
     memory::check(
         &plan,
-        &datasets,
+        &plan.datasets,
         options.memory_limit.unwrap_or_else(memory::default_limit),
     )?;
     // Outputs of runs killed during their renames are completed, temporaries of runs killed

@@ -261,6 +261,36 @@ pub fn random_split(n: usize, test_size: usize, seed: u64) -> Result<(Vec<usize>
     Ok((train, test))
 }
 
+/// A seeded split of the rows by their labels `y`: in each class (label value), a
+/// `test_fraction` share of its rows, rounded, at least one when the class has two or more rows
+/// and never all of them, goes to the test set. (train rows, test rows), each in increasing
+/// order. Classes are visited in increasing label order, each with its own draw from `seed`.
+pub fn stratified_split(
+    y: &[f64],
+    test_fraction: f64,
+    seed: u64,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    let mut classes: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for (i, &label) in y.iter().enumerate() {
+        // Label values as ordered keys: -0.0 and 0.0 are one class.
+        let key = if label == 0.0 { 0.0f64 } else { label };
+        let bits = key.to_bits();
+        let ordered = if key < 0.0 { !bits } else { bits | (1 << 63) };
+        classes.entry(ordered).or_default().push(i);
+    }
+    let mut is_test = vec![false; y.len()];
+    for (k, rows) in classes.values().enumerate() {
+        let m = rows.len();
+        let wanted = ((m as f64) * test_fraction).round() as usize;
+        let take = if m < 2 { 0 } else { wanted.clamp(1, m - 1) };
+        let picked = subsample_indices(m, take, seed.wrapping_add(k as u64))?;
+        picked.iter().for_each(|&j| is_test[rows[j]] = true);
+    }
+    let train = (0..y.len()).filter(|&i| !is_test[i]).collect();
+    let test = (0..y.len()).filter(|&i| is_test[i]).collect();
+    Ok((train, test))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

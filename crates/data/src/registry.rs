@@ -315,6 +315,39 @@ struct RawRegistry {
     dataset: Vec<Spanned<RawDataset>>,
 }
 
+/// The `[[dataset]]` tables of a file that holds other things too.
+#[derive(Deserialize)]
+struct EmbeddedRegistry {
+    #[serde(default)]
+    dataset: Vec<Spanned<RawDataset>>,
+}
+
+fn syntax(origin: &Path, e: toml::de::Error) -> DataError {
+    DataError::RegistrySyntax {
+        path: origin.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
+/// Validates every entry and refuses a name used twice.
+fn validate_all(
+    raw: Vec<Spanned<RawDataset>>,
+    text: &str,
+    origin: &Path,
+) -> Result<Vec<DatasetEntry>> {
+    let mut entries = Vec::with_capacity(raw.len());
+    let mut seen = HashSet::new();
+    for spanned in raw {
+        let line = line_of(text, spanned.span().start);
+        let entry = validate(spanned.into_inner(), text, origin, line)?;
+        if !seen.insert(entry.name.clone()) {
+            return Err(invalid(origin, line, &entry.name, "duplicate dataset name"));
+        }
+        entries.push(entry);
+    }
+    Ok(entries)
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawDataset {
@@ -364,26 +397,48 @@ impl Registry {
     /// Parses and validates registry text; `origin` is the path that error messages name, and
     /// the lock file is `datasets.lock` in its directory.
     pub fn parse(text: &str, origin: &Path) -> Result<Registry> {
-        let raw: RawRegistry = toml::from_str(text).map_err(|e| DataError::RegistrySyntax {
-            path: origin.to_path_buf(),
-            message: e.to_string(),
-        })?;
+        let raw: RawRegistry = toml::from_str(text).map_err(|e| syntax(origin, e))?;
         let lock_file = origin.with_file_name("datasets.lock");
-        let mut entries = Vec::with_capacity(raw.dataset.len());
-        let mut seen = HashSet::new();
-        for spanned in raw.dataset {
-            let line = line_of(text, spanned.span().start);
-            let mut entry = validate(spanned.into_inner(), text, origin, line)?;
-            if !seen.insert(entry.name.clone()) {
-                return Err(invalid(origin, line, &entry.name, "duplicate dataset name"));
-            }
+        let mut entries = validate_all(raw.dataset, text, origin)?;
+        for entry in &mut entries {
             entry.lock_file = Some(lock_file.clone());
-            entries.push(entry);
         }
         Ok(Registry {
             path: origin.to_path_buf(),
             entries,
         })
+    }
+
+    /// The `[[dataset]]` tables of another TOML file (a spec that carries its own data), every
+    /// other key ignored. A relative `local` path is read from the file's folder, so the file
+    /// and its data can move together; digests not pinned go to the cache's lock file.
+    pub fn parse_embedded(text: &str, origin: &Path) -> Result<Registry> {
+        let raw: EmbeddedRegistry = toml::from_str(text).map_err(|e| syntax(origin, e))?;
+        let mut entries = validate_all(raw.dataset, text, origin)?;
+        let folder = origin.parent().unwrap_or(Path::new(""));
+        for file in entries.iter_mut().flat_map(|e| e.files.iter_mut()) {
+            for copy in &mut file.local {
+                if copy.path.is_relative() {
+                    copy.path = folder.join(&copy.path);
+                }
+            }
+        }
+        Ok(Registry {
+            path: origin.to_path_buf(),
+            entries,
+        })
+    }
+
+    /// This registry with `first`'s entries in front: a name both define is `first`'s.
+    pub fn shadowed_by(mut self, first: Registry) -> Registry {
+        self.entries
+            .retain(|e| !first.entries.iter().any(|f| f.name == e.name));
+        let mut entries = first.entries;
+        entries.append(&mut self.entries);
+        Registry {
+            path: self.path,
+            entries,
+        }
     }
 
     /// The entry called `name`; an unknown name is an error listing the known ones.
@@ -698,6 +753,43 @@ file = "tiny.test"
 url = "https://example.org/tiny.test"
 sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
 "#;
+
+    #[test]
+    fn a_spec_carries_its_own_datasets_which_come_first() {
+        let spec = r#"
+name = "mine"
+kind = "learning"
+[run]
+master_seed = 1
+
+[[dataset]]
+name = "tiny"
+description = "my own copy"
+task = "multiclass"
+format = "libsvm"
+n = 5
+d = 2
+
+[[dataset.files]]
+role = "train"
+file = "mine.svm"
+local = [{ path = "data/mine.svm" }, { path = "/abs/mine.svm" }]
+"#;
+        let own = Registry::parse_embedded(spec, Path::new("/work/specs/mine.toml")).unwrap();
+        let local: Vec<_> = own.entries()[0].files[0].local.iter().map(|l| &l.path).collect();
+        assert_eq!(
+            local,
+            [Path::new("/work/specs/data/mine.svm"), Path::new("/abs/mine.svm")]
+        );
+        assert_eq!(own.entries()[0].lock_file, None);
+        let shared = Registry::parse(GOOD, Path::new("reg.toml")).unwrap();
+        let both = shared.shadowed_by(own);
+        assert_eq!(both.entries().len(), 1);
+        assert_eq!(both.get("tiny").unwrap().task, Task::Multiclass);
+        let bad = spec.replace("n = 5", "n = 0");
+        let err = Registry::parse_embedded(&bad, Path::new("mine.toml")).unwrap_err();
+        assert!(err.to_string().contains("n and d must be at least 1"), "{err}");
+    }
 
     #[test]
     fn parses_a_good_registry() {

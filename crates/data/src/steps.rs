@@ -10,6 +10,7 @@
 //!     "standardize",                                # columns: train mean 0, train sd 1
 //!     "min-max",                                    # columns: train range to [0, 1]
 //!     { step = "subsample", n = 5000, seed = 1 },   # keep 5,000 rows drawn with seed 1
+//!     { step = "split", test_fraction = 0.25 },     # new train/test split, stratified
 //! ]
 //! ```
 //!
@@ -19,14 +20,19 @@
 //! - A kernel's bandwidth is not a step: it is a kernel parameter of the spec, a number or a rule
 //!   on the training rows (`sigma = { percentile = 5.0, pairs = 10000 }`, PRFF's rule), resolved
 //!   by the runner after these steps, so one vocabulary says what the kernel is.
-//! - Every random choice takes an explicit seed; there is no default seed to forget about.
+//! - Every random choice takes an explicit seed; there is no default seed to forget about. The
+//!   one exception is `split`, which draws with the cell's `data_seed` so that a spec can give
+//!   every repetition its own split (`[seeds] data_seed = ["dataset", "repetition"]`): one
+//!   train/test split moves a verdict by points on small data.
 //! - Parameters are range-checked when the list is read, so a bad value is an error naming the
 //!   file and line of the list before any data is loaded.
 
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
-use super::preprocess::{subsample_indices, unit_norm, ColumnScaler};
+use super::preprocess::{
+    random_split, stratified_split, subsample_indices, unit_norm, ColumnScaler,
+};
 use super::Dataset;
 
 /// One preprocessing step.
@@ -41,10 +47,14 @@ pub enum Step {
     /// Keep `n` rows drawn without replacement with `seed`, in their original order (train
     /// rows stay train rows).
     Subsample { n: usize, seed: u64 },
+    /// Pool every row (train and test) and draw a new split with the data seed:
+    /// `test_fraction` of the rows go to the test set, per class when `stratify` (the rows of
+    /// each label value split in that proportion, so a rare class appears on both sides).
+    Split { test_fraction: f64, stratify: bool },
 }
 
 /// The step names, for error messages.
-pub const STEP_NAMES: [&str; 4] = ["unit-norm", "standardize", "min-max", "subsample"];
+pub const STEP_NAMES: [&str; 5] = ["unit-norm", "standardize", "min-max", "subsample", "split"];
 
 /// What a spec that still names the old `bandwidth` step is told.
 const BANDWIDTH_MOVED: &str = "\"bandwidth\" is not a preprocessing step: the bandwidth is a kernel \
@@ -57,6 +67,7 @@ impl Step {
             Step::Standardize => "standardize",
             Step::MinMax => "min-max",
             Step::Subsample { .. } => "subsample",
+            Step::Split { .. } => "split",
         }
     }
 
@@ -75,6 +86,11 @@ impl Step {
                      n = ..., seed = ... }"
                         .into(),
                 ),
+                "split" => Err(
+                    "step \"split\" needs a test fraction: write { step = \"split\", \
+                     test_fraction = 0.25 }"
+                        .into(),
+                ),
                 other => Err(unknown(other)),
             },
             toml::Value::Table(table) => from_table(table),
@@ -85,8 +101,8 @@ impl Step {
         }
     }
 
-    /// Applies the step to `data` in place.
-    pub fn apply(&self, data: &mut Prepared) -> Result<()> {
+    /// Applies the step to `data` in place; `data_seed` draws a `split`.
+    pub fn apply(&self, data: &mut Prepared, data_seed: u64) -> Result<()> {
         match *self {
             Step::UnitNorm => unit_norm(&mut data.x),
             Step::Standardize => {
@@ -102,6 +118,22 @@ impl Step {
                 data.x = data.x.select_rows(&keep);
                 data.y = keep.iter().map(|&i| data.y[i]).collect();
                 data.n_train = keep.iter().filter(|&&i| i < data.n_train).count();
+            }
+            Step::Split {
+                test_fraction,
+                stratify,
+            } => {
+                let (train, test) = if stratify {
+                    stratified_split(&data.y, test_fraction, data_seed)?
+                } else {
+                    let n = data.y.len();
+                    let test_size = ((n as f64) * test_fraction).round() as usize;
+                    random_split(n, test_size.clamp(1, n.saturating_sub(1)), data_seed)?
+                };
+                let order: Vec<usize> = train.iter().chain(&test).copied().collect();
+                data.x = data.x.select_rows(&order);
+                data.y = order.iter().map(|&i| data.y[i]).collect();
+                data.n_train = train.len();
             }
         }
         Ok(())
@@ -135,6 +167,7 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
         "unit-norm" | "standardize" | "standardise" | "min-max" => &["step"],
         "bandwidth" => return Err(BANDWIDTH_MOVED.into()),
         "subsample" => &["step", "n", "seed"],
+        "split" => &["step", "test_fraction", "stratify"],
         other => return Err(unknown(other)),
     };
     if let Some(key) = table.keys().find(|k| !allowed.contains(&k.as_str())) {
@@ -166,8 +199,34 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
                 seed: required("seed")?,
             })
         }
+        "split" => split_from(table),
         plain => Step::from_toml(&toml::Value::String(plain.into())),
     }
+}
+
+fn split_from(table: &toml::Table) -> std::result::Result<Step, String> {
+    let test_fraction = match table.get("test_fraction") {
+        Some(toml::Value::Float(f)) if *f > 0.0 && *f < 1.0 => *f,
+        Some(other) => {
+            return Err(format!(
+                "step \"split\": `test_fraction` must be a number in (0, 1), got {other}"
+            ))
+        }
+        None => return Err("step \"split\" needs `test_fraction`".into()),
+    };
+    let stratify = match table.get("stratify") {
+        None => true,
+        Some(toml::Value::Boolean(b)) => *b,
+        Some(other) => {
+            return Err(format!(
+                "step \"split\": `stratify` must be true or false, got {other}"
+            ))
+        }
+    };
+    Ok(Step::Split {
+        test_fraction,
+        stratify,
+    })
 }
 
 /// The dense result of a column scaling, back in the sparse form the maps take (centring makes
@@ -199,10 +258,10 @@ impl From<Dataset> for Prepared {
 }
 
 /// Applies `steps` in order.
-pub fn apply_steps(dataset: Dataset, steps: &[Step]) -> Result<Prepared> {
+pub fn apply_steps(dataset: Dataset, steps: &[Step], data_seed: u64) -> Result<Prepared> {
     let mut data = Prepared::from(dataset);
     for step in steps {
-        step.apply(&mut data)?;
+        step.apply(&mut data, data_seed)?;
     }
     Ok(data)
 }
@@ -246,6 +305,20 @@ mod tests {
             parse("{ step = \"subsample\", n = 4, seed = 9 }"),
             Ok(Step::Subsample { n: 4, seed: 9 })
         );
+        assert_eq!(
+            parse("{ step = \"split\", test_fraction = 0.25 }"),
+            Ok(Step::Split {
+                test_fraction: 0.25,
+                stratify: true
+            })
+        );
+        assert_eq!(
+            parse("{ step = \"split\", test_fraction = 0.5, stratify = false }"),
+            Ok(Step::Split {
+                test_fraction: 0.5,
+                stratify: false
+            })
+        );
     }
 
     #[test]
@@ -268,6 +341,18 @@ mod tests {
                 "non-negative integer, got -5",
             ),
             ("{ step = \"unit-norm\", seed = 1 }", "unknown key `seed`"),
+            ("\"split\"", "needs a test fraction"),
+            ("{ step = \"split\" }", "needs `test_fraction`"),
+            ("{ step = \"split\", test_fraction = 1.0 }", "in (0, 1), got 1.0"),
+            ("{ step = \"split\", test_fraction = 1 }", "in (0, 1), got 1"),
+            (
+                "{ step = \"split\", test_fraction = 0.2, stratify = 1 }",
+                "true or false, got 1",
+            ),
+            (
+                "{ step = \"split\", test_fraction = 0.2, seed = 1 }",
+                "unknown key `seed`",
+            ),
         ] {
             let message = parse(text).unwrap_err();
             assert!(message.contains(problem), "{text}: {message}");
@@ -277,7 +362,7 @@ mod tests {
     #[test]
     fn subsample_keeps_train_rows_first_and_labels_aligned() {
         let steps = [Step::Subsample { n: 3, seed: 4 }];
-        let out = apply_steps(dataset(), &steps).unwrap();
+        let out = apply_steps(dataset(), &steps, 0).unwrap();
         let keep = subsample_indices(5, 3, 4).unwrap();
         assert_eq!(
             out.y,
@@ -288,7 +373,7 @@ mod tests {
         for (row, &i) in keep.iter().enumerate() {
             assert_eq!(out.x.to_dense().row(row), full.row(i));
         }
-        let too_many = apply_steps(dataset(), &[Step::Subsample { n: 6, seed: 4 }]);
+        let too_many = apply_steps(dataset(), &[Step::Subsample { n: 6, seed: 4 }], 0);
         assert!(too_many
             .unwrap_err()
             .to_string()
@@ -302,7 +387,7 @@ mod tests {
 
     #[test]
     fn standardize_and_min_max_use_train_rows() {
-        let z = apply_steps(dataset(), &[Step::Standardize])
+        let z = apply_steps(dataset(), &[Step::Standardize], 0)
             .unwrap()
             .x
             .to_dense();
@@ -311,7 +396,7 @@ mod tests {
         for (i, v) in [1.0, 3.0, 0.0, 10.0, 2.0].into_iter().enumerate() {
             assert!((z[[i, 0]] - (v - m) / s).abs() < 1e-12, "row {i}");
         }
-        let z = apply_steps(dataset(), &[Step::MinMax])
+        let z = apply_steps(dataset(), &[Step::MinMax], 0)
             .unwrap()
             .x
             .to_dense();
@@ -323,6 +408,47 @@ mod tests {
             n_train: 0,
             ..dataset()
         };
-        assert!(apply_steps(no_train, &[Step::Standardize]).is_err());
+        assert!(apply_steps(no_train, &[Step::Standardize], 0).is_err());
+    }
+
+    #[test]
+    fn split_pools_the_rows_and_redraws_them_per_class_with_the_data_seed() {
+        // 12 rows: labels 0 (8 rows) and 1 (4 rows); feature 0 is the row's index.
+        let dense = ndarray::Array2::from_shape_fn((12, 2), |(i, j)| (i * (1 - j)) as f64 + 1.0);
+        let data = || Dataset {
+            name: "twelve".into(),
+            x: CsrMatrix::from_dense(dense.view()).unwrap(),
+            y: (0..12).map(|i| f64::from(u8::from(i % 3 == 0))).collect(),
+            n_train: 9,
+        };
+        let step = [Step::Split {
+            test_fraction: 0.25,
+            stratify: true,
+        }];
+        let a = apply_steps(data(), &step, 7).unwrap();
+        // A quarter of each class: 2 of the 8 zeros, 1 of the 4 ones.
+        assert_eq!(a.n_train, 9);
+        let test = &a.y[a.n_train..];
+        assert_eq!(test.iter().filter(|&&v| v == 1.0).count(), 1, "{test:?}");
+        assert_eq!(test.iter().filter(|&&v| v == 0.0).count(), 2, "{test:?}");
+        // Labels stay with their rows: row i's label is 1 exactly when i % 3 == 0.
+        let x = a.x.to_dense();
+        for r in 0..12 {
+            let i = x[[r, 0]] as usize - 1;
+            assert_eq!(a.y[r], f64::from(u8::from(i % 3 == 0)), "row {r} (was {i})");
+        }
+        let rows = |p: &Prepared| (0..12).map(|r| p.x.to_dense()[[r, 0]]).collect::<Vec<_>>();
+        let again = apply_steps(data(), &step, 7).unwrap();
+        assert_eq!(rows(&a), rows(&again), "same seed, same split");
+        let other = (8..40)
+            .map(|seed| apply_steps(data(), &step, seed).unwrap())
+            .filter(|o| rows(o) != rows(&a))
+            .count();
+        assert!(other > 20, "another seed draws another split: {other} of 32");
+        let plain = [Step::Split {
+            test_fraction: 0.5,
+            stratify: false,
+        }];
+        assert_eq!(apply_steps(data(), &plain, 3).unwrap().n_train, 6);
     }
 }

@@ -86,6 +86,9 @@ pub struct Plan {
     /// Where each parameter's value is written: name -> (its key in the spec, its line), the
     /// first place it is set; for errors found after planning (the memory estimate).
     pub written_at: BTreeMap<String, (String, usize)>,
+    /// The datasets the cells may name: the spec's own `[[dataset]]` tables, then the root's
+    /// `datasets.toml`.
+    pub datasets: Registry,
 }
 
 impl Plan {
@@ -206,6 +209,7 @@ impl RawSpec {
             .collect();
 
         Ok(Plan {
+            datasets: datasets.clone(),
             name: self.name.clone(),
             title: self.title.clone(),
             paper: self.paper.clone(),
@@ -324,13 +328,24 @@ pub fn spec_name(root: &Path, name_or_path: &str) -> Result<String> {
         .to_string())
 }
 
+/// The datasets a spec may name: its own `[[dataset]]` tables first, then the root's
+/// `datasets.toml` (none when the root has none: a spec carrying its own data runs anywhere).
+pub fn datasets_of(root: &Path, text: &str, path: &Path) -> Result<Registry> {
+    let own = Registry::parse_embedded(text, path)?;
+    let shared = root.join("datasets.toml");
+    if !shared.exists() && !own.entries().is_empty() {
+        return Ok(own);
+    }
+    Ok(Registry::from_file(&shared)?.shadowed_by(own))
+}
+
 /// Reads and validates a spec, `NAME` (in `root/experiments`) or a path to a file; datasets
 /// come from `root/datasets.toml`. The spec's `name` must equal its file's stem.
 pub fn load_plan(root: &Path, name_or_path: &str, profile: &Profile) -> Result<Plan> {
     let path = spec_path(root, name_or_path)?;
     let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
     let raw = RawSpec::parse(&text, &path)?;
-    let datasets = Registry::from_file(&root.join("datasets.toml"))?;
+    let datasets = datasets_of(root, &text, &path)?;
     let plan = raw.plan(&text, &path, profile, &datasets)?;
     let stem = path
         .file_stem()

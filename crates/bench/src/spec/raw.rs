@@ -63,6 +63,10 @@ pub struct RawSpec {
     #[serde(default)]
     pub sums: BTreeMap<String, Spanned<Vec<String>>>,
     pub check: RawCheck,
+    /// The spec's own datasets, in `datasets.toml`'s schema (read by the data registry:
+    /// `Registry::parse_embedded`); they come before the root's.
+    #[serde(default)]
+    pub dataset: Vec<toml::Value>,
 }
 
 /// How `rfbench check` compares a regenerated result with the committed reference.
