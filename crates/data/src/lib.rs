@@ -23,6 +23,7 @@ mod adult;
 pub mod atomic;
 mod cache;
 mod csv;
+mod describe;
 mod error;
 mod fetch;
 mod idx;
@@ -45,6 +46,7 @@ use rfbench_maps::CsrMatrix;
 
 pub use adult::{parse_uci_adult, UCI_ADULT_COLUMNS};
 pub use csv::parse_csv;
+pub use describe::{describe_files, entry_toml, task_name, DescribeOptions, Described};
 pub use error::{DataError, Result};
 pub use fetch::{
     fetch, fetch_verified, lock_path, record_digests, verify, FetchOptions, FetchedFile, FileStatus,
@@ -54,8 +56,7 @@ pub use libsvm::parse_libsvm;
 pub use lock::LockFile;
 pub use preprocess::{
     distance_percentile, min_max, random_split, standardize, stratified_split, subsample_indices,
-    unit_norm,
-    ColumnScaler,
+    unit_norm, ColumnScaler,
 };
 pub use registry::{
     line_of, Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,

@@ -776,10 +776,17 @@ file = "mine.svm"
 local = [{ path = "data/mine.svm" }, { path = "/abs/mine.svm" }]
 "#;
         let own = Registry::parse_embedded(spec, Path::new("/work/specs/mine.toml")).unwrap();
-        let local: Vec<_> = own.entries()[0].files[0].local.iter().map(|l| &l.path).collect();
+        let local: Vec<_> = own.entries()[0].files[0]
+            .local
+            .iter()
+            .map(|l| &l.path)
+            .collect();
         assert_eq!(
             local,
-            [Path::new("/work/specs/data/mine.svm"), Path::new("/abs/mine.svm")]
+            [
+                Path::new("/work/specs/data/mine.svm"),
+                Path::new("/abs/mine.svm")
+            ]
         );
         assert_eq!(own.entries()[0].lock_file, None);
         let shared = Registry::parse(GOOD, Path::new("reg.toml")).unwrap();
@@ -788,7 +795,10 @@ local = [{ path = "data/mine.svm" }, { path = "/abs/mine.svm" }]
         assert_eq!(both.get("tiny").unwrap().task, Task::Multiclass);
         let bad = spec.replace("n = 5", "n = 0");
         let err = Registry::parse_embedded(&bad, Path::new("mine.toml")).unwrap_err();
-        assert!(err.to_string().contains("n and d must be at least 1"), "{err}");
+        assert!(
+            err.to_string().contains("n and d must be at least 1"),
+            "{err}"
+        );
     }
 
     #[test]

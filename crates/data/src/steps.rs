@@ -343,8 +343,14 @@ mod tests {
             ("{ step = \"unit-norm\", seed = 1 }", "unknown key `seed`"),
             ("\"split\"", "needs a test fraction"),
             ("{ step = \"split\" }", "needs `test_fraction`"),
-            ("{ step = \"split\", test_fraction = 1.0 }", "in (0, 1), got 1.0"),
-            ("{ step = \"split\", test_fraction = 1 }", "in (0, 1), got 1"),
+            (
+                "{ step = \"split\", test_fraction = 1.0 }",
+                "in (0, 1), got 1.0",
+            ),
+            (
+                "{ step = \"split\", test_fraction = 1 }",
+                "in (0, 1), got 1",
+            ),
             (
                 "{ step = \"split\", test_fraction = 0.2, stratify = 1 }",
                 "true or false, got 1",
@@ -444,7 +450,10 @@ mod tests {
             .map(|seed| apply_steps(data(), &step, seed).unwrap())
             .filter(|o| rows(o) != rows(&a))
             .count();
-        assert!(other > 20, "another seed draws another split: {other} of 32");
+        assert!(
+            other > 20,
+            "another seed draws another split: {other} of 32"
+        );
         let plain = [Step::Split {
             test_fraction: 0.5,
             stratify: false,
