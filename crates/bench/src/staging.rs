@@ -53,9 +53,11 @@ pub struct Staged {
 impl Staged {
     /// An empty set of outputs for the folder `out_dir` (which holds `results/` and `figures/`).
     pub fn new(out_dir: &Path) -> Staged {
+        // Absolute, as the temporary files' paths are: `reproduce NAME` writes under ".".
+        let out_dir = absolute(out_dir);
         Staged {
-            out_dir: out_dir.to_path_buf(),
             lock_dir: out_dir.join("results"),
+            out_dir,
             files: Vec::new(),
             removals: Vec::new(),
         }
@@ -84,6 +86,7 @@ impl Staged {
     /// `path` relative to the output folder, which it must be directly in `results/` or
     /// `figures/` of (the journal records it so, see the module docs).
     fn relative(&self, path: &Path) -> Result<PathBuf> {
+        let path = &absolute(path);
         let relative = path
             .strip_prefix(&self.out_dir)
             .ok()
@@ -373,6 +376,15 @@ pub fn remove_stale_temporaries(dir: &Path, age: Duration) -> Result<Vec<PathBuf
         }
     }
     Ok(removed)
+}
+
+/// `path` made absolute against the working directory, its `.` components dropped (a path
+/// that cannot be, an empty one, is kept: the confinement check then refuses it).
+fn absolute(path: &Path) -> PathBuf {
+    let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
 }
 
 #[cfg(test)]

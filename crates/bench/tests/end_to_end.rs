@@ -1082,3 +1082,27 @@ columns = ["accuracy"]
     }
     assert!(options.root.join("figures/failing-demo.png").exists());
 }
+
+/// The README's main command: `rfbench reproduce NAME` from inside the root (root and output
+/// folder "."), which the tests above, all on absolute paths, do not exercise.
+#[test]
+fn reproduce_by_name_from_inside_the_root() {
+    let (_dir, options) = workspace();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .current_dir(&options.root)
+        .args(["reproduce", "gram-error-demo"])
+        .env("RFBENCH_CACHE", options.root.join("cache"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let csv = options.root.join("results/gram-error-demo.csv");
+    assert!(!column(&csv, "status").is_empty());
+    assert!(column(&csv, "status").iter().all(|s| s == "ok"));
+    let leftovers: Vec<_> = std::fs::read_dir(options.root.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp") || n.ends_with(".journal"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}

@@ -329,17 +329,29 @@ fn syntax(origin: &Path, e: toml::de::Error) -> DataError {
     }
 }
 
-/// Validates every entry and refuses a name used twice.
+/// Validates every entry and refuses a name used twice; relative `local` paths are read from
+/// `folder` when one is given (else they are refused).
 fn validate_all(
     raw: Vec<Spanned<RawDataset>>,
     text: &str,
     origin: &Path,
+    folder: Option<&Path>,
 ) -> Result<Vec<DatasetEntry>> {
     let mut entries = Vec::with_capacity(raw.len());
     let mut seen = HashSet::new();
     for spanned in raw {
         let line = line_of(text, spanned.span().start);
-        let entry = validate(spanned.into_inner(), text, origin, line)?;
+        let mut raw = spanned.into_inner();
+        if let Some(folder) = folder {
+            for file in &mut raw.files {
+                for copy in &mut file.get_mut().local {
+                    if copy.path.is_relative() {
+                        copy.path = folder.join(&copy.path);
+                    }
+                }
+            }
+        }
+        let entry = validate(raw, text, origin, line)?;
         if !seen.insert(entry.name.clone()) {
             return Err(invalid(origin, line, &entry.name, "duplicate dataset name"));
         }
@@ -399,7 +411,7 @@ impl Registry {
     pub fn parse(text: &str, origin: &Path) -> Result<Registry> {
         let raw: RawRegistry = toml::from_str(text).map_err(|e| syntax(origin, e))?;
         let lock_file = origin.with_file_name("datasets.lock");
-        let mut entries = validate_all(raw.dataset, text, origin)?;
+        let mut entries = validate_all(raw.dataset, text, origin, None)?;
         for entry in &mut entries {
             entry.lock_file = Some(lock_file.clone());
         }
@@ -414,15 +426,13 @@ impl Registry {
     /// and its data can move together; digests not pinned go to the cache's lock file.
     pub fn parse_embedded(text: &str, origin: &Path) -> Result<Registry> {
         let raw: EmbeddedRegistry = toml::from_str(text).map_err(|e| syntax(origin, e))?;
-        let mut entries = validate_all(raw.dataset, text, origin)?;
-        let folder = origin.parent().unwrap_or(Path::new(""));
-        for file in entries.iter_mut().flat_map(|e| e.files.iter_mut()) {
-            for copy in &mut file.local {
-                if copy.path.is_relative() {
-                    copy.path = folder.join(&copy.path);
-                }
-            }
-        }
+        let folder = origin
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let folder = std::path::absolute(folder)
+            .map_err(|e| DataError::io("cannot resolve", origin, e))?;
+        let entries = validate_all(raw.dataset, text, origin, Some(&folder))?;
         Ok(Registry {
             path: origin.to_path_buf(),
             entries,
