@@ -9,6 +9,7 @@
 //! reference. `run` strings them together for the binary.
 
 pub mod check;
+pub mod compare;
 pub mod error;
 pub mod kinds;
 pub mod memory;

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use rfbench::check::Mode;
+use rfbench::compare::CompareOptions;
 use rfbench::data;
 use rfbench::registry;
 use rfbench::run::{self, Progress, RunOptions};
@@ -76,6 +77,8 @@ impl SpecArgs {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Which map, at what D, on this data: tune, estimate, sweep and recommend, in one command.
+    Compare(CompareArgs),
     /// List the experiment specs.
     List,
     /// Run a spec: results/NAME.csv, figures, tables and a report.
@@ -139,6 +142,101 @@ enum DatasetsCommand {
     Info { name: String },
 }
 
+/// `rfbench compare`'s arguments.
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// A registry dataset, or a data file: CSV/TSV/whitespace-separated text with or without a
+    /// header row (the label last unless --label-column says otherwise), or LIBSVM; .gz .bz2
+    /// .xz too.
+    data: String,
+    /// A test file with the same columns (else every repetition draws a new train/test split).
+    #[arg(long, value_name = "FILE")]
+    test: Option<PathBuf>,
+    /// The test share of the split drawn in every repetition (data without test rows).
+    #[arg(long, default_value_t = 0.25, value_name = "F")]
+    test_size: f64,
+    /// The kernel to approximate: gaussian, laplacian, matern, polynomial.
+    #[arg(long, default_value = "gaussian")]
+    kernel: String,
+    /// The polynomial kernel's degree.
+    #[arg(long, default_value_t = 2)]
+    degree: u32,
+    /// Only these maps (comma-separated; default: every map of the registry for the kernel).
+    #[arg(long, value_delimiter = ',')]
+    maps: Option<Vec<String>>,
+    /// The top of the ladder of D (64, 128, ... doubling up to it).
+    #[arg(long, default_value_t = 4096, value_name = "D")]
+    max_components: usize,
+    /// The time budget of the whole command: 90s, 10m, 1h (default 10m).
+    #[arg(long, default_value = "10m", value_name = "DURATION")]
+    budget: String,
+    /// Where the specs, results, figures and report go.
+    #[arg(long, default_value = "compare-out", value_name = "DIR")]
+    out: PathBuf,
+    /// Three values of D instead of the whole ladder (a first look).
+    #[arg(long)]
+    quick: bool,
+    /// The label column: a 0-based index (negative from the end) or a header name.
+    #[arg(long, value_name = "COLUMN", allow_hyphen_values = true)]
+    label_column: Option<String>,
+    /// binary, multiclass or regression, instead of what the labels suggest.
+    #[arg(long)]
+    task: Option<String>,
+    /// Repetitions of every cell (new map draws, and a new split where the data has no test
+    /// rows).
+    #[arg(long, default_value_t = 3)]
+    repetitions: usize,
+    /// The master seed of every draw.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+impl CompareArgs {
+    fn options(&self) -> anyhow::Result<CompareOptions> {
+        let task = match self.task.as_deref() {
+            None => None,
+            Some("binary") => Some(data::Task::Binary),
+            Some("multiclass") => Some(data::Task::Multiclass),
+            Some("regression") => Some(data::Task::Regression),
+            Some(other) => bail!("--task {other}: binary, multiclass or regression"),
+        };
+        Ok(CompareOptions {
+            data: self.data.clone(),
+            test: self.test.clone(),
+            test_size: self.test_size,
+            kernel: self.kernel.clone(),
+            degree: self.degree,
+            maps: self.maps.clone(),
+            max_components: self.max_components,
+            budget: parse_duration(&self.budget)?,
+            out: self.out.clone(),
+            quick: self.quick,
+            label_column: self.label_column.clone(),
+            task,
+            repetitions: self.repetitions,
+            seed: self.seed,
+        })
+    }
+}
+
+/// Seconds of "90", "90s", "10m", "1.5h".
+fn parse_duration(text: &str) -> anyhow::Result<f64> {
+    let (number, unit) = match text.trim().char_indices().find(|(_, c)| c.is_alphabetic()) {
+        Some((i, _)) => text.trim().split_at(i),
+        None => (text.trim(), "s"),
+    };
+    let factor = match unit {
+        "s" => 1.0,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        other => bail!("--budget {text}: unknown unit {other:?} (s, m, h)"),
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * factor),
+        _ => bail!("--budget {text}: a positive duration such as 90s, 10m or 1h"),
+    }
+}
+
 /// The global options every subcommand sees.
 struct Global {
     root: PathBuf,
@@ -181,6 +279,7 @@ fn run() -> anyhow::Result<String> {
     let cli = Cli::parse();
     let global = Global::from_cli(&cli)?;
     match &cli.command {
+        Command::Compare(args) => compare(&global, args),
         Command::List => list(&global),
         Command::Maps => Ok(registry::describe_maps()),
         Command::Learners => Ok(registry::describe_learners()),
@@ -199,6 +298,23 @@ fn run() -> anyhow::Result<String> {
         } => check(&global, spec, *master_seed, out_dir.as_ref()),
         Command::Datasets { command } => datasets(&global, command),
     }
+}
+
+fn compare(global: &Global, args: &CompareArgs) -> anyhow::Result<String> {
+    let options = args.options()?;
+    let run = global.options(None, options.out.clone());
+    let compared = rfbench::compare::compare(&options, &run)
+        .with_context(|| format!("comparing maps on {}", options.data))?;
+    Ok(format!(
+        "{}\nwrote {} (rerun it with `rfbench reproduce {}`)\nwrote {}\nestimated {:.0} s for \
+         the sweep; {:.0} s in all\n",
+        compared.report,
+        compared.spec.display(),
+        compared.spec.display(),
+        compared.report_path.display(),
+        compared.estimate,
+        compared.seconds
+    ))
 }
 
 fn list(global: &Global) -> anyhow::Result<String> {

@@ -430,8 +430,8 @@ impl Registry {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let folder = std::path::absolute(folder)
-            .map_err(|e| DataError::io("cannot resolve", origin, e))?;
+        let folder =
+            std::path::absolute(folder).map_err(|e| DataError::io("cannot resolve", origin, e))?;
         let entries = validate_all(raw.dataset, text, origin, Some(&folder))?;
         Ok(Registry {
             path: origin.to_path_buf(),

@@ -1,0 +1,238 @@
+//! `rfbench compare DATA`: which map, at what D, on this data, in one command.
+//!
+//! Four steps, each an ordinary spec written to the output folder and run by the runner, so
+//! that every number of the answer can be rerun and edited by hand:
+//! 1. [`setup`]: the data (a registry name, or a file described on the spot), the defaults a
+//!    careful researcher would choose, every one written down;
+//! 2. `tune.toml`: the bandwidth (multiples of the median distance) and the learner's penalty by
+//!    cross-validation, on a subsample, with one map;
+//! 3. `pilot.toml`: every map's cost at two values of D on the subsample; [`budget`]
+//!    extrapolates it to the whole sweep and keeps the cells that fit the time budget;
+//! 4. `compare.toml`: the sweep, then [`report`]: the recommendation, the table, the figures.
+
+pub mod budget;
+pub mod report;
+pub mod setup;
+pub mod specs;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::data::atomic::replace_file;
+use crate::data::Task;
+use crate::error::{Error, Result};
+use crate::outputs::Results;
+use crate::run::{self, Outcome, RunOptions};
+use crate::spec::Profile;
+
+use setup::{Setup, PILOT_ROWS};
+use specs::Tuned;
+
+/// The command's options (see `rfbench compare --help`).
+#[derive(Debug, Clone)]
+pub struct CompareOptions {
+    /// A registry name or a path to a data file.
+    pub data: String,
+    /// A test file with the same columns.
+    pub test: Option<PathBuf>,
+    /// The test share of a split drawn in every repetition (data without test rows).
+    pub test_size: f64,
+    pub kernel: String,
+    /// The polynomial kernel's degree.
+    pub degree: u32,
+    pub maps: Option<Vec<String>>,
+    pub max_components: usize,
+    /// Seconds.
+    pub budget: f64,
+    pub out: PathBuf,
+    pub quick: bool,
+    pub label_column: Option<String>,
+    pub task: Option<Task>,
+    pub repetitions: usize,
+    pub seed: u64,
+}
+
+/// What a comparison did.
+#[derive(Debug)]
+pub struct Compared {
+    pub report: String,
+    pub report_path: PathBuf,
+    pub spec: PathBuf,
+    /// The budget model's estimate of the sweep, and the seconds everything took.
+    pub estimate: f64,
+    pub seconds: f64,
+    pub outcome: Outcome,
+}
+
+/// The first line of every file `compare` writes, and the digest line that ends it: a file
+/// whose digest still matches was not edited and may be replaced by a rerun.
+const MARK: &str = "# rfbench-compare-digest: ";
+
+pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
+    let start = Instant::now();
+    if !(options.test_size > 0.0 && options.test_size < 1.0) {
+        return Err(Error::Experiment(format!(
+            "--test-size {}: a fraction in (0, 1)",
+            options.test_size
+        )));
+    }
+    if options.repetitions < 2 {
+        return Err(Error::Experiment(format!(
+            "--repetitions {}: at least 2, to tell a difference from noise",
+            options.repetitions
+        )));
+    }
+    let setup = Setup::decide(options, &run.root)?;
+    std::fs::create_dir_all(&options.out).map_err(|e| Error::io(&options.out, e))?;
+    let run = RunOptions {
+        out_dir: options.out.clone(),
+        ..run.clone()
+    };
+
+    eprintln!("compare: tuning on a subsample of at most {PILOT_ROWS} rows");
+    let tuned = tuned_values(
+        &setup,
+        &run_spec(&options.out, "tune", &specs::tune(&setup), &run)?,
+    )?;
+    let pilot_train = pilot_train_rows(&setup);
+    let pilot_d = budget::pilot_d(&setup, pilot_train);
+    eprintln!(
+        "compare: pilot run (every map at D = {} and {pilot_d})",
+        setup.ladder[0]
+    );
+    let pilot = run_spec(
+        &options.out,
+        "pilot",
+        &specs::pilot(&setup, tuned, pilot_d),
+        &run,
+    )?;
+    let scale = setup.n_train as f64 / pilot_train as f64;
+    let estimates = budget::estimate(&setup, &read(&pilot)?, pilot_d, scale);
+    let remaining = options.budget - start.elapsed().as_secs_f64();
+    let sweep = budget::fit(&setup, &estimates, remaining.max(0.0));
+    let estimate = budget::total(&setup, &estimates, &sweep);
+    let plan_note = plan_note(&sweep, estimate, remaining, options.budget);
+    eprintln!("compare: {plan_note}");
+
+    let text = specs::sweep(&setup, tuned, &sweep);
+    let outcome = run_spec(&options.out, "compare", &text, &run)?;
+    let results = read(&outcome)?;
+    let lines = report::lines(&setup, &results, &estimates);
+    let seconds = start.elapsed().as_secs_f64();
+    let note = format!(
+        "{plan_note} The sweep took {:.0} s; everything, tuning and pilot included, {seconds:.0} s.",
+        outcome.seconds
+    );
+    let report = report::markdown(&setup, &lines, &note, &sweep.skipped);
+    let report_path = options.out.join("report.md");
+    replace_file(&report_path, report.as_bytes()).map_err(|e| Error::io(&report_path, e))?;
+    Ok(Compared {
+        report,
+        report_path,
+        spec: options.out.join("compare.toml"),
+        estimate,
+        seconds,
+        outcome,
+    })
+}
+
+fn plan_note(sweep: &budget::Sweep, estimate: f64, remaining: f64, budget: f64) -> String {
+    let cells: usize = sweep.per_map.iter().map(|(_, ds)| ds.len()).sum();
+    format!(
+        "The sweep: {cells} (map, D) cells, the linear baseline{}; estimated {estimate:.0} s of \
+         the {remaining:.0} s left of the {budget:.0} s budget after tuning and the pilot.",
+        match sweep.exact_train_size {
+            Some(0) => " and the exact kernel machine".to_string(),
+            Some(m) => format!(" and the exact kernel machine on {m} training rows"),
+            None => String::new(),
+        }
+    )
+}
+
+/// The pilot's training rows: the subsample's share of the training rows.
+fn pilot_train_rows(setup: &Setup) -> usize {
+    let rows = setup.n.min(PILOT_ROWS);
+    ((rows as f64) * setup.n_train as f64 / setup.n as f64)
+        .round()
+        .max(1.0) as usize
+}
+
+/// Writes `NAME.toml` into `dir` (refusing to replace a file the user edited) and runs it. A
+/// failed cell of the pilot or the sweep is reported and left out (the report says why); the
+/// tuning run must succeed.
+fn run_spec(dir: &Path, name: &str, text: &str, run: &RunOptions) -> Result<Outcome> {
+    let path = dir.join(format!("{name}.toml"));
+    write_marked(&path, text)?;
+    let spec = path.to_string_lossy().into_owned();
+    let outcome = run::reproduce(&spec, &Profile::Full, run)?;
+    for failed in &outcome.failed {
+        eprintln!("compare: {name}: failed: {failed}");
+    }
+    if name == "tune" && !outcome.failed.is_empty() {
+        return Err(Error::Experiment(format!(
+            "{}: {} run(s) failed:\n  {}",
+            path.display(),
+            outcome.failed.len(),
+            outcome.failed.join("\n  ")
+        )));
+    }
+    Ok(outcome)
+}
+
+fn read(outcome: &Outcome) -> Result<Results> {
+    Ok(
+        Results::from_csv(&outcome.csv, &outcome.plan.output_columns())?
+            .with_sums(&outcome.plan.sums),
+    )
+}
+
+/// The bandwidth and penalty the tuning run chose.
+fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
+    let results = read(outcome)?;
+    let row = results
+        .rows
+        .iter()
+        .find(|r| r.not_run().is_none())
+        .ok_or_else(|| Error::Experiment("the tuning run did not run".into()))?;
+    let value = |name: &str| {
+        row.metric(name).ok_or_else(|| {
+            Error::Experiment(format!(
+                "the tuning run wrote no {name} ({})",
+                outcome.csv.display()
+            ))
+        })
+    };
+    Ok(Tuned {
+        sigma: setup.median.map(|_| value("sigma_used")).transpose()?,
+        penalty: value(&format!("{}_chosen", setup.penalty))?,
+    })
+}
+
+/// FNV-1a, 64 bits: enough to tell whether a file was edited since it was written.
+fn digest(text: &str) -> String {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("{hash:016x}")
+}
+
+/// Writes `text` with a digest line, atomically; a file already there is replaced only when it
+/// is one of ours that nobody edited.
+fn write_marked(path: &Path, text: &str) -> Result<()> {
+    if let Ok(old) = std::fs::read_to_string(path) {
+        let edited = match old.rsplit_once(MARK) {
+            Some((body, tail)) => digest(body) != tail.trim(),
+            None => true,
+        };
+        if edited {
+            return Err(Error::Experiment(format!(
+                "{} exists and was not written by this command as it is now (edited?): rerun \
+                 it with `rfbench reproduce {}`, or give compare another --out",
+                path.display(),
+                path.display()
+            )));
+        }
+    }
+    let marked = format!("{text}{MARK}{}\n", digest(text));
+    replace_file(path, marked.as_bytes()).map_err(|e| Error::io(path, e))
+}

@@ -1,0 +1,393 @@
+//! The answer: per (map, D) the score's mean and spread over repetitions and the total time
+//! (map + train + predict) beside its estimate, the Pareto front of score against time, and for
+//! each tolerance the cheapest (map, D) within it of the exact kernel machine (or of the best
+//! cell, when the exact one did not run on all training rows), with the cells a paired t test
+//! cannot tell apart from it.
+//!
+//! Scores are "higher is better" points: accuracy in %, or for regression minus the normalised
+//! RMSE in % of the targets' standard deviation, so that "within 1 point" reads the same way.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+use super::budget::Estimates;
+use super::setup::Setup;
+use crate::outputs::Results;
+use crate::results::{CellValue, ResultRow};
+
+/// Tolerances of the recommendation, in points.
+pub const TOLERANCES: [f64; 3] = [0.5, 1.0, 2.0];
+
+/// Two cells differ when a paired two-sided t test over repetitions rejects at this level.
+pub const ALPHA: f64 = 0.05;
+
+/// One (map, D, train_size) of the sweep, over its repetitions.
+#[derive(Debug, Clone)]
+pub struct Line {
+    pub map: String,
+    /// 0 for the exact machine and the baseline.
+    pub d: usize,
+    /// 0: all training rows.
+    pub train_size: usize,
+    /// Score per repetition that ran.
+    pub scores: BTreeMap<usize, f64>,
+    pub seconds: f64,
+    pub estimate: Option<f64>,
+    pub skipped: Option<String>,
+}
+
+impl Line {
+    pub fn mean(&self) -> f64 {
+        self.scores.values().sum::<f64>() / self.scores.len() as f64
+    }
+
+    pub fn sd(&self) -> f64 {
+        let m = self.mean();
+        let n = self.scores.len() as f64;
+        (self.scores.values().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    }
+
+    fn is_map(&self) -> bool {
+        !matches!(self.map.as_str(), "none" | "exact")
+    }
+
+    pub fn name(&self) -> String {
+        match (self.map.as_str(), self.train_size) {
+            ("none", _) => "linear (raw inputs)".into(),
+            ("exact", 0) => "exact kernel".into(),
+            ("exact", m) => format!("exact kernel ({m} training rows)"),
+            (map, _) => format!("{map}, D = {}", self.d),
+        }
+    }
+}
+
+fn int(row: &ResultRow, name: &str) -> usize {
+    match row.coordinates.get(name) {
+        Some(CellValue::Int(v)) => *v as usize,
+        _ => 0,
+    }
+}
+
+/// The sweep's lines, in the order of the results file.
+pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
+    for row in &results.rows {
+        let map = match row.coordinates.get("map") {
+            Some(CellValue::Text(m)) => m.clone(),
+            _ => continue,
+        };
+        let (d, train_size) = (int(row, "n_components"), int(row, "train_size"));
+        let k = match out
+            .iter()
+            .position(|l| l.map == map && l.d == d && l.train_size == train_size)
+        {
+            Some(k) => k,
+            None => {
+                out.push(Line {
+                    estimate: estimates.get(&map, d),
+                    map,
+                    d,
+                    train_size,
+                    scores: BTreeMap::new(),
+                    seconds: 0.0,
+                    skipped: None,
+                });
+                out.len() - 1
+            }
+        };
+        let line = &mut out[k];
+        if let Some(reason) = row.not_run() {
+            line.skipped = Some(reason);
+            continue;
+        }
+        let score = if setup.classification() {
+            row.metric("accuracy")
+        } else {
+            row.metric("normalized_rmse").map(|v| -100.0 * v)
+        };
+        if let (Some(score), Some(total)) = (score, row.metric("total_seconds")) {
+            let runs = line.scores.len() as f64;
+            line.seconds = (line.seconds * runs + total) / (runs + 1.0);
+            line.scores.insert(row.repetition, score);
+        }
+    }
+    out
+}
+
+/// The two-sided p value of a paired t test between two lines over their common repetitions
+/// (1 when they share fewer than two, or every difference is equal).
+pub fn paired_p(a: &Line, b: &Line) -> f64 {
+    let diffs: Vec<f64> = a
+        .scores
+        .iter()
+        .filter_map(|(r, x)| b.scores.get(r).map(|y| x - y))
+        .collect();
+    let n = diffs.len() as f64;
+    if diffs.len() < 2 {
+        return 1.0;
+    }
+    let mean = diffs.iter().sum::<f64>() / n;
+    let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    if var == 0.0 {
+        return if mean == 0.0 { 1.0 } else { 0.0 };
+    }
+    let t = mean / (var / n).sqrt();
+    let dist = StudentsT::new(0.0, 1.0, n - 1.0).expect("n >= 2");
+    2.0 * (1.0 - dist.cdf(t.abs()))
+}
+
+/// One tolerance's answer.
+#[derive(Debug, Clone)]
+pub struct Recommendation {
+    pub tolerance: f64,
+    /// Index into the lines.
+    pub pick: Option<usize>,
+    /// For each other map, its cheapest line within the tolerance that the t test cannot tell
+    /// from the pick.
+    pub alike: Vec<usize>,
+}
+
+/// The reference score: the exact machine's on all training rows, else the best line's.
+pub fn reference(lines: &[Line]) -> Option<(f64, String)> {
+    let ran = |l: &&Line| !l.scores.is_empty();
+    if let Some(exact) = lines
+        .iter()
+        .filter(ran)
+        .find(|l| l.map == "exact" && l.train_size == 0)
+    {
+        return Some((exact.mean(), "the exact kernel machine".into()));
+    }
+    lines
+        .iter()
+        .filter(ran)
+        .map(|l| (l.mean(), format!("the best cell ({})", l.name())))
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
+pub fn recommend(lines: &[Line], reference: f64) -> Vec<Recommendation> {
+    TOLERANCES
+        .iter()
+        .map(|&tolerance| {
+            let within: Vec<usize> = (0..lines.len())
+                .filter(|&k| lines[k].is_map() && !lines[k].scores.is_empty())
+                .filter(|&k| lines[k].mean() >= reference - tolerance)
+                .collect();
+            let pick = within
+                .iter()
+                .copied()
+                .min_by(|&a, &b| lines[a].seconds.total_cmp(&lines[b].seconds));
+            let alike = pick.map_or_else(Vec::new, |p| {
+                let mut alike: Vec<usize> = Vec::new();
+                for k in within.iter().copied() {
+                    let same_map = |a: &usize| lines[*a].map == lines[k].map;
+                    if lines[k].map == lines[p].map || paired_p(&lines[k], &lines[p]) < ALPHA {
+                        continue;
+                    }
+                    match alike.iter().position(same_map) {
+                        Some(j) if lines[k].seconds < lines[alike[j]].seconds => alike[j] = k,
+                        Some(_) => {}
+                        None => alike.push(k),
+                    }
+                }
+                alike
+            });
+            Recommendation {
+                tolerance,
+                pick,
+                alike,
+            }
+        })
+        .collect()
+}
+
+/// The lines no other line beats on both score and time.
+pub fn pareto(lines: &[Line]) -> Vec<bool> {
+    lines
+        .iter()
+        .map(|a| {
+            !a.scores.is_empty()
+                && !lines.iter().any(|b| {
+                    !b.scores.is_empty()
+                        && b.mean() >= a.mean()
+                        && b.seconds <= a.seconds
+                        && (b.mean() > a.mean() || b.seconds < a.seconds)
+                })
+        })
+        .collect()
+}
+
+/// The report, in Markdown.
+pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[String]) -> String {
+    let mut out = String::from("# Which map, at what D: rfbench compare\n\n");
+    let score = if setup.classification() {
+        "accuracy (%)"
+    } else {
+        "-normalised RMSE (% of the targets' sd)"
+    };
+    let _ = writeln!(out, "## Recommendation\n");
+    match reference(lines) {
+        None => out.push_str("No cell ran: nothing to recommend.\n"),
+        Some((reference, what)) => recommendation(&mut out, lines, reference, &what),
+    }
+    let _ = writeln!(
+        out,
+        "\n![score against D](figures/compare-score.png)\n\n![time against D](figures/compare-time.png)"
+    );
+    let _ = writeln!(out, "\n## Every cell\n");
+    let _ = writeln!(
+        out,
+        "Score: {score}, mean ± sd over repetitions; time: map + train + predict, mean \
+         seconds; * on the Pareto front of score against time.\n"
+    );
+    out.push_str("| cell | score | runs | time (s) | estimate (s) | front |\n");
+    out.push_str("|---|---|---|---|---|---|\n");
+    let front = pareto(lines);
+    for (line, front) in lines.iter().zip(front) {
+        let (score, runs) = if line.scores.is_empty() {
+            (
+                format!("not run: {}", line.skipped.as_deref().unwrap_or("-")),
+                0,
+            )
+        } else {
+            (
+                format!("{:.2} ± {:.2}", line.mean(), line.sd()),
+                line.scores.len(),
+            )
+        };
+        let estimate = line.estimate.map_or("-".into(), |e| format!("{e:.2}"));
+        let _ = writeln!(
+            out,
+            "| {} | {score} | {runs} | {:.2} | {estimate} | {} |",
+            line.name(),
+            line.seconds,
+            if front { "*" } else { "" }
+        );
+    }
+    let _ = writeln!(out, "\n## How it was run\n\n{plan_note}\n");
+    for line in setup.decisions() {
+        let _ = writeln!(out, "- {line}");
+    }
+    if !skipped.is_empty() {
+        let _ = writeln!(out, "\nLeft out by the budget or by the data:\n");
+        for s in skipped {
+            let _ = writeln!(out, "- {s}");
+        }
+    }
+    out
+}
+
+fn recommendation(out: &mut String, lines: &[Line], reference: f64, what: &str) {
+    let _ = writeln!(
+        out,
+        "Reference: {what}, {reference:.2}. The cheapest (map, D) whose mean score is within \
+         the tolerance of it, and the cells within it that a paired t test over the \
+         repetitions (level {ALPHA}) cannot tell apart from it:\n"
+    );
+    let exact = lines
+        .iter()
+        .find(|l| l.map == "exact" && l.train_size == 0 && !l.scores.is_empty());
+    for r in recommend(lines, reference) {
+        let Some(p) = r.pick else {
+            let _ = writeln!(
+                out,
+                "- within {} points: no map reached it at the D the budget allowed",
+                r.tolerance
+            );
+            continue;
+        };
+        if let Some(exact) = exact.filter(|e| e.seconds <= lines[p].seconds) {
+            let _ = writeln!(
+                out,
+                "- within {} points: the exact kernel machine itself ({:.2} s) is as cheap as \
+                 any map here; the cheapest map is {}",
+                r.tolerance,
+                exact.seconds,
+                lines[p].name()
+            );
+            continue;
+        }
+        let pick = &lines[p];
+        let alike: Vec<String> = r.alike.iter().map(|&k| lines[k].name()).collect();
+        let _ = writeln!(
+            out,
+            "- within {} points: **{}**, {:.2} ± {:.2}, {:.2} s{}",
+            r.tolerance,
+            pick.name(),
+            pick.mean(),
+            pick.sd(),
+            pick.seconds,
+            if alike.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    "; as good by the t test (each map's cheapest): {}",
+                    alike.join("; ")
+                )
+            }
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(map: &str, d: usize, scores: &[f64], seconds: f64) -> Line {
+        Line {
+            map: map.into(),
+            d,
+            train_size: 0,
+            scores: scores.iter().copied().enumerate().collect(),
+            seconds,
+            estimate: None,
+            skipped: None,
+        }
+    }
+
+    #[test]
+    fn the_cheapest_cell_within_each_tolerance_of_the_exact_machine() {
+        let lines = vec![
+            line("none", 0, &[80.0, 81.0, 79.0], 0.1),
+            line("exact", 0, &[90.0, 90.5, 89.5], 50.0),
+            line("rff", 64, &[88.1, 88.5, 87.7], 1.0),
+            line("rff", 256, &[89.2, 89.7, 88.8], 3.0),
+            line("nystroem", 64, &[89.4, 89.5, 89.3], 2.0),
+        ];
+        let (reference, what) = reference(&lines).unwrap();
+        assert_eq!(
+            (reference, what.as_str()),
+            (90.0, "the exact kernel machine")
+        );
+        let r = recommend(&lines, reference);
+        // 0.5 points: neither rff 256 (89.23) nor nystroem 64 (89.4) reaches 89.5.
+        assert_eq!(r[0].pick, None);
+        // 1 point: rff 256 (3 s) and nystroem 64 (2 s): nystroem is cheaper.
+        assert_eq!(r[1].pick, Some(4));
+        assert_eq!(
+            r[1].alike,
+            [3],
+            "rff 256 cannot be told apart in 3 repetitions"
+        );
+        // 2 points: the pick is rff 64; the other lines of its own map are not listed.
+        assert!(
+            r[2].alike.iter().all(|&k| lines[k].map != "rff"),
+            "{:?}",
+            r[2].alike
+        );
+        // 2 points: rff 64 (88.1) is the cheapest.
+        assert_eq!(r[2].pick, Some(2));
+        assert_eq!(pareto(&lines), [true, true, true, false, true]);
+    }
+
+    #[test]
+    fn a_paired_test_sees_a_consistent_difference_that_an_unpaired_one_would_not() {
+        let a = line("rff", 64, &[80.0, 85.0, 90.0, 95.0], 1.0);
+        let b = line("rff", 128, &[80.5, 85.6, 90.4, 95.5], 1.0);
+        assert!(paired_p(&a, &b) < 0.01, "{}", paired_p(&a, &b));
+        let c = line("rff", 256, &[81.0, 84.0, 91.0, 94.0], 1.0);
+        assert!(paired_p(&a, &c) > 0.5, "{}", paired_p(&a, &c));
+        assert_eq!(paired_p(&a, &a), 1.0);
+    }
+}

@@ -1,0 +1,246 @@
+//! The three ordinary specs a comparison runs, as TOML text: `tune` (the bandwidth and the
+//! learner's penalty by cross-validation, on a subsample, with one map), `pilot` (every cell's
+//! cost at two values of D on the same subsample) and `compare` (the sweep). Each is written
+//! to the output folder, so the user can read, edit and rerun it with `rfbench reproduce`.
+
+use std::fmt::Write as _;
+
+use super::budget::Sweep;
+use super::setup::{list, Setup, PILOT_ROWS};
+
+/// The values the tuning run chose, used as constants by the pilot and the sweep.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tuned {
+    pub sigma: Option<f64>,
+    pub penalty: f64,
+}
+
+/// The map the tuning run uses: the first of the comparison's in the registry's order of
+/// preference (plain random Fourier features or Tensor Sketch), at D = 512 or the ladder's top.
+fn tuning_map(setup: &Setup) -> &'static str {
+    ["rff", "tensor-sketch"]
+        .into_iter()
+        .find(|m| setup.maps.contains(m))
+        .unwrap_or(setup.maps[0])
+}
+
+fn header(out: &mut String, name: &str, title: &str, setup: &Setup, what: &str) {
+    let _ = writeln!(out, "# Written by `rfbench compare`: {what}");
+    let _ = writeln!(out, "#");
+    for line in setup.decisions() {
+        let _ = writeln!(out, "# - {line}");
+    }
+    let _ = writeln!(out, "name = {name:?}");
+    let _ = writeln!(out, "title = {title:?}");
+    let _ = writeln!(out, "paper = \"none (rfbench compare)\"");
+    let _ = writeln!(out, "kind = \"learning\"\n");
+}
+
+fn data(out: &mut String, setup: &Setup, subsample: Option<usize>, repetitions: usize) {
+    let _ = writeln!(out, "[data]\ndataset = {:?}", setup.dataset);
+    let _ = writeln!(out, "preprocess = {}\n", setup.preprocess(subsample));
+    if !setup.has_test {
+        // A new split in every repetition: the data seed follows the repetition.
+        let _ = writeln!(out, "[seeds]\ndata_seed = [\"repetition\"]\n");
+    }
+    let _ = writeln!(
+        out,
+        "[run]\nmaster_seed = {}\nrepetitions = {repetitions}\n",
+        setup.seed
+    );
+}
+
+fn kernel(out: &mut String, setup: &Setup, sigma: &str) {
+    let _ = writeln!(out, "[kernel]\nname = {:?}", setup.kernel);
+    if setup.median.is_some() {
+        let _ = writeln!(out, "sigma = {sigma}");
+    } else {
+        let _ = writeln!(out, "degree = {}", setup.degree);
+    }
+    out.push('\n');
+}
+
+fn embedded(out: &mut String, setup: &Setup) {
+    if let Some(table) = &setup.embedded {
+        let _ = writeln!(
+            out,
+            "# The data file, as a registry entry of this spec's own."
+        );
+        let _ = writeln!(out, "{table}");
+    }
+}
+
+fn check(out: &mut String, setup: &Setup) {
+    let metric = if setup.classification() {
+        "accuracy"
+    } else {
+        "rmse"
+    };
+    let _ = writeln!(out, "[check]\ncolumns = [\"{metric}\"]\nrtol = 1e-9\n");
+}
+
+/// The tuning run: sigma from the candidates and the penalty by 3-fold cross-validation
+/// (nested: each bandwidth's folds choose their own penalty), one map, one repetition.
+pub fn tune(setup: &Setup) -> String {
+    let mut out = String::new();
+    let what = "the bandwidth and the penalty by cross-validation on a subsample";
+    header(
+        &mut out,
+        "tune",
+        "Tuning run of rfbench compare",
+        setup,
+        what,
+    );
+    data(&mut out, setup, Some(PILOT_ROWS), 2);
+    let sigma = format!("{{ cv = {}, folds = 3 }}", list(&setup.sigmas));
+    kernel(&mut out, setup, &sigma);
+    let d = 512.min(*setup.ladder.last().unwrap_or(&512));
+    let _ = writeln!(
+        out,
+        "[grid]\nmap = {:?}\nlearner = {:?}\nn_components = {d}\n",
+        tuning_map(setup),
+        setup.learner
+    );
+    let _ = writeln!(
+        out,
+        "[learners.{}]\n{} = \"cv\"\nfolds = 3\n{ONCE}\n",
+        setup.learner, setup.penalty
+    );
+    embedded(&mut out, setup);
+    check(&mut out, setup);
+    out
+}
+
+/// The tuning and pilot runs need one repetition; `[run]` asks for at least two, so every
+/// cell is capped through its learner.
+const ONCE: &str = "repetitions = 1";
+
+fn constants(out: &mut String, setup: &Setup, tuned: Tuned, once: bool) {
+    for learner in [setup.learner, setup.exact_learner] {
+        let _ = writeln!(
+            out,
+            "[learners.{learner}]\n{} = {:?}\n{}",
+            setup.penalty,
+            tuned.penalty,
+            if once {
+                format!("{ONCE}\n")
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
+fn sigma_text(tuned: Tuned) -> String {
+    tuned.sigma.map_or_else(String::new, |s| format!("{s:?}"))
+}
+
+/// The pilot: every map at the sweep's smallest D and at `pilot_d`, the linear baseline and the
+/// exact machine, once, on the subsample.
+pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> String {
+    let mut out = String::new();
+    let what = "each cell's cost at two values of D, on a subsample, for the budget";
+    header(
+        &mut out,
+        "pilot",
+        "Pilot run of rfbench compare",
+        setup,
+        what,
+    );
+    data(&mut out, setup, Some(PILOT_ROWS), 2);
+    kernel(&mut out, setup, &sigma_text(tuned));
+    let sweep = Sweep {
+        per_map: setup
+            .maps
+            .iter()
+            .map(|&m| (m, vec![setup.ladder[0], pilot_d]))
+            .collect(),
+        exact_train_size: Some(0),
+        skipped: Vec::new(),
+    };
+    grid(&mut out, setup, &sweep);
+    constants(&mut out, setup, tuned, true);
+    embedded(&mut out, setup);
+    check(&mut out, setup);
+    out
+}
+
+/// The sweep.
+pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
+    let mut out = String::new();
+    let what = "which map, at what D, on this data";
+    header(
+        &mut out,
+        "compare",
+        "Which map, at what D (rfbench compare)",
+        setup,
+        what,
+    );
+    if let Some(sigma) = tuned.sigma {
+        let _ = writeln!(
+            out,
+            "# - sigma = {sigma:?} and {} = {:?}: chosen by results/tune.csv",
+            setup.penalty, tuned.penalty
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "# - {} = {:?}: chosen by results/tune.csv",
+            setup.penalty, tuned.penalty
+        );
+    }
+    data(&mut out, setup, None, setup.repetitions);
+    kernel(&mut out, setup, &sigma_text(tuned));
+    grid(&mut out, setup, sweep);
+    constants(&mut out, setup, tuned, false);
+    let metric = if setup.classification() {
+        "accuracy"
+    } else {
+        "rmse"
+    };
+    let _ = writeln!(
+        out,
+        "[sums]\ntotal_seconds = [\"map_seconds\", \"train_seconds\", \"predict_seconds\"]\n"
+    );
+    for (name, y, label) in [
+        ("score", metric, metric_label(setup)),
+        ("time", "total_seconds", "Map + train + predict (s)"),
+    ] {
+        let _ = writeln!(
+            out,
+            "[[figures]]\nname = {name:?}\nx = \"n_components\"\ny = {y:?}\nseries = [\"map\"]\n\
+             log_x = true\nx_label = \"Number of features (D)\"\ny_label = {label:?}\n"
+        );
+    }
+    embedded(&mut out, setup);
+    check(&mut out, setup);
+    out
+}
+
+fn metric_label(setup: &Setup) -> &'static str {
+    if setup.classification() {
+        "Test accuracy (%)"
+    } else {
+        "Test RMSE"
+    }
+}
+
+/// The `[grid]`: the linear baseline, the exact machine (on a subsample of the training rows
+/// when `exact_train_size` says so; absent when `None`), every map with its own list of D.
+fn grid(out: &mut String, setup: &Setup, sweep: &Sweep) {
+    let mut tuples = vec![format!("[\"none\", {:?}, 0]", setup.learner)];
+    if let Some(size) = sweep.exact_train_size {
+        tuples.push(format!("[\"exact\", {:?}, {size}]", setup.exact_learner));
+    }
+    for (map, _) in sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty()) {
+        tuples.push(format!("[{map:?}, {:?}, 0]", setup.learner));
+    }
+    let _ = writeln!(
+        out,
+        "[grid]\n\"map, learner, train_size\" = [{}]\n",
+        tuples.join(", ")
+    );
+    for (map, ds) in sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty()) {
+        let _ = writeln!(out, "[maps.{map}]\nn_components = {ds:?}\n");
+    }
+}
