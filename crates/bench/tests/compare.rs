@@ -1,0 +1,253 @@
+//! `rfbench compare` end to end on small written files: a CSV with a header and text labels, a
+//! headerless whitespace file, a LIBSVM file with its own test file, a regression file. Each
+//! writes its specs, results, figures and report, recommends a (map, D), and the sweep's spec it
+//! wrote reruns with `rfbench reproduce` to the same numbers.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Rows of two noisy rings: a label that no linear model of the raw inputs separates.
+fn rings(n: usize, seed: u64) -> Vec<(Vec<f64>, bool)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let x: Vec<f64> = (0..4).map(|_| rng.random_range(-2.0..2.0)).collect();
+            let inside = x[0] * x[0] + x[1] * x[1] < 1.6 + rng.random_range(-0.3..0.3);
+            (x, inside)
+        })
+        .collect()
+}
+
+fn write(dir: &Path, name: &str, text: String) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn rfbench(dir: &Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .current_dir(dir)
+        .args(args)
+        .env("RFBENCH_CACHE", dir.join("cache"))
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn column(path: &Path, name: &str) -> Vec<String> {
+    let (header, rows) = rfbench::results::read_records(path).unwrap();
+    let k = header.iter().position(|h| h == name).unwrap();
+    rows.iter().map(|r| r[k].clone()).collect()
+}
+
+/// Runs compare on `data` into `out`, checks what it wrote, reruns the sweep's spec and compares
+/// `metric` bit for bit.
+fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> String {
+    let mut args = vec![
+        "compare",
+        data,
+        "--out",
+        "out",
+        "--quick",
+        "--max-components",
+        "256",
+        "--maps",
+        "rff,nystroem",
+        "--budget",
+        "120s",
+    ];
+    args.extend(extra);
+    let (ok, stdout, stderr) = rfbench(dir, &args);
+    assert!(ok, "{stderr}");
+    let out = dir.join("out");
+    for file in [
+        "tune.toml",
+        "pilot.toml",
+        "compare.toml",
+        "report.md",
+        "results/compare.csv",
+        "figures/compare-score.png",
+        "figures/compare-time.png",
+    ] {
+        assert!(out.join(file).is_file(), "{file} missing: {stderr}");
+    }
+    assert!(stdout.contains("## Recommendation"), "{stdout}");
+    assert!(stdout.contains("within 1 points:"), "{stdout}");
+    let csv = out.join("results/compare.csv");
+    let first = column(&csv, metric);
+    assert!(first.iter().any(|v| !v.is_empty()), "{metric}: {first:?}");
+    let (ok, _, stderr) = rfbench(dir, &["reproduce", "out/compare.toml"]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        column(&csv, metric),
+        first,
+        "the written spec reproduces {metric}"
+    );
+    stdout
+}
+
+#[test]
+fn a_csv_with_a_header_and_text_labels() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::from("a,b,c,d,kind\n");
+    for (x, inside) in rings(400, 1) {
+        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
+        text += &format!("{},{}\n", row.join(","), if inside { "in" } else { "out" });
+    }
+    write(dir.path(), "rings.csv", text);
+    let report = compare_and_rerun(dir.path(), "rings.csv", &[], "accuracy");
+    assert!(report.contains("header row"), "{report}");
+    assert!(report.contains("binary (2 classes"), "{report}");
+    // The rings need the kernel: the exact machine is far above the linear baseline.
+    let csv = dir.path().join("out/results/compare.csv");
+    let (maps, accuracy) = (column(&csv, "map"), column(&csv, "accuracy"));
+    let mean = |m: &str| {
+        let v: Vec<f64> = maps
+            .iter()
+            .zip(&accuracy)
+            .filter(|(map, _)| *map == m)
+            .map(|(_, a)| a.parse::<f64>().unwrap())
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(
+        mean("exact") > mean("none") + 15.0,
+        "{} {}",
+        mean("exact"),
+        mean("none")
+    );
+    // A rerun with the same options replaces the files it wrote; an edited spec is kept.
+    let (ok, _, stderr) = rfbench(
+        dir.path(),
+        &[
+            "compare",
+            "rings.csv",
+            "--out",
+            "out",
+            "--quick",
+            "--max-components",
+            "256",
+            "--maps",
+            "rff,nystroem",
+            "--budget",
+            "120s",
+        ],
+    );
+    assert!(ok, "{stderr}");
+    let spec = dir.path().join("out/tune.toml");
+    let edited = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("folds = 3", "folds = 4");
+    std::fs::write(&spec, &edited).unwrap();
+    let (ok, _, stderr) = rfbench(dir.path(), &["compare", "rings.csv", "--out", "out"]);
+    assert!(!ok && stderr.contains("edited?"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&spec).unwrap(), edited);
+}
+
+#[test]
+fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rings(300, 2);
+    let plain: String = rows
+        .iter()
+        .map(|(x, inside)| {
+            format!(
+                "{} {:.4} {:.4} {:.4} {:.4}\n",
+                u8::from(*inside),
+                x[0],
+                x[1],
+                x[2],
+                x[3]
+            )
+        })
+        .collect();
+    write(dir.path(), "plain.txt", plain);
+    let report = compare_and_rerun(
+        dir.path(),
+        "plain.txt",
+        &["--label-column", "0"],
+        "accuracy",
+    );
+    assert!(report.contains("no header row"), "{report}");
+
+    let svm = |rows: &[(Vec<f64>, bool)]| -> String {
+        rows.iter()
+            .map(|(x, inside)| {
+                let features: Vec<String> = x
+                    .iter()
+                    .enumerate()
+                    .map(|(j, v)| format!("{}:{v:.4}", j + 1))
+                    .collect();
+                format!(
+                    "{} {}\n",
+                    if *inside { "+1" } else { "-1" },
+                    features.join(" ")
+                )
+            })
+            .collect()
+    };
+    write(dir.path(), "train.svm", svm(&rows[..220]));
+    write(dir.path(), "test.svm", svm(&rows[220..]));
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    let report = compare_and_rerun(dir.path(), "train.svm", &["--test", "test.svm"], "accuracy");
+    assert!(report.contains("its own test rows"), "{report}");
+
+    let regression: String = rows
+        .iter()
+        .map(|(x, _)| {
+            format!(
+                "{:.4},{:.4},{:.4},{:.5}\n",
+                x[0],
+                x[1],
+                x[2],
+                (x[0] * x[1]).sin() + 0.1 * x[2]
+            )
+        })
+        .collect();
+    write(dir.path(), "target.csv", regression);
+    std::fs::remove_dir_all(dir.path().join("out")).unwrap();
+    let report = compare_and_rerun(dir.path(), "target.csv", &[], "rmse");
+    assert!(report.contains("task: regression"), "{report}");
+    assert!(report.contains("kernel-ridge"), "{report}");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "one.csv", "1,2,7\n3,4,7\n5,6,7\n".repeat(10));
+    write(
+        dir.path(),
+        "ok.csv",
+        "1,2,0\n3,4,1\n5,6,0\n7,8,1\n".repeat(10),
+    );
+    for (args, problem) in [
+        (vec!["compare", "one.csv"], "every row has the label \"7\""),
+        (
+            vec!["compare", "ok.csv", "--label-column", "9"],
+            "label column 9 does not exist",
+        ),
+        (
+            vec!["compare", "ok.csv", "--kernel", "cosine"],
+            "unknown kernel \"cosine\"",
+        ),
+        (
+            vec!["compare", "ok.csv", "--maps", "tensor-sketch"],
+            "does not approximate the gaussian",
+        ),
+        (
+            vec!["compare", "ok.csv", "--budget", "soon"],
+            "a positive duration",
+        ),
+        (vec!["compare", "missing.csv"], "is not a file"),
+    ] {
+        let (ok, _, stderr) = rfbench(dir.path(), &args);
+        assert!(!ok && stderr.contains(problem), "{args:?}: {stderr}");
+    }
+}
