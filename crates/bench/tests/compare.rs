@@ -243,6 +243,10 @@ fn bad_input_gets_a_clear_error() {
         ),
         (
             vec!["compare", "ok.csv", "--budget", "soon"],
+            "unknown unit \"soon\"",
+        ),
+        (
+            vec!["compare", "ok.csv", "--budget", "0s"],
             "a positive duration",
         ),
         (vec!["compare", "missing.csv"], "is not a file"),
