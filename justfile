@@ -32,6 +32,11 @@ build: setup
 reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
+# Which map, at what D, on DATA (a registry name or a file): tunes, estimates, sweeps within a
+# time budget and recommends; writes OUT/report.md and the specs it ran (see `rfbench compare --help`).
+compare DATA *FLAGS: build
+    {{rfbench}} compare {{DATA}} {{FLAGS}}
+
 # Check the structure (no import cycles, no function over 150 lines in crates/bench/src:
 # scripts/check_structure.py), build and run the whole test suite (and make sure the benchmarks
 # compile: built with the test profile, which reuses the test build's dependencies; `just bench`
