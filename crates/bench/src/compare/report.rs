@@ -229,7 +229,10 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
     let _ = writeln!(out, "## Recommendation\n");
     match reference(lines) {
         None => out.push_str("No cell ran: nothing to recommend.\n"),
-        Some((reference, what)) => recommendation(&mut out, lines, reference, &what),
+        Some((reference, what)) => {
+            recommendation(&mut out, lines, reference, &what);
+            per_map(&mut out, lines, reference);
+        }
     }
     let _ = writeln!(
         out,
@@ -278,6 +281,36 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
     out
 }
 
+/// Each map's cheapest D within each tolerance: how the maps rank at equal accuracy.
+fn per_map(out: &mut String, lines: &[Line], reference: f64) {
+    let mut maps: Vec<&str> = Vec::new();
+    for l in lines.iter().filter(|l| l.is_map()) {
+        if !maps.contains(&l.map.as_str()) {
+            maps.push(&l.map);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nEach map's smallest D within the tolerance (its mean score; - : none of its D):\n"
+    );
+    let header: Vec<String> = TOLERANCES.iter().map(|t| format!("within {t}")).collect();
+    let _ = writeln!(out, "| map | {} |\n|---|---|---|---|", header.join(" | "));
+    for map in maps {
+        let cells: Vec<String> = TOLERANCES
+            .iter()
+            .map(|&t| {
+                lines
+                    .iter()
+                    .filter(|l| l.map == map && !l.scores.is_empty())
+                    .filter(|l| l.mean() >= reference - t)
+                    .min_by_key(|l| l.d)
+                    .map_or("-".to_string(), |l| format!("{} ({:.2})", l.d, l.mean()))
+            })
+            .collect();
+        let _ = writeln!(out, "| {map} | {} |", cells.join(" | "));
+    }
+}
+
 fn recommendation(out: &mut String, lines: &[Line], reference: f64, what: &str) {
     let _ = writeln!(
         out,
@@ -288,7 +321,21 @@ fn recommendation(out: &mut String, lines: &[Line], reference: f64, what: &str) 
     let exact = lines
         .iter()
         .find(|l| l.map == "exact" && l.train_size == 0 && !l.scores.is_empty());
+    let linear = lines
+        .iter()
+        .find(|l| l.map == "none" && !l.scores.is_empty());
     for r in recommend(lines, reference) {
+        if let Some(linear) = linear.filter(|l| l.mean() >= reference - r.tolerance) {
+            let _ = writeln!(
+                out,
+                "- within {} points: the linear model on the raw inputs ({:.2}, {:.2} s): on \
+                 this data no kernel is needed",
+                r.tolerance,
+                linear.mean(),
+                linear.seconds
+            );
+            continue;
+        }
         let Some(p) = r.pick else {
             let _ = writeln!(
                 out,

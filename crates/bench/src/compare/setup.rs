@@ -171,10 +171,12 @@ impl Setup {
                 )
             }
         ));
-        out.push(format!(
-            "preprocessing: {} (statistics of the training rows)",
-            self.normalise.name()
-        ));
+        out.push(match self.normalise {
+            Step::Standardize => {
+                "preprocessing: standardize (column statistics of the training rows)".into()
+            }
+            step => format!("preprocessing: {}", step.name()),
+        });
         out.push(format!("kernel: {}{}", self.kernel, self.kernel_note()));
         out.push(format!("maps: {}", self.maps.join(", ")));
         out.push(format!(

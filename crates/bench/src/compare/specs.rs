@@ -115,8 +115,10 @@ pub fn tune(setup: &Setup) -> String {
 /// cell is capped through its learner.
 const ONCE: &str = "repetitions = 1";
 
-fn constants(out: &mut String, setup: &Setup, tuned: Tuned, once: bool) {
-    for learner in [setup.learner, setup.exact_learner] {
+/// The learners' tables: the tuned penalty, and the repetition cap of the learner on the
+/// features and of the exact one.
+fn constants(out: &mut String, setup: &Setup, tuned: Tuned, once: bool, exact_once: bool) {
+    for (learner, once) in [(setup.learner, once), (setup.exact_learner, exact_once)] {
         let _ = writeln!(
             out,
             "[learners.{learner}]\n{} = {:?}\n{}",
@@ -159,7 +161,7 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> String {
         skipped: Vec::new(),
     };
     grid(&mut out, setup, &sweep);
-    constants(&mut out, setup, tuned, true);
+    constants(&mut out, setup, tuned, true, true);
     embedded(&mut out, setup);
     check(&mut out, setup);
     out
@@ -192,7 +194,8 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
     data(&mut out, setup, None, setup.repetitions);
     kernel(&mut out, setup, &sigma_text(tuned));
     grid(&mut out, setup, sweep);
-    constants(&mut out, setup, tuned, false);
+    // With the same rows in every repetition the exact machine (no random draw) runs once.
+    constants(&mut out, setup, tuned, false, setup.has_test);
     let metric = if setup.classification() {
         "accuracy"
     } else {
