@@ -1,7 +1,7 @@
 //! `rfbench compare` end to end on small written files: a CSV with a header and text labels, a
 //! headerless whitespace file, a LIBSVM file with its own test file, a regression file. Each
-//! writes its specs, results, figures and report, recommends a (map, D), and the sweep's spec it
-//! wrote reruns with `rfbench reproduce` to the same numbers.
+//! writes its specs, results (the maps' Gram errors among them), figures and report, recommends
+//! a (map, D), and the sweep's spec it wrote reruns with `rfbench reproduce` to the same numbers.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,6 +71,8 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
         "tune.toml",
         "pilot.toml",
         "compare.toml",
+        "gram.toml",
+        "results/gram.csv",
         "report.md",
         "results/compare.csv",
         "figures/compare-score.png",
@@ -80,6 +82,12 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
     }
     assert!(stdout.contains("## Recommendation"), "{stdout}");
     assert!(stdout.contains("within 1 points:"), "{stdout}");
+    let gram = column(&out.join("results/gram.csv"), "relative_frobenius");
+    assert!(
+        gram.iter()
+            .all(|g| g.parse::<f64>().is_ok_and(|g| g > 0.0 && g < 1.0)),
+        "{gram:?}"
+    );
     let csv = out.join("results/compare.csv");
     let first = column(&csv, metric);
     assert!(first.iter().any(|v| !v.is_empty()), "{metric}: {first:?}");

@@ -44,17 +44,16 @@ pub fn landmarks(train: usize) -> usize {
     train - train / 20
 }
 
-/// The D the pilot measures besides the smallest: the largest rung of the ladder at most 1,024
-/// and at most the pilot's landmarks (Nystroem's are training rows).
+/// The D the pilot measures besides the smallest: the smallest doubled while at most 1,024 and
+/// at most the pilot's landmarks (Nystroem's are training rows); the smallest itself on tiny
+/// data (then costs are taken as linear in D).
 pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
     let cap = 1024.min(landmarks(pilot_train));
-    setup
-        .ladder
-        .iter()
-        .copied()
-        .filter(|&d| d <= cap)
-        .max()
-        .unwrap_or(setup.ladder[0])
+    let d0 = setup.ladder[0];
+    std::iter::successors(Some(d0), |&d| Some(d * 2))
+        .take_while(|&d| d <= cap)
+        .last()
+        .unwrap_or(d0)
 }
 
 /// The pilot's mean total seconds per (map, D).

@@ -8,7 +8,8 @@
 //!    cross-validation, on a subsample, with one map;
 //! 3. `pilot.toml`: every map's cost at two values of D on the subsample; [`budget`]
 //!    extrapolates it to the whole sweep and keeps the cells that fit the time budget;
-//! 4. `compare.toml`: the sweep, then [`report`]: the recommendation, the table, the figures.
+//! 4. `compare.toml`: the sweep; `gram.toml`: each map's Gram-matrix error at the sweep's D on
+//!    a few training rows; then [`report`]: the recommendation, the table, the figures.
 
 pub mod budget;
 pub mod report;
@@ -109,7 +110,8 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let scale = setup.n_train as f64 / pilot_train as f64;
     let estimates = budget::estimate(&setup, &read(&pilot)?, pilot_d, scale);
     let remaining = options.budget - start.elapsed().as_secs_f64();
-    let sweep = budget::fit(&setup, &estimates, remaining.max(0.0));
+    // A tenth of what is left is kept for the Gram errors, measured after the sweep.
+    let sweep = budget::fit(&setup, &estimates, 0.9 * remaining.max(0.0));
     let estimate = budget::total(&setup, &estimates, &sweep);
     let plan_note = plan_note(&sweep, estimate, remaining, options.budget);
     eprintln!("compare: {plan_note}");
@@ -117,7 +119,20 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let text = specs::sweep(&setup, tuned, &sweep);
     let outcome = run_spec(&options.out, "compare", &text, &run)?;
     let results = read(&outcome)?;
-    let lines = report::lines(&setup, &results, &estimates);
+    let mut lines = report::lines(&setup, &results, &estimates);
+    if sweep.per_map.iter().any(|(_, ds)| !ds.is_empty()) {
+        eprintln!(
+            "compare: the maps' Gram-matrix errors on {} training rows",
+            specs::GRAM_ROWS
+        );
+        let gram = run_spec(
+            &options.out,
+            "gram",
+            &specs::gram(&setup, tuned, &sweep),
+            &run,
+        )?;
+        report::add_gram_errors(&mut lines, &read(&gram)?);
+    }
     let seconds = start.elapsed().as_secs_f64();
     let note = format!(
         "{plan_note} The sweep took {:.0} s; everything, tuning and pilot included, {seconds:.0} s.",

@@ -36,6 +36,8 @@ pub struct Line {
     pub seconds: f64,
     pub estimate: Option<f64>,
     pub skipped: Option<String>,
+    /// The Gram matrix's relative Frobenius error, mean over repetitions (maps only).
+    pub gram: Option<f64>,
 }
 
 impl Line {
@@ -93,6 +95,7 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
                     scores: BTreeMap::new(),
                     seconds: 0.0,
                     skipped: None,
+                    gram: None,
                 });
                 out.len() - 1
             }
@@ -114,6 +117,22 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
         }
     }
     out
+}
+
+/// Fills each map line's Gram error from the `gram` run's results.
+pub fn add_gram_errors(lines: &mut [Line], gram: &Results) {
+    for line in lines.iter_mut().filter(|l| l.is_map()) {
+        let values: Vec<f64> = gram
+            .rows
+            .iter()
+            .filter(|r| r.coordinates.get("map") == Some(&CellValue::Text(line.map.clone())))
+            .filter(|r| int(r, "n_components") == line.d)
+            .filter_map(|r| r.metric("relative_frobenius"))
+            .collect();
+        if !values.is_empty() {
+            line.gram = Some(values.iter().sum::<f64>() / values.len() as f64);
+        }
+    }
 }
 
 /// The two-sided p value of a paired t test between two lines over their common repetitions
@@ -242,10 +261,12 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
     let _ = writeln!(
         out,
         "Score: {score}, mean ± sd over repetitions; time: map + train + predict, mean \
-         seconds; * on the Pareto front of score against time.\n"
+         seconds; Gram error: |K - Z Z'|_F / |K|_F on (at most) {} training rows; * on the Pareto front \
+         of score against time.\n",
+        super::specs::GRAM_ROWS
     );
-    out.push_str("| cell | score | runs | time (s) | estimate (s) | front |\n");
-    out.push_str("|---|---|---|---|---|---|\n");
+    out.push_str("| cell | score | runs | time (s) | estimate (s) | Gram error | front |\n");
+    out.push_str("|---|---|---|---|---|---|---|\n");
     let front = pareto(lines);
     for (line, front) in lines.iter().zip(front) {
         let (score, runs) = if line.scores.is_empty() {
@@ -260,9 +281,10 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
             )
         };
         let estimate = line.estimate.map_or("-".into(), |e| format!("{e:.2}"));
+        let gram = line.gram.map_or("-".into(), |g| format!("{g:.4}"));
         let _ = writeln!(
             out,
-            "| {} | {score} | {runs} | {:.2} | {estimate} | {} |",
+            "| {} | {score} | {runs} | {:.2} | {estimate} | {gram} | {} |",
             line.name(),
             line.seconds,
             if front { "*" } else { "" }
@@ -390,6 +412,7 @@ mod tests {
             seconds,
             estimate: None,
             skipped: None,
+            gram: None,
         }
     }
 

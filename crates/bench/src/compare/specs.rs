@@ -1,7 +1,8 @@
-//! The three ordinary specs a comparison runs, as TOML text: `tune` (the bandwidth and the
+//! The four ordinary specs a comparison runs, as TOML text: `tune` (the bandwidth and the
 //! learner's penalty by cross-validation, on a subsample, with one map), `pilot` (every cell's
-//! cost at two values of D on the same subsample) and `compare` (the sweep). Each is written
-//! to the output folder, so the user can read, edit and rerun it with `rfbench reproduce`.
+//! cost at two values of D on the same subsample), `compare` (the sweep) and `gram` (each map's
+//! Gram-matrix error at the sweep's D on a few training rows). Each is written to the output
+//! folder, so the user can read, edit and rerun it with `rfbench reproduce`.
 
 use std::fmt::Write as _;
 
@@ -25,6 +26,17 @@ fn tuning_map(setup: &Setup) -> &'static str {
 }
 
 fn header(out: &mut String, name: &str, title: &str, setup: &Setup, what: &str) {
+    header_of_kind(out, name, title, setup, what, "learning");
+}
+
+fn header_of_kind(
+    out: &mut String,
+    name: &str,
+    title: &str,
+    setup: &Setup,
+    what: &str,
+    kind: &str,
+) {
     let _ = writeln!(out, "# Written by `rfbench compare`: {what}");
     let _ = writeln!(out, "#");
     for line in setup.decisions() {
@@ -33,10 +45,21 @@ fn header(out: &mut String, name: &str, title: &str, setup: &Setup, what: &str) 
     let _ = writeln!(out, "name = {name:?}");
     let _ = writeln!(out, "title = {title:?}");
     let _ = writeln!(out, "paper = \"none (rfbench compare)\"");
-    let _ = writeln!(out, "kind = \"learning\"\n");
+    let _ = writeln!(out, "kind = {kind:?}\n");
 }
 
 fn data(out: &mut String, setup: &Setup, subsample: Option<usize>, repetitions: usize) {
+    data_with(out, setup, subsample, repetitions, "");
+}
+
+/// `[data]`, `[seeds]` and `[run]`, with `run_params` (the kind's, as TOML lines) in `[run]`.
+fn data_with(
+    out: &mut String,
+    setup: &Setup,
+    subsample: Option<usize>,
+    repetitions: usize,
+    run_params: &str,
+) {
     let _ = writeln!(out, "[data]\ndataset = {:?}", setup.dataset);
     let _ = writeln!(out, "preprocess = {}\n", setup.preprocess(subsample));
     if !setup.has_test {
@@ -45,7 +68,7 @@ fn data(out: &mut String, setup: &Setup, subsample: Option<usize>, repetitions: 
     }
     let _ = writeln!(
         out,
-        "[run]\nmaster_seed = {}\nrepetitions = {repetitions}\n",
+        "[run]\nmaster_seed = {}\nrepetitions = {repetitions}\n{run_params}",
         setup.seed
     );
 }
@@ -155,7 +178,11 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> String {
         per_map: setup
             .maps
             .iter()
-            .map(|&m| (m, vec![setup.ladder[0], pilot_d]))
+            .map(|&m| {
+                let mut ds = vec![setup.ladder[0], pilot_d];
+                ds.dedup();
+                (m, ds)
+            })
             .collect(),
         exact_train_size: Some(0),
         skipped: Vec::new(),
@@ -217,6 +244,37 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
     }
     embedded(&mut out, setup);
     check(&mut out, setup);
+    out
+}
+
+/// Training rows whose Gram matrix the `gram` run compares with the exact kernel's.
+pub const GRAM_ROWS: usize = 500;
+
+/// The Gram-matrix error of every map at the sweep's D, on `GRAM_ROWS` training rows.
+pub fn gram(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
+    let mut out = String::new();
+    let what = "each map's Gram-matrix error at the sweep's D";
+    let title = "Gram error of rfbench compare's maps";
+    header_of_kind(&mut out, "gram", title, setup, what, "gram-error");
+    let rows = GRAM_ROWS.min(super::budget::landmarks(setup.n_train));
+    let samples = format!("n_samples = {rows}\n");
+    data_with(&mut out, setup, None, setup.repetitions, &samples);
+    kernel(&mut out, setup, &sigma_text(tuned));
+    let maps: Vec<&str> = sweep
+        .per_map
+        .iter()
+        .filter(|(_, ds)| !ds.is_empty())
+        .map(|(m, _)| *m)
+        .collect();
+    let _ = writeln!(out, "[grid]\nmap = {maps:?}\n");
+    for (map, ds) in sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty()) {
+        let _ = writeln!(out, "[maps.{map}]\nn_components = {ds:?}\n");
+    }
+    embedded(&mut out, setup);
+    let _ = writeln!(
+        out,
+        "[check]\ncolumns = [\"relative_frobenius\"]\nrtol = 1e-9\n"
+    );
     out
 }
 
