@@ -120,6 +120,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let outcome = run_spec(&options.out, "compare", &text, &run)?;
     let results = read(&outcome)?;
     let mut lines = report::lines(&setup, &results, &estimates);
+    report::add_memory(&mut lines, &outcome.plan, setup.n, setup.d);
     if sweep.per_map.iter().any(|(_, ds)| !ds.is_empty()) {
         eprintln!(
             "compare: the maps' Gram-matrix errors on {} training rows",

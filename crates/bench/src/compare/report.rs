@@ -16,6 +16,7 @@ use super::budget::Estimates;
 use super::setup::Setup;
 use crate::outputs::Results;
 use crate::results::{CellValue, ResultRow};
+use crate::spec::Plan;
 
 /// Tolerances of the recommendation, in points.
 pub const TOLERANCES: [f64; 3] = [0.5, 1.0, 2.0];
@@ -38,6 +39,8 @@ pub struct Line {
     pub skipped: Option<String>,
     /// The Gram matrix's relative Frobenius error, mean over repetitions (maps only).
     pub gram: Option<f64>,
+    /// The runner's memory estimate of the cell ([`crate::memory`]), in bytes.
+    pub memory: Option<u128>,
 }
 
 impl Line {
@@ -96,6 +99,7 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
                     seconds: 0.0,
                     skipped: None,
                     gram: None,
+                    memory: None,
                 });
                 out.len() - 1
             }
@@ -131,6 +135,22 @@ pub fn add_gram_errors(lines: &mut [Line], gram: &Results) {
             .collect();
         if !values.is_empty() {
             line.gram = Some(values.iter().sum::<f64>() / values.len() as f64);
+        }
+    }
+}
+
+/// Fills each line's memory from the runner's estimate of its cell on `rows` x `d` data.
+pub fn add_memory(lines: &mut [Line], plan: &Plan, rows: usize, d: usize) {
+    for cell in &plan.cells {
+        let count = |name: &str| cell.get(name).and_then(|v| v.as_usize()).unwrap_or(0);
+        let terms = crate::memory::estimate(cell, rows as u128, d as u128, "dataset");
+        let bytes: u128 = terms.iter().map(|t| t.bytes).sum();
+        let (map, n_components, train_size) =
+            (cell.map.name, count("n_components"), count("train_size"));
+        for line in lines.iter_mut() {
+            if line.map == map && line.d == n_components && line.train_size == train_size {
+                line.memory = Some(bytes);
+            }
         }
     }
 }
@@ -251,6 +271,7 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
         Some((reference, what)) => {
             recommendation(&mut out, lines, reference, &what);
             per_map(&mut out, lines, reference);
+            at_equal_d(&mut out, lines);
         }
     }
     let _ = writeln!(
@@ -261,12 +282,16 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
     let _ = writeln!(
         out,
         "Score: {score}, mean ± sd over repetitions; time: map + train + predict, mean \
-         seconds; Gram error: |K - Z Z'|_F / |K|_F on (at most) {} training rows; * on the Pareto front \
-         of score against time.\n",
+         seconds; memory: the runner's estimate of the cell's peak (measured within 2x of the peak \
+         resident set on Adult); Gram error: |K - Z Z'|_F / |K|_F on (at most) {} training \
+         rows (- : not measured, e.g. more landmarks than those rows: results/gram.csv says \
+         why); * on the Pareto front of score against time.\n",
         super::specs::GRAM_ROWS
     );
-    out.push_str("| cell | score | runs | time (s) | estimate (s) | Gram error | front |\n");
-    out.push_str("|---|---|---|---|---|---|---|\n");
+    out.push_str(
+        "| cell | score | runs | time (s) | estimate (s) | memory (MB) | Gram error | front |\n",
+    );
+    out.push_str("|---|---|---|---|---|---|---|---|\n");
     let front = pareto(lines);
     for (line, front) in lines.iter().zip(front) {
         let (score, runs) = if line.scores.is_empty() {
@@ -275,16 +300,20 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
                 0,
             )
         } else {
-            (
-                format!("{:.2} ± {:.2}", line.mean(), line.sd()),
-                line.scores.len(),
-            )
+            let score = match line.scores.len() {
+                1 => format!("{:.2}", line.mean()),
+                _ => format!("{:.2} ± {:.2}", line.mean(), line.sd()),
+            };
+            (score, line.scores.len())
         };
         let estimate = line.estimate.map_or("-".into(), |e| format!("{e:.2}"));
         let gram = line.gram.map_or("-".into(), |g| format!("{g:.4}"));
+        let memory = line
+            .memory
+            .map_or("-".into(), |b| format!("{:.0}", b as f64 / 1e6));
         let _ = writeln!(
             out,
-            "| {} | {score} | {runs} | {:.2} | {estimate} | {gram} | {} |",
+            "| {} | {score} | {runs} | {:.2} | {estimate} | {memory} | {gram} | {} |",
             line.name(),
             line.seconds,
             if front { "*" } else { "" }
@@ -333,6 +362,35 @@ fn per_map(out: &mut String, lines: &[Line], reference: f64) {
     }
 }
 
+/// At each D, the maps from the highest mean score down (`>` where a paired t test separates a
+/// map from the next one, `~` where it does not).
+fn at_equal_d(out: &mut String, lines: &[Line]) {
+    let mut ds: Vec<usize> = lines.iter().filter(|l| l.is_map()).map(|l| l.d).collect();
+    ds.sort_unstable();
+    ds.dedup();
+    let _ = writeln!(
+        out,
+        "\nAt equal D, the maps by mean score (`>`: a paired t test at level {ALPHA} separates \
+         the two, `~`: it does not):\n"
+    );
+    for d in ds {
+        let mut ranked: Vec<&Line> = lines
+            .iter()
+            .filter(|l| l.is_map() && l.d == d && !l.scores.is_empty())
+            .collect();
+        ranked.sort_by(|a, b| b.mean().total_cmp(&a.mean()));
+        let mut text = String::new();
+        for (k, line) in ranked.iter().enumerate() {
+            if k > 0 {
+                let separated = paired_p(ranked[k - 1], line) < ALPHA;
+                text.push_str(if separated { " > " } else { " ~ " });
+            }
+            let _ = write!(text, "{} {:.2}", line.map, line.mean());
+        }
+        let _ = writeln!(out, "- D = {d}: {text}");
+    }
+}
+
 fn recommendation(out: &mut String, lines: &[Line], reference: f64, what: &str) {
     let _ = writeln!(
         out,
@@ -347,7 +405,12 @@ fn recommendation(out: &mut String, lines: &[Line], reference: f64, what: &str) 
         .iter()
         .find(|l| l.map == "none" && !l.scores.is_empty());
     for r in recommend(lines, reference) {
-        if let Some(linear) = linear.filter(|l| l.mean() >= reference - r.tolerance) {
+        // The linear model answers when it is within the tolerance and no map is cheaper.
+        let linear = linear.filter(|l| {
+            l.mean() >= reference - r.tolerance
+                && r.pick.is_none_or(|p| l.seconds <= lines[p].seconds)
+        });
+        if let Some(linear) = linear {
             let _ = writeln!(
                 out,
                 "- within {} points: the linear model on the raw inputs ({:.2}, {:.2} s): on \
@@ -413,6 +476,7 @@ mod tests {
             estimate: None,
             skipped: None,
             gram: None,
+            memory: None,
         }
     }
 
