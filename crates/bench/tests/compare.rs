@@ -77,6 +77,7 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
         "results/compare.csv",
         "figures/compare-score.png",
         "figures/compare-time.png",
+        "figures/compare-pareto.png",
     ] {
         assert!(out.join(file).is_file(), "{file} missing: {stderr}");
     }

@@ -12,6 +12,7 @@
 //!    a few training rows; then [`report`]: the recommendation, the table, the figures.
 
 pub mod budget;
+pub mod pareto;
 pub mod report;
 pub mod setup;
 pub mod specs;
@@ -139,6 +140,16 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         "{plan_note} The sweep took {:.0} s; everything, tuning and pilot included, {seconds:.0} s.",
         outcome.seconds
     );
+    let score_label = if setup.classification() {
+        "Test accuracy (%)"
+    } else {
+        "-normalised RMSE (% of the targets' sd)"
+    };
+    pareto::draw(
+        &lines,
+        score_label,
+        &options.out.join("figures/compare-pareto.png"),
+    )?;
     let report = report::markdown(&setup, &lines, &note, &sweep.skipped);
     let report_path = options.out.join("report.md");
     replace_file(&report_path, report.as_bytes()).map_err(|e| Error::io(&report_path, e))?;

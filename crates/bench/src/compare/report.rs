@@ -276,7 +276,8 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
     }
     let _ = writeln!(
         out,
-        "\n![score against D](figures/compare-score.png)\n\n![time against D](figures/compare-time.png)"
+        "\n![score against time, the Pareto front](figures/compare-pareto.png)\n\n\
+         ![score against D](figures/compare-score.png)\n\n![time against D](figures/compare-time.png)"
     );
     let _ = writeln!(out, "\n## Every cell\n");
     let _ = writeln!(

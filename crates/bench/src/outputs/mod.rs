@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 pub use claim::{ClaimOutcome, RawClaim};
 pub use figure::RawFigure;
 pub use paper::{PaperOutcome, RawPaperValue};
+pub(crate) use plot::{color, register_embedded_font};
 pub use results::{CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Skipped, Stats};
 pub use table::{RawPaperCell, RawTable};
 pub use validate::RawSelector;

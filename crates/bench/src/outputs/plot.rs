@@ -21,7 +21,7 @@ use crate::staging::Staged;
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
 
-fn register_embedded_font() {
+pub(crate) fn register_embedded_font() {
     REGISTER.call_once(|| {
         // The font is compiled in and known to parse; a failure would be a build defect.
         register_font("sans-serif", FontStyle::Normal, FONT)
@@ -59,6 +59,11 @@ const MARKERS: [Marker; 4] = [
     Marker::Square,
     Marker::Cross,
 ];
+
+/// The colour of series `i`, for figures drawn outside this module (`rfbench compare`'s).
+pub(crate) fn color(i: usize) -> RGBColor {
+    style(i).0
+}
 
 /// Colour and marker of series `i`: beyond twelve series the colours repeat with another marker.
 fn style(i: usize) -> (RGBColor, Marker) {
