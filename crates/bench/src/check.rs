@@ -98,6 +98,7 @@ struct Keyed {
     rows: BTreeMap<(String, usize), Vec<String>>,
     status: usize,
     columns: BTreeMap<String, usize>,
+    seeds: BTreeMap<String, usize>,
     master_seed: Option<u64>,
 }
 
@@ -113,6 +114,14 @@ fn keyed(data: &Rows, plan: &Plan, path: &Path) -> Result<Keyed> {
     let mut columns = BTreeMap::new();
     for c in &plan.check_columns {
         columns.insert(c.clone(), index_of(header, c, path)?);
+    }
+    // The seed columns: a row is documented as re-runnable from them, so they must agree too.
+    let mut seeds = BTreeMap::new();
+    for s in &plan.seeds {
+        let name = s.spec.column;
+        if let Some(k) = header.iter().position(|h| h == name) {
+            seeds.insert(name.to_string(), k);
+        }
     }
     let seed_col = header.iter().position(|h| h == "master_seed");
     let mut master_seed = None;
@@ -145,6 +154,7 @@ fn keyed(data: &Rows, plan: &Plan, path: &Path) -> Result<Keyed> {
         rows: out,
         status,
         columns,
+        seeds,
         master_seed,
     })
 }
@@ -201,12 +211,26 @@ pub fn compare(
     if same_seed {
         let rtol = plan.check_rtol;
         let mut compared = 0;
+        let mut with_values = 0;
         for (key, row) in &r.rows {
             let Some(new) = g.rows.get(key) else { continue };
+            for (column, &ri) in &r.seeds {
+                let Some(&gi) = g.seeds.get(column) else {
+                    continue;
+                };
+                if row[ri] != new[gi] {
+                    failures.push(Failure {
+                        cell: format!("{}, rep={}", key.0, key.1),
+                        column: column.clone(),
+                        detail: format!("reference seed {:?}, regenerated {:?}", row[ri], new[gi]),
+                    });
+                }
+            }
             for (column, &ri) in &r.columns {
                 let gi = g.columns[column];
                 compared += 1;
                 let (a, b) = (value(&row[ri]), value(&new[gi]));
+                with_values += usize::from(a.is_some() || b.is_some());
                 let equal = match (a, b) {
                     (None, None) => true,
                     (Some(a), Some(b)) if a.is_nan() && b.is_nan() => true,
@@ -224,6 +248,15 @@ pub fn compare(
                     });
                 }
             }
+        }
+        if with_values == 0 {
+            // A reference of skipped cells (its data was missing) proves nothing.
+            failures.push(Failure {
+                cell: "every cell".into(),
+                column: plan.check_columns.join(", "),
+                detail: "nothing compared: every value is empty in both files (skipped cells?)"
+                    .into(),
+            });
         }
         return Ok(CheckReport {
             mode: Mode::SameSeed { rtol },

@@ -636,6 +636,15 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     let (report, _) = check("kernel-error-demo", &Profile::quick(), &options).unwrap();
     assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
 
+    // An edited seed: a row is documented as re-runnable from its seeds (issue 24).
+    std::fs::write(&path, &pristine).unwrap();
+    edit(&path, 2, "seed", |v| {
+        (v.parse::<u64>().unwrap() ^ 1).to_string()
+    });
+    let (report, _) = check("kernel-error-demo", &Profile::quick(), &options).unwrap();
+    assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
+    assert_eq!(report.failures[0].column, "seed");
+
     // A deleted row.
     let mut lines: Vec<&str> = pristine.lines().collect();
     lines.remove(3);
@@ -1105,4 +1114,60 @@ fn reproduce_by_name_from_inside_the_root() {
         .filter(|n| n.ends_with(".tmp") || n.ends_with(".journal"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// A reference whose every cell was skipped (its data was missing) compares nothing, and a check
+/// against it fails instead of passing (issue 24).
+#[test]
+fn a_check_with_nothing_compared_fails() {
+    let (_dir, options) = workspace();
+    let spec = r#"
+name = "offline-demo"
+title = "Every cell skipped: the data is nowhere"
+paper = "none"
+kind = "kernel-error"
+
+[data]
+dataset = "offline"
+
+[run]
+master_seed = 3
+repetitions = 2
+pairs = 100
+
+[kernel]
+name = "polynomial"
+degree = 2
+
+[grid]
+map = "tensor-sketch"
+n_components = 64
+
+[check]
+columns = ["relative_error"]
+"#;
+    std::fs::write(options.root.join("experiments/offline-demo.toml"), spec).unwrap();
+    let outcome = reproduce("offline-demo", &Profile::Full, &options).unwrap();
+    assert_eq!(outcome.skipped, 2);
+    let (report, _) = check("offline-demo", &Profile::Full, &options).unwrap();
+    assert!(!report.passed());
+    assert!(
+        report.failures[0].detail.contains("nothing compared"),
+        "{:?}",
+        report.failures
+    );
+}
+
+/// `--threads` out of range is refused at once (issue 24: 100,000 threads hung a 0.1 s run).
+#[test]
+fn an_absurd_thread_count_is_refused() {
+    for threads in ["0", "100000"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rfbench"))
+            .args(["--threads", threads, "maps"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{threads}");
+        assert!(stderr.contains("between 1 and 1024"), "{stderr}");
+    }
 }
