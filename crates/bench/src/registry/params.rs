@@ -102,7 +102,8 @@ impl Value {
     /// A key for grouping equal values (floats by bits).
     pub fn key(&self) -> String {
         match self {
-            Value::Float(v) => format!("f{:016x}", v.to_bits()),
+            // 0.0 and -0.0 are one value (issue 24: they made two grid values).
+            Value::Float(v) => format!("f{:016x}", (v + 0.0).to_bits()),
             other => format!("{other:?}"),
         }
     }
@@ -210,7 +211,7 @@ impl ParamSpec {
             }
             (ParamKind::Float(interval), toml::Value::Float(v)) => {
                 if interval.contains(*v) {
-                    Ok(Value::Float(*v))
+                    Ok(Value::Float(*v + 0.0))
                 } else {
                     bad(&v.to_string())
                 }
@@ -228,7 +229,7 @@ impl ParamSpec {
             }
             (ParamKind::Bandwidth | ParamKind::NumberOrCv, toml::Value::Float(v)) => {
                 if v.is_finite() && *v > 0.0 {
-                    Ok(Value::Float(*v))
+                    Ok(Value::Float(*v + 0.0))
                 } else {
                     bad(&v.to_string())
                 }

@@ -345,9 +345,20 @@ fn group_of(
             )))
         }
     };
+    // Floats compared as values: 0.0 and -0.0 are one (issue 24).
+    let value_key = |row: &Vec<toml::Value>| -> String {
+        let parts: Vec<String> = row
+            .iter()
+            .map(|v| match v {
+                toml::Value::Float(f) => format!("{:?}", f + 0.0),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        parts.join("|")
+    };
     let mut seen = BTreeSet::new();
     for row in &rows {
-        if !seen.insert(format!("{row:?}")) {
+        if !seen.insert(value_key(row)) {
             let values: Vec<String> = row.iter().map(|v| v.to_string()).collect();
             return Err(fail(format!(
                 "the value {} is listed twice",

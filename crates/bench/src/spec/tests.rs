@@ -191,6 +191,12 @@ fn groups_refuse_duplicates_and_names_set_twice() {
     assert_eq!(e.key.as_deref(), Some("grid.n_components"));
     assert!(e.problem.contains("listed twice"), "{e}");
 
+    // 0.0 and -0.0 are the same value (issue 24).
+    let text = SPEC.replace("degree = 2\n", "degree = 2\noffset = [0.0, -0.0]\n");
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("kernel.offset"));
+    assert!(e.problem.contains("listed twice"), "{e}");
+
     let text = SPEC.replace("[grid]\n", "[grid]\n\"d, pairs\" = [[4, 10]]\n");
     let e = spec_error(&text, &Profile::Full);
     assert!(e.problem.contains("set it in one place"), "{e}");
