@@ -158,6 +158,7 @@ pub fn load_report(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Loaded> 
     if cache_file.is_file() {
         match cache::read(&cache_file, &entry.name) {
             Ok(dataset) => {
+                binary_labels(entry, &dataset.y, &cache_file)?;
                 record_digests(entry, opts, &sources)?;
                 return Ok(Loaded {
                     dataset,
@@ -324,6 +325,7 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
                 })?;
         }
     }
+    binary_labels(entry, &y, &origin)?;
     let mut data = Dataset {
         name: entry.name.clone(),
         x,
@@ -342,6 +344,32 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
         data = select(&data, &rows, n_train);
     }
     Ok(data)
+}
+
+/// A `binary` dataset's labels take at most two values (issue 24: a label 3 was trained on).
+fn binary_labels(entry: &DatasetEntry, y: &[f64], origin: &std::path::Path) -> Result<()> {
+    if entry.task != Task::Binary {
+        return Ok(());
+    }
+    let mut values: Vec<f64> = Vec::new();
+    for &label in y {
+        if !values.contains(&label) {
+            values.push(label);
+            if values.len() > 2 {
+                return Err(DataError::Parse {
+                    path: origin.to_path_buf(),
+                    line: 0,
+                    problem: format!(
+                        "dataset '{}' is binary, but its labels take more than two values \
+                         ({values:?} at least): fix the labels, add a label map, or make the \
+                         task multiclass",
+                        entry.name
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 fn select(data: &Dataset, rows: &[usize], n_train: usize) -> Dataset {
@@ -605,6 +633,27 @@ local = [{{ path = "{}" }}]
         }
         let again = parse_files(&entry, &[dir.path().join("r.svm")]).unwrap();
         assert_eq!(again.y, data.y);
+    }
+
+    #[test]
+    fn a_binary_dataset_with_a_third_label_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let body = "+1 1:1\n-1 1:2\n3 1:3\n";
+        std::fs::write(dir.path().join("b.svm"), body).unwrap();
+        let files = vec![file(Role::Train, "b.svm", body.as_bytes())];
+        let entry = DatasetEntry::new("b", Task::Binary, Format::Libsvm, 3, 1, files);
+        let err = parse_files(&entry, &[dir.path().join("b.svm")])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("binary, but its labels take more than two values"),
+            "{err}"
+        );
+        let multiclass = DatasetEntry {
+            task: Task::Multiclass,
+            ..entry
+        };
+        assert!(parse_files(&multiclass, &[dir.path().join("b.svm")]).is_ok());
     }
 
     /// COIL 2000's layout: ticdata2000 (tab-separated, 85 attributes + CARAVAN), ticeval2000
