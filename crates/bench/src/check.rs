@@ -209,60 +209,7 @@ pub fn compare(
     let same_seed =
         r.master_seed.unwrap_or(plan.master_seed) == g.master_seed.unwrap_or(plan.master_seed);
     if same_seed {
-        let rtol = plan.check_rtol;
-        let mut compared = 0;
-        let mut with_values = 0;
-        for (key, row) in &r.rows {
-            let Some(new) = g.rows.get(key) else { continue };
-            for (column, &ri) in &r.seeds {
-                let Some(&gi) = g.seeds.get(column) else {
-                    continue;
-                };
-                if row[ri] != new[gi] {
-                    failures.push(Failure {
-                        cell: format!("{}, rep={}", key.0, key.1),
-                        column: column.clone(),
-                        detail: format!("reference seed {:?}, regenerated {:?}", row[ri], new[gi]),
-                    });
-                }
-            }
-            for (column, &ri) in &r.columns {
-                let gi = g.columns[column];
-                compared += 1;
-                let (a, b) = (value(&row[ri]), value(&new[gi]));
-                with_values += usize::from(a.is_some() || b.is_some());
-                let equal = match (a, b) {
-                    (None, None) => true,
-                    (Some(a), Some(b)) if a.is_nan() && b.is_nan() => true,
-                    (Some(a), Some(b)) => a == b || (a - b).abs() <= rtol * a.abs().max(b.abs()),
-                    _ => false,
-                };
-                if !equal {
-                    failures.push(Failure {
-                        cell: format!("{}, rep={}", key.0, key.1),
-                        column: column.clone(),
-                        detail: format!(
-                            "reference {:?}, regenerated {:?} (rtol {rtol})",
-                            row[ri], new[gi]
-                        ),
-                    });
-                }
-            }
-        }
-        if with_values == 0 {
-            // A reference of skipped cells (its data was missing) proves nothing.
-            failures.push(Failure {
-                cell: "every cell".into(),
-                column: plan.check_columns.join(", "),
-                detail: "nothing compared: every value is empty in both files (skipped cells?)"
-                    .into(),
-            });
-        }
-        return Ok(CheckReport {
-            mode: Mode::SameSeed { rtol },
-            compared,
-            failures,
-        });
+        return Ok(same_seed_report(plan, &r, &g, failures));
     }
 
     // Other seed: per cell (all repetitions) and metric.
@@ -321,6 +268,64 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
     let mean = v.iter().sum::<f64>() / n;
     let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     (mean, var.sqrt())
+}
+
+/// The same-seed comparison: every check column within rtol, every seed column exactly, and at
+/// least one value compared.
+fn same_seed_report(plan: &Plan, r: &Keyed, g: &Keyed, mut failures: Vec<Failure>) -> CheckReport {
+    let rtol = plan.check_rtol;
+    let mut compared = 0;
+    let mut with_values = 0;
+    for (key, row) in &r.rows {
+        let Some(new) = g.rows.get(key) else { continue };
+        for (column, &ri) in &r.seeds {
+            let Some(&gi) = g.seeds.get(column) else {
+                continue;
+            };
+            if row[ri] != new[gi] {
+                failures.push(Failure {
+                    cell: format!("{}, rep={}", key.0, key.1),
+                    column: column.clone(),
+                    detail: format!("reference seed {:?}, regenerated {:?}", row[ri], new[gi]),
+                });
+            }
+        }
+        for (column, &ri) in &r.columns {
+            let gi = g.columns[column];
+            compared += 1;
+            let (a, b) = (value(&row[ri]), value(&new[gi]));
+            with_values += usize::from(a.is_some() || b.is_some());
+            let equal = match (a, b) {
+                (None, None) => true,
+                (Some(a), Some(b)) if a.is_nan() && b.is_nan() => true,
+                (Some(a), Some(b)) => a == b || (a - b).abs() <= rtol * a.abs().max(b.abs()),
+                _ => false,
+            };
+            if !equal {
+                failures.push(Failure {
+                    cell: format!("{}, rep={}", key.0, key.1),
+                    column: column.clone(),
+                    detail: format!(
+                        "reference {:?}, regenerated {:?} (rtol {rtol})",
+                        row[ri], new[gi]
+                    ),
+                });
+            }
+        }
+    }
+    if with_values == 0 {
+        // A reference of skipped cells (its data was missing) proves nothing.
+        failures.push(Failure {
+            cell: "every cell".into(),
+            column: plan.check_columns.join(", "),
+            detail: "nothing compared: every value is empty in both files (skipped cells?)".into(),
+        });
+    }
+    CheckReport {
+        mode: Mode::SameSeed { rtol },
+        compared,
+        failures,
+    }
 }
 
 /// The test of the module doc at level `per_test`; `Some(why)` when it rejects.
