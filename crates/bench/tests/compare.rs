@@ -47,22 +47,24 @@ fn column(path: &Path, name: &str) -> Vec<String> {
     rows.iter().map(|r| r[k].clone()).collect()
 }
 
+/// The options of every comparison here: small and quick.
+const SMALL: [&str; 9] = [
+    "--out",
+    "out",
+    "--quick",
+    "--max-components",
+    "256",
+    "--maps",
+    "rff,nystroem",
+    "--budget",
+    "120s",
+];
+
 /// Runs compare on `data` into `out`, checks what it wrote, reruns the sweep's spec and compares
 /// `metric` bit for bit.
 fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> String {
-    let mut args = vec![
-        "compare",
-        data,
-        "--out",
-        "out",
-        "--quick",
-        "--max-components",
-        "256",
-        "--maps",
-        "rff,nystroem",
-        "--budget",
-        "120s",
-    ];
+    let mut args = vec!["compare", data];
+    args.extend(SMALL);
     args.extend(extra);
     let (ok, stdout, stderr) = rfbench(dir, &args);
     assert!(ok, "{stderr}");
@@ -133,22 +135,8 @@ fn a_csv_with_a_header_and_text_labels() {
         mean("none")
     );
     // A rerun with the same options replaces the files it wrote; an edited spec is kept.
-    let (ok, _, stderr) = rfbench(
-        dir.path(),
-        &[
-            "compare",
-            "rings.csv",
-            "--out",
-            "out",
-            "--quick",
-            "--max-components",
-            "256",
-            "--maps",
-            "rff,nystroem",
-            "--budget",
-            "120s",
-        ],
-    );
+    let rerun: Vec<&str> = ["compare", "rings.csv"].into_iter().chain(SMALL).collect();
+    let (ok, _, stderr) = rfbench(dir.path(), &rerun);
     assert!(ok, "{stderr}");
     let spec = dir.path().join("out/tune.toml");
     let edited = std::fs::read_to_string(&spec)

@@ -32,6 +32,19 @@ pub fn parse_csv(
     parsed.finish(origin)
 }
 
+/// The fields of one line: split at `separator` (one character, trimmed, quotes dropped) or,
+/// for `"whitespace"`, at runs of spaces and tabs.
+pub(crate) fn split_fields<'a>(line: &'a str, separator: &str) -> Vec<&'a str> {
+    if separator == "whitespace" {
+        line.split_ascii_whitespace().collect()
+    } else {
+        let sep = separator.chars().next().unwrap_or(',');
+        line.split(sep)
+            .map(|f| f.trim().trim_matches('"'))
+            .collect()
+    }
+}
+
 /// Accumulates the rows of one or more files with the same columns.
 pub(crate) struct CsvReader<'a> {
     options: &'a CsvOptions,
@@ -197,15 +210,7 @@ impl<'a> CsvReader<'a> {
                 header_pending = false;
                 return Ok(());
             }
-            let fields: Vec<&str> = if self.options.separator == "whitespace" {
-                line.split_ascii_whitespace().collect()
-            } else {
-                let sep = self.options.separator.chars().next().unwrap_or(',');
-                line.split(sep)
-                    .map(|f| f.trim().trim_matches('"'))
-                    .collect()
-            };
-            self.parse_row(&fields)
+            self.parse_row(&split_fields(line, &self.options.separator))
         })?;
         if self.n_rows() == rows_before {
             return Err(DataError::Empty {

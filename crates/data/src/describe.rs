@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use super::csv::parse_csv;
+use super::csv::{parse_csv, split_fields};
 use super::error::{DataError, Result};
 use super::fetch::sha256_file;
 use super::libsvm::parse_libsvm;
@@ -167,17 +167,6 @@ fn looks_like_libsvm(sample: &[String]) -> bool {
         let mut fields = line.split_ascii_whitespace();
         fields.next().is_some_and(|l| l.parse::<f64>().is_ok()) && fields.all(pair)
     }) && sample.iter().any(|l| l.contains(':'))
-}
-
-fn split_fields<'a>(line: &'a str, separator: &str) -> Vec<&'a str> {
-    if separator == "whitespace" {
-        line.split_ascii_whitespace().collect()
-    } else {
-        let sep = separator.chars().next().unwrap_or(',');
-        line.split(sep)
-            .map(|f| f.trim().trim_matches('"'))
-            .collect()
-    }
 }
 
 fn is_number(field: &str) -> bool {

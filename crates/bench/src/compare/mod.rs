@@ -235,12 +235,10 @@ fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
     })
 }
 
-/// FNV-1a, 64 bits: enough to tell whether a file was edited since it was written.
+/// A 64-bit hash of `text` (the seeds' FNV-1a derivation): enough to tell whether a file was
+/// edited since it was written.
 fn digest(text: &str) -> String {
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    });
-    format!("{hash:016x}")
+    format!("{:016x}", crate::seeds::derive_seed(0, text))
 }
 
 /// Writes `text` with a digest line, atomically; a file already there is replaced only when it

@@ -14,7 +14,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::budget::Estimates;
 use super::setup::Setup;
-use crate::outputs::Results;
+use crate::outputs::{Results, Stats};
 use crate::results::{CellValue, ResultRow};
 use crate::spec::Plan;
 
@@ -44,14 +44,18 @@ pub struct Line {
 }
 
 impl Line {
-    pub fn mean(&self) -> f64 {
-        self.scores.values().sum::<f64>() / self.scores.len() as f64
+    fn stats(&self) -> Option<Stats> {
+        Stats::of(&self.scores.values().copied().collect::<Vec<_>>())
     }
 
+    /// Mean score over the repetitions that ran (NaN when none did).
+    pub fn mean(&self) -> f64 {
+        self.stats().map_or(f64::NAN, |s| s.mean)
+    }
+
+    /// Sample standard deviation (NaN for fewer than two runs).
     pub fn sd(&self) -> f64 {
-        let m = self.mean();
-        let n = self.scores.len() as f64;
-        (self.scores.values().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+        self.stats().map_or(f64::NAN, |s| s.sd)
     }
 
     fn is_map(&self) -> bool {

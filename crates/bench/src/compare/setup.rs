@@ -339,8 +339,9 @@ fn ladder(max: usize, quick: bool) -> Result<Vec<usize>> {
     Ok(rungs)
 }
 
-/// The median distance (L1 for the Laplacian kernel, Euclidean otherwise) of 1,000 random
-/// pairs of training rows, after the normalisation.
+/// The median distance of 1,000 random pairs of training rows after the normalisation: the
+/// runner's `"median"` rule (Euclidean), or for the Laplacian kernel, whose bandwidth scales L1
+/// distances, the median L1 distance.
 fn median_distance(
     dataset: data::Dataset,
     normalise: Step,
@@ -349,27 +350,30 @@ fn median_distance(
 ) -> Result<f64> {
     let mut prepared = Prepared::from(dataset);
     normalise.apply(&mut prepared, seed)?;
-    let rows = prepared.n_train.max(2);
-    let x = prepared.x.to_dense();
+    let train = prepared
+        .x
+        .select_rows(&(0..prepared.n_train).collect::<Vec<_>>());
+    if kernel != "laplacian" {
+        return Ok(data::distance_percentile(&train, 50.0, 1000, seed)?);
+    }
+    let rows = train.n_rows();
+    if rows < 2 {
+        return Err(Error::Experiment("fewer than 2 training rows".into()));
+    }
+    let x = train.to_dense();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut distances: Vec<f64> = (0..1000)
         .map(|_| {
-            let (i, j) = (rng.random_range(0..rows), rng.random_range(0..rows));
-            let (a, b) = (x.row(i), x.row(j));
-            let diff = a.iter().zip(b.iter()).map(|(a, b)| a - b);
-            if kernel == "laplacian" {
-                diff.map(f64::abs).sum::<f64>()
-            } else {
-                diff.map(|v| v * v).sum::<f64>().sqrt()
-            }
+            // Two distinct rows, drawn as the Euclidean rule draws them.
+            let i = rng.random_range(0..rows);
+            let j = rng.random_range(0..rows - 1);
+            let (a, b) = (x.row(i), x.row(j + usize::from(j >= i)));
+            a.iter()
+                .zip(b.iter())
+                .map(|(u, v)| (u - v).abs())
+                .sum::<f64>()
         })
-        .filter(|&v| v > 0.0)
         .collect();
-    if distances.is_empty() {
-        return Err(Error::Experiment(
-            "every sampled pair of rows is identical: no bandwidth scale".into(),
-        ));
-    }
     distances.sort_by(f64::total_cmp);
     Ok(distances[distances.len() / 2])
 }
