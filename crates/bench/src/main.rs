@@ -167,6 +167,12 @@ struct CompareArgs {
     /// The top of the ladder of D (64, 128, ... doubling up to it).
     #[arg(long, default_value_t = 4096, value_name = "D")]
     max_components: usize,
+    /// A bandwidth, instead of 0.25-4 times the median distance chosen by cross-validation.
+    #[arg(long, value_name = "SIGMA", allow_hyphen_values = true)]
+    sigma: Option<f64>,
+    /// The learner on the features: linear-svm (classification's default) or ridge.
+    #[arg(long)]
+    learner: Option<String>,
     /// The time budget of the whole command: 90s, 10m, 1h (default 10m).
     #[arg(long, default_value = "10m", value_name = "DURATION")]
     budget: String,
@@ -208,6 +214,8 @@ impl CompareArgs {
             degree: self.degree,
             maps: self.maps.clone(),
             max_components: self.max_components,
+            sigma: self.sigma,
+            learner: self.learner.clone(),
             budget: parse_duration(&self.budget)?,
             out: self.out.clone(),
             quick: self.quick,

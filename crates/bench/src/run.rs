@@ -23,7 +23,7 @@ use crate::kinds::{self, train_rows, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::registry::{self, BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
-use crate::results::{self, CellOutcome, CellValue, Provenance, ResultRow};
+use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
 use crate::seeds::derive_seed;
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
@@ -76,6 +76,8 @@ pub struct Outcome {
     pub failed: Vec<String>,
     /// Cells whose cross-validated hyper-parameter sits at an edge of the range searched.
     pub warnings: Vec<String>,
+    /// Every row, as written to the CSV.
+    pub rows: Vec<ResultRow>,
 }
 
 /// The dataset of `cell`, preprocessed as the spec says (its steps, or the registry entry's
@@ -250,60 +252,79 @@ impl Reporter {
     }
 }
 
-/// Runs every cell of `plan` at every repetition. Cells run concurrently when the kind allows
-/// it; results come back in (cell, repetition) order whatever the schedule.
-pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
+/// A row's identity: its coordinates, repetition and seeds.
+type RowKey = (String, usize, Vec<(String, u64)>);
+
+/// A job: cell index, repetition, and its row's coordinates and seeds.
+type Job = (usize, usize, Coordinates, Vec<(String, u64)>);
+
+fn row_key(coordinates: &Coordinates, repetition: usize, seeds: &[(String, u64)]) -> RowKey {
+    let coordinates = coordinates
+        .iter()
+        .map(|(c, v)| format!("{c}={}", v.to_field()))
+        .collect::<Vec<_>>()
+        .join("|");
+    (coordinates, repetition, seeds.to_vec())
+}
+
+/// Runs every cell of `plan` at every repetition, except those `earlier` has a row for that
+/// ran (same coordinates, repetition and seeds: compare's rounds rerun a grown spec). Cells
+/// run concurrently when the kind allows it; results come back in (cell, repetition) order
+/// whatever the schedule.
+pub fn run_cells(
+    plan: &Plan,
+    options: &RunOptions,
+    earlier: &[ResultRow],
+) -> Result<Vec<ResultRow>> {
+    let reusable: BTreeMap<RowKey, &ResultRow> = earlier
+        .iter()
+        .filter(|r| matches!(r.outcome, CellOutcome::Done(_)))
+        .map(|r| (row_key(&r.coordinates, r.repetition, &r.seeds), r))
+        .collect();
+    // Each job with its row's identity, and the row an earlier run measured for it.
+    let jobs: Vec<Job> = (0..plan.cells.len())
+        .flat_map(|c| (0..plan.cells[c].repetitions).map(move |r| (c, r)))
+        .map(|(c, r)| {
+            (
+                c,
+                r,
+                coordinates_of(plan, &plan.cells[c]),
+                seeds_of(plan, &plan.cells[c], r),
+            )
+        })
+        .collect();
+    let done = |job: &Job| reusable.get(&row_key(&job.2, job.1, &job.3)).copied();
     // Each dataset is loaded once per data seed (one for every repetition when the spec
-    // scopes `data_seed` by repetition, e.g. for a redrawn `split`).
+    // scopes `data_seed` by repetition, e.g. for a redrawn `split`), and only for cells to run.
     let data_seed = |cell: &Cell, repetition: usize| {
         plan.seed("data_seed", cell, repetition)
             .unwrap_or(plan.master_seed)
     };
     let mut data: BTreeMap<(String, u64), std::result::Result<Prepared, String>> = BTreeMap::new();
-    for cell in &plan.cells {
-        for repetition in 0..cell.repetitions {
-            let seed = data_seed(cell, repetition);
-            if let Entry::Vacant(slot) = data.entry((cell.data_key(), seed)) {
-                slot.insert(prepare_data(plan, cell, seed, &options.fetch)?);
-            }
+    for job in jobs.iter().filter(|j| done(j).is_none()) {
+        let (cell, seed) = (&plan.cells[job.0], data_seed(&plan.cells[job.0], job.1));
+        if let Entry::Vacant(slot) = data.entry((cell.data_key(), seed)) {
+            slot.insert(prepare_data(plan, cell, seed, &options.fetch)?);
         }
     }
-    let jobs: Vec<(usize, usize)> = (0..plan.cells.len())
-        .flat_map(|c| (0..plan.cells[c].repetitions).map(move |r| (c, r)))
-        .collect();
-    let reporter = Reporter::new(jobs.len(), options.progress);
-    let run_one = |&(c, repetition): &(usize, usize)| -> ResultRow {
-        let cell = &plan.cells[c];
-        let seeds: Vec<(String, u64)> = plan
-            .seeds
-            .iter()
-            .map(|s| {
-                (
-                    s.spec.column.to_string(),
-                    derive_seed(plan.master_seed, &plan.seed_key(s, cell, repetition)),
-                )
-            })
-            .collect();
+    let todo = jobs.iter().filter(|j| done(j).is_none()).count();
+    let reporter = Reporter::new(todo, options.progress);
+    let run_one = |job: &Job| -> ResultRow {
+        if let Some(row) = done(job) {
+            return row.clone();
+        }
+        let (cell, repetition) = (&plan.cells[job.0], job.1);
         let outcome = match &data[&(cell.data_key(), data_seed(cell, repetition))] {
             Err(reason) => CellOutcome::Skipped(reason.clone()),
             // A cell's own error fails that cell only: the run goes on, and says so at the end.
-            Ok(prepared) => measure(plan, cell, repetition, &seeds, prepared)
+            Ok(prepared) => measure(plan, cell, repetition, &job.3, prepared)
                 .unwrap_or_else(|e| CellOutcome::Failed(e.to_string())),
         };
         reporter.tick();
         ResultRow {
-            coordinates: plan
-                .columns
-                .iter()
-                .map(|c| {
-                    (
-                        c.clone(),
-                        cell.get(c).map_or(CellValue::Empty, CellValue::from),
-                    )
-                })
-                .collect(),
+            coordinates: job.2.clone(),
             repetition,
-            seeds,
+            seeds: job.3.clone(),
             outcome,
         }
     };
@@ -314,6 +335,32 @@ pub fn run_cells(plan: &Plan, options: &RunOptions) -> Result<Vec<ResultRow>> {
     };
     reporter.finish();
     Ok(rows)
+}
+
+/// The row coordinates of `cell`: a value for every column of the plan.
+fn coordinates_of(plan: &Plan, cell: &Cell) -> Coordinates {
+    plan.columns
+        .iter()
+        .map(|c| {
+            (
+                c.clone(),
+                cell.get(c).map_or(CellValue::Empty, CellValue::from),
+            )
+        })
+        .collect()
+}
+
+/// The seeds of `cell` at `repetition`, by column, in the plan's order.
+fn seeds_of(plan: &Plan, cell: &Cell, repetition: usize) -> Vec<(String, u64)> {
+    plan.seeds
+        .iter()
+        .map(|s| {
+            (
+                s.spec.column.to_string(),
+                derive_seed(plan.master_seed, &plan.seed_key(s, cell, repetition)),
+            )
+        })
+        .collect()
 }
 
 /// One cell at one repetition on its prepared data: the kernel resolved (the bandwidths its
@@ -360,6 +407,17 @@ fn failed_cells(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
 /// writes `results/STEM.csv`, its figures and tables under `out_dir` (STEM is the name, plus
 /// `.PROFILE` for a named profile), all replaced together when the run ends ([`staging`]).
 pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Outcome> {
+    reproduce_reusing(spec, profile, options, &[])
+}
+
+/// [`reproduce`], taking the rows of `earlier` (a run of the same spec, grown since) for the
+/// cells they measured instead of running them again ([`run_cells`]).
+pub fn reproduce_reusing(
+    spec: &str,
+    profile: &Profile,
+    options: &RunOptions,
+    earlier: &[ResultRow],
+) -> Result<Outcome> {
     let start = Instant::now();
     let mut plan = load_plan(&options.root, spec, profile)?;
     if let Some(seed) = options.master_seed {
@@ -376,7 +434,7 @@ pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<
     for note in staging::prepare(&options.out_dir)? {
         eprintln!("{note}");
     }
-    let rows = run_cells(&plan, options)?;
+    let rows = run_cells(&plan, options, earlier)?;
     let skipped = rows
         .iter()
         .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
@@ -407,6 +465,7 @@ pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<
         skipped,
         failed,
         warnings,
+        rows,
     })
 }
 

@@ -166,13 +166,36 @@ fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
         })
         .collect();
     write(dir.path(), "plain.txt", plain);
+    // A given bandwidth and the ridge classifier: the tuning run chooses lambda, and C for the
+    // exact kernel SVM through the linear SVM.
     let report = compare_and_rerun(
         dir.path(),
         "plain.txt",
-        &["--label-column", "0"],
+        &[
+            "--label-column",
+            "0",
+            "--sigma",
+            "1.5",
+            "--learner",
+            "ridge",
+        ],
         "accuracy",
     );
     assert!(report.contains("no header row"), "{report}");
+    assert!(report.contains("sigma = 1.5 (given)"), "{report}");
+    let spec = std::fs::read_to_string(dir.path().join("out/compare.toml")).unwrap();
+    for wanted in [
+        "sigma = 1.5\n",
+        "[learners.ridge]\nlambda = ",
+        "[learners.kernel-svm]\nC = ",
+    ] {
+        assert!(spec.contains(wanted), "{wanted:?} not in {spec}");
+    }
+    let tune = std::fs::read_to_string(dir.path().join("out/tune.toml")).unwrap();
+    assert!(
+        tune.contains(r#"[["rff", "ridge"], ["rff", "linear-svm"]]"#),
+        "{tune}"
+    );
 
     let svm = |rows: &[(Vec<f64>, bool)]| -> String {
         rows.iter()
@@ -247,6 +270,36 @@ fn bad_input_gets_a_clear_error() {
             "a positive duration",
         ),
         (vec!["compare", "missing.csv"], "is not a file"),
+        (
+            vec!["compare", "ok.csv", "--sigma", "-1"],
+            "--sigma -1: a bandwidth is a positive number",
+        ),
+        (
+            vec![
+                "compare",
+                "ok.csv",
+                "--sigma",
+                "1",
+                "--kernel",
+                "polynomial",
+            ],
+            "the polynomial kernel has no bandwidth",
+        ),
+        (
+            vec!["compare", "ok.csv", "--learner", "lasso"],
+            "--learner lasso: linear-svm or ridge",
+        ),
+        (
+            vec![
+                "compare",
+                "ok.csv",
+                "--task",
+                "regression",
+                "--learner",
+                "linear-svm",
+            ],
+            "ridge (a regression task)",
+        ),
     ] {
         let (ok, _, stderr) = rfbench(dir.path(), &args);
         assert!(!ok && stderr.contains(problem), "{args:?}: {stderr}");

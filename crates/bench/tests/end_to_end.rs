@@ -1171,3 +1171,66 @@ fn an_absurd_thread_count_is_refused() {
         assert!(stderr.contains("between 1 and 1024"), "{stderr}");
     }
 }
+
+/// A run of a grown spec takes the rows an earlier run measured (same coordinates, repetition
+/// and seeds) instead of running their cells again, and runs the rest: `rfbench compare`'s
+/// rounds up the ladder of D.
+#[test]
+fn a_grown_spec_takes_the_rows_an_earlier_run_measured() {
+    use rfbench::results::{CellOutcome, CellValue, MetricsBuilder, ResultRow};
+    let (dir, options) = workspace();
+    let first = reproduce("gram-error-demo", &Profile::Full, &options).unwrap();
+    // Two rows marked: one kept as it is (the mark must come back), one with another seed (it
+    // must be measured again).
+    let mark = |row: &mut ResultRow| {
+        let CellOutcome::Done(metrics) = &row.outcome else {
+            panic!("{row:?}")
+        };
+        let names: Vec<String> = metrics.iter().map(|(n, _)| n.to_string()).collect();
+        let mut marked = MetricsBuilder::new(&names);
+        for (name, value) in metrics.iter() {
+            let value = if name == "gram_mse" { 42.0 } else { value };
+            marked.set(name, value).unwrap();
+        }
+        row.outcome = CellOutcome::Done(marked.finish());
+    };
+    let mut earlier = first.rows.clone();
+    mark(&mut earlier[0]);
+    mark(&mut earlier[1]);
+    earlier[1].seeds[0].1 ^= 1;
+    let spec = dir.path().join("experiments/gram-error-demo.toml");
+    let grown = std::fs::read_to_string(&spec)
+        .unwrap()
+        .replace("n_components = [20, 80]", "n_components = [20, 80, 160]");
+    std::fs::write(&spec, grown).unwrap();
+    let second =
+        rfbench::run::reproduce_reusing("gram-error-demo", &Profile::Full, &options, &earlier)
+            .unwrap();
+    let mse = column(&second.csv, "gram_mse");
+    // d in {3, 6} x (4 maps x 3 D + binning's 2 grids + rff laplacian's 3 D) x 2 repetitions.
+    assert_eq!(mse.len(), 2 * (4 * 3 + 2 + 3) * 2);
+    let at = |row: &ResultRow| {
+        second
+            .rows
+            .iter()
+            .position(|r| r.coordinates == row.coordinates && r.repetition == row.repetition)
+            .unwrap()
+    };
+    assert_eq!(mse[at(&earlier[0])], "42.0", "the earlier row is taken");
+    let remeasured = &second.rows[at(&earlier[1])];
+    assert_eq!(
+        remeasured.metric("gram_mse"),
+        first.rows[1].metric("gram_mse"),
+        "another seed: measured again"
+    );
+    // Every other earlier row comes back as it was; the new value of D was measured.
+    for row in &first.rows[2..] {
+        assert_eq!(&second.rows[at(row)], row);
+    }
+    let d160 = second
+        .rows
+        .iter()
+        .filter(|r| r.coordinates.get("n_components") == Some(&CellValue::Int(160)))
+        .count();
+    assert_eq!(d160, 2 * 5 * 2);
+}

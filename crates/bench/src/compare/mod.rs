@@ -8,12 +8,14 @@
 //!    cross-validation, on a subsample, with one map;
 //! 3. `pilot.toml`: every map's cost at two values of D on the subsample; [`budget`]
 //!    extrapolates it to the whole sweep and keeps the cells that fit the time budget;
-//! 4. `compare.toml`: the sweep; `gram.toml`: each map's Gram-matrix error at the sweep's D on
+//! 4. `compare.toml`: the sweep, in [`rounds`] up the ladder of D (a map stops once it has
+//!    plateaued); `gram.toml`: each map's Gram-matrix error at the sweep's D on
 //!    a few training rows; then [`report`]: the recommendation, the table, the figures.
 
 pub mod budget;
 pub mod pareto;
 pub mod report;
+pub mod rounds;
 pub mod setup;
 pub mod specs;
 
@@ -24,6 +26,7 @@ use crate::data::atomic::replace_file;
 use crate::data::Task;
 use crate::error::{Error, Result};
 use crate::outputs::Results;
+use crate::results::{CellValue, ResultRow};
 use crate::run::{self, Outcome, RunOptions};
 use crate::spec::Profile;
 
@@ -44,6 +47,10 @@ pub struct CompareOptions {
     pub degree: u32,
     pub maps: Option<Vec<String>>,
     pub max_components: usize,
+    /// A bandwidth instead of the median heuristic refined by cross-validation.
+    pub sigma: Option<f64>,
+    /// The learner on the features (`linear-svm` or `ridge`; default by task).
+    pub learner: Option<String>,
     /// Seconds.
     pub budget: f64,
     pub out: PathBuf,
@@ -94,7 +101,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     eprintln!("compare: tuning on a subsample of at most {PILOT_ROWS} rows");
     let tuned = tuned_values(
         &setup,
-        &run_spec(&options.out, "tune", &specs::tune(&setup), &run)?,
+        &run_spec(&options.out, "tune", &specs::tune(&setup), &run, &[])?,
     )?;
     let pilot_train = pilot_train_rows(&setup);
     let pilot_d = budget::pilot_d(&setup, pilot_train);
@@ -107,6 +114,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         "pilot",
         &specs::pilot(&setup, tuned, pilot_d),
         &run,
+        &[],
     )?;
     let scale = setup.n_train as f64 / pilot_train as f64;
     let estimates = budget::estimate(&setup, &read(&pilot)?, pilot_d, scale);
@@ -117,8 +125,9 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let plan_note = plan_note(&sweep, estimate, remaining, options.budget);
     eprintln!("compare: {plan_note}");
 
-    let text = specs::sweep(&setup, tuned, &sweep);
-    let outcome = run_spec(&options.out, "compare", &text, &run)?;
+    let sweep_start = Instant::now();
+    let (outcome, sweep) = rounds::run(&options.out, &setup, tuned, &sweep, &run)?;
+    let sweep_seconds = sweep_start.elapsed().as_secs_f64();
     let results = read(&outcome)?;
     let mut lines = report::lines(&setup, &results, &estimates);
     report::add_memory(&mut lines, &outcome.plan, setup.n, setup.d);
@@ -132,13 +141,14 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
             "gram",
             &specs::gram(&setup, tuned, &sweep),
             &run,
+            &[],
         )?;
         report::add_gram_errors(&mut lines, &read(&gram)?);
     }
     let seconds = start.elapsed().as_secs_f64();
     let note = format!(
-        "{plan_note} The sweep took {:.0} s; everything, tuning and pilot included, {seconds:.0} s.",
-        outcome.seconds
+        "{plan_note} The sweep took {sweep_seconds:.0} s; everything, tuning and pilot \
+         included, {seconds:.0} s."
     );
     let score_label = if setup.classification() {
         "Test accuracy (%)"
@@ -166,8 +176,8 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
 fn plan_note(sweep: &budget::Sweep, estimate: f64, remaining: f64, budget: f64) -> String {
     let cells: usize = sweep.per_map.iter().map(|(_, ds)| ds.len()).sum();
     format!(
-        "The sweep: {cells} (map, D) cells, the linear baseline{}; estimated {estimate:.0} s of \
-         the {remaining:.0} s left of the {budget:.0} s budget after tuning and the pilot.",
+        "The sweep planned: {cells} (map, D) cells (fewer where a map plateaued), the linear \
+         baseline{}; estimated {estimate:.0} s of the {remaining:.0} s left of the {budget:.0} s budget after tuning and the pilot.",
         match sweep.exact_train_size {
             Some(0) => " and the exact kernel machine".to_string(),
             Some(m) => format!(" and the exact kernel machine on {m} training rows"),
@@ -184,14 +194,20 @@ fn pilot_train_rows(setup: &Setup) -> usize {
         .max(1.0) as usize
 }
 
-/// Writes `NAME.toml` into `dir` (refusing to replace a file the user edited) and runs it. A
-/// failed cell of the pilot or the sweep is reported and left out (the report says why); the
-/// tuning run must succeed.
-fn run_spec(dir: &Path, name: &str, text: &str, run: &RunOptions) -> Result<Outcome> {
+/// Writes `NAME.toml` into `dir` (refusing to replace a file the user edited) and runs it,
+/// taking `earlier`'s rows for the cells they measured. A failed cell of the pilot or the sweep
+/// is reported and left out (the report says why); the tuning run must succeed.
+fn run_spec(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    run: &RunOptions,
+    earlier: &[ResultRow],
+) -> Result<Outcome> {
     let path = dir.join(format!("{name}.toml"));
     write_marked(&path, text)?;
     let spec = path.to_string_lossy().into_owned();
-    let outcome = run::reproduce(&spec, &Profile::Full, run)?;
+    let outcome = run::reproduce_reusing(&spec, &Profile::Full, run, earlier)?;
     for failed in &outcome.failed {
         eprintln!("compare: {name}: failed: {failed}");
     }
@@ -213,15 +229,22 @@ fn read(outcome: &Outcome) -> Result<Results> {
     )
 }
 
-/// The bandwidth and penalty the tuning run chose.
+/// The bandwidth and penalties the tuning run chose: the bandwidth and penalty of the learner
+/// on the features, and the exact machine's penalty (by linear-svm's row when the learner's
+/// penalty is another).
 fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
     let results = read(outcome)?;
-    let row = results
-        .rows
-        .iter()
-        .find(|r| r.not_run().is_none())
-        .ok_or_else(|| Error::Experiment("the tuning run did not run".into()))?;
-    let value = |name: &str| {
+    let value = |learner: &str, name: &str| {
+        let row = results
+            .rows
+            .iter()
+            .find(|r| r.coordinates.get("learner") == Some(&CellValue::Text(learner.into())))
+            .ok_or_else(|| Error::Experiment(format!("the tuning run has no {learner} row")))?;
+        if let Some(reason) = row.not_run() {
+            return Err(Error::Experiment(format!(
+                "the tuning run's {learner} did not run: {reason}"
+            )));
+        }
         row.metric(name).ok_or_else(|| {
             Error::Experiment(format!(
                 "the tuning run wrote no {name} ({})",
@@ -229,9 +252,24 @@ fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
             ))
         })
     };
+    let sigma = match (setup.median, setup.sigmas.as_slice()) {
+        (None, [given]) => Some(*given),
+        (Some(_), _) => Some(value(setup.learner, "sigma_used")?),
+        _ => None,
+    };
+    let penalty = value(setup.learner, &format!("{}_chosen", setup.penalty))?;
+    let exact_penalty = if setup.exact_penalty == setup.penalty {
+        penalty
+    } else {
+        value(
+            specs::EXACT_TUNER,
+            &format!("{}_chosen", setup.exact_penalty),
+        )?
+    };
     Ok(Tuned {
-        sigma: setup.median.map(|_| value("sigma_used")).transpose()?,
-        penalty: value(&format!("{}_chosen", setup.penalty))?,
+        sigma,
+        penalty,
+        exact_penalty,
     })
 }
 

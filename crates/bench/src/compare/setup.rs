@@ -35,9 +35,9 @@ pub struct Setup {
     pub test_fraction: f64,
     pub kernel: String,
     pub degree: u32,
-    /// Candidate bandwidths (empty for the polynomial kernel).
+    /// Candidate bandwidths (empty for the polynomial kernel; one when given by `--sigma`).
     pub sigmas: Vec<f64>,
-    /// The median distance the candidates are multiples of.
+    /// The median distance the candidates are multiples of (`None`: no candidates, or one given).
     pub median: Option<f64>,
     pub normalise: Step,
     pub maps: Vec<&'static str>,
@@ -46,6 +46,8 @@ pub struct Setup {
     pub exact_learner: &'static str,
     /// The learner's regularisation parameter: `C` or `lambda`.
     pub penalty: &'static str,
+    /// The exact machine's: `C` (kernel SVM) or `lambda` (kernel ridge).
+    pub exact_penalty: &'static str,
     pub repetitions: usize,
     pub seed: u64,
     /// What was guessed about the data file, for the report.
@@ -78,12 +80,8 @@ impl Setup {
             Step::Standardize
         };
         let maps = choose_maps(&kernel, options.maps.as_deref())?;
-        let median = (info.name != "polynomial")
-            .then(|| median_distance(dataset, normalise, &kernel, options.seed))
-            .transpose()?;
-        let sigmas = median.map_or_else(Vec::new, |m| {
-            [0.25, 0.5, 1.0, 2.0, 4.0].iter().map(|f| f * m).collect()
-        });
+        let (sigmas, median) = bandwidths(options, info.name, dataset, normalise)?;
+        let learner = learner(options.learner.as_deref(), classification)?;
         let ladder = ladder(options.max_components, options.quick)?;
         if n_train < 10 {
             return Err(Error::Experiment(format!(
@@ -107,17 +105,14 @@ impl Setup {
             normalise,
             maps,
             ladder,
-            learner: if classification {
-                "linear-svm"
-            } else {
-                "ridge"
-            },
+            learner,
             exact_learner: if classification {
                 "kernel-svm"
             } else {
                 "kernel-ridge"
             },
-            penalty: if classification { "C" } else { "lambda" },
+            penalty: penalty_of(learner),
+            exact_penalty: if classification { "C" } else { "lambda" },
             repetitions: options.repetitions,
             seed: options.seed,
             guesses,
@@ -126,6 +121,11 @@ impl Setup {
 
     pub fn classification(&self) -> bool {
         self.task != Task::Regression
+    }
+
+    /// Whether the kernel has a bandwidth (all but the polynomial kernel).
+    pub fn has_bandwidth(&self) -> bool {
+        !self.sigmas.is_empty()
     }
 
     /// The preprocessing list of the specs: a new split per repetition where the data has no
@@ -189,8 +189,18 @@ impl Setup {
         ));
         out.push(format!(
             "learners: {} on the features and on the raw inputs (the linear baseline), {} on the \
-             exact kernel; {} by 3-fold cross-validation on the training rows of the tuning run",
-            self.learner, self.exact_learner, self.penalty
+             exact kernel; {} by 3-fold cross-validation on the training rows of the tuning run{}",
+            self.learner,
+            self.exact_learner,
+            self.penalty,
+            if self.exact_penalty == self.penalty {
+                String::new()
+            } else {
+                format!(
+                    ", the exact machine's {} by linear-svm's in the same run",
+                    self.exact_penalty
+                )
+            }
         ));
         out.push(format!(
             "repetitions: {}, master seed {}",
@@ -200,17 +210,68 @@ impl Setup {
     }
 
     fn kernel_note(&self) -> String {
-        match self.median {
-            Some(m) => format!(
+        match (self.median, self.sigmas.as_slice()) {
+            (None, [sigma]) => format!(", sigma = {sigma} (given)"),
+            (Some(m), _) => format!(
                 ", sigma chosen by 3-fold cross-validation from {} (0.25 to 4 times the median \
                  distance {m:.4} of 1,000 random pairs of training rows)",
                 list(&self.sigmas)
             ),
-            None => format!(
+            _ => format!(
                 ", degree {}, offset 0, rows scaled to unit norm",
                 self.degree
             ),
         }
+    }
+}
+
+/// The candidate bandwidths and the median distance they are multiples of: 0.25 to 4 times the
+/// median, one value given by `--sigma`, or none (the polynomial kernel).
+fn bandwidths(
+    options: &CompareOptions,
+    kernel: &str,
+    dataset: data::Dataset,
+    normalise: Step,
+) -> Result<(Vec<f64>, Option<f64>)> {
+    match (kernel, options.sigma) {
+        ("polynomial", None) => Ok((Vec::new(), None)),
+        ("polynomial", Some(_)) => Err(Error::Experiment(
+            "--sigma: the polynomial kernel has no bandwidth".into(),
+        )),
+        (_, Some(sigma)) if !(sigma.is_finite() && sigma > 0.0) => Err(Error::Experiment(format!(
+            "--sigma {sigma}: a bandwidth is a positive number"
+        ))),
+        (_, Some(sigma)) => Ok((vec![sigma], None)),
+        (_, None) => {
+            let m = median_distance(dataset, normalise, kernel, options.seed)?;
+            let sigmas = [0.25, 0.5, 1.0, 2.0, 4.0].iter().map(|f| f * m).collect();
+            Ok((sigmas, Some(m)))
+        }
+    }
+}
+
+/// The learner on the features: `--learner`, or the linear SVM (classification) or ridge.
+fn learner(named: Option<&str>, classification: bool) -> Result<&'static str> {
+    match (named, classification) {
+        (None, true) | (Some("linear-svm"), true) => Ok("linear-svm"),
+        (None, false) | (Some("ridge"), _) => Ok("ridge"),
+        (Some(other), _) => Err(Error::Experiment(format!(
+            "--learner {other}: {} for this data",
+            if classification {
+                "linear-svm or ridge"
+            } else {
+                "ridge (a regression task)"
+            }
+        ))),
+    }
+}
+
+/// The regularisation parameter of a learner on the features.
+fn penalty_of(learner: &str) -> &'static str {
+    if learner == "linear-svm" {
+        "C"
+    } else {
+        "lambda"
     }
 }
 

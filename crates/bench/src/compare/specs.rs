@@ -14,7 +14,13 @@ use super::setup::{list, Setup, PILOT_ROWS};
 pub struct Tuned {
     pub sigma: Option<f64>,
     pub penalty: f64,
+    /// The exact machine's penalty (the same as `penalty` when both are `C` or `lambda`).
+    pub exact_penalty: f64,
 }
+
+/// The learner whose cross-validated `C` the exact kernel SVM takes when the learner on the
+/// features is ridge (its `lambda` is no `C`).
+pub const EXACT_TUNER: &str = "linear-svm";
 
 /// The map the tuning run uses: the first of the comparison's in the registry's order of
 /// preference (plain random Fourier features or Tensor Sketch), at D = 512 or the ladder's top.
@@ -75,7 +81,7 @@ fn data_with(
 
 fn kernel(out: &mut String, setup: &Setup, sigma: &str) {
     let _ = writeln!(out, "[kernel]\nname = {:?}", setup.kernel);
-    if setup.median.is_some() {
+    if setup.has_bandwidth() {
         let _ = writeln!(out, "sigma = {sigma}");
     } else {
         let _ = writeln!(out, "degree = {}", setup.degree);
@@ -115,20 +121,32 @@ pub fn tune(setup: &Setup) -> String {
         what,
     );
     data(&mut out, setup, Some(PILOT_ROWS), 2);
-    let sigma = format!("{{ cv = {}, folds = 3 }}", list(&setup.sigmas));
+    let sigma = match setup.sigmas.as_slice() {
+        [given] => format!("{given:?}"),
+        candidates => format!("{{ cv = {}, folds = 3 }}", list(candidates)),
+    };
     kernel(&mut out, setup, &sigma);
     let d = 512.min(*setup.ladder.last().unwrap_or(&512));
+    let mut learners = vec![(setup.learner, setup.penalty)];
+    if setup.exact_penalty != setup.penalty {
+        learners.push((EXACT_TUNER, setup.exact_penalty));
+    }
+    let map = tuning_map(setup);
+    let tuples: Vec<String> = learners
+        .iter()
+        .map(|(learner, _)| format!("[{map:?}, {learner:?}]"))
+        .collect();
     let _ = writeln!(
         out,
-        "[grid]\nmap = {:?}\nlearner = {:?}\nn_components = {d}\n",
-        tuning_map(setup),
-        setup.learner
+        "[grid]\n\"map, learner\" = [{}]\nn_components = {d}\n",
+        tuples.join(", ")
     );
-    let _ = writeln!(
-        out,
-        "[learners.{}]\n{} = \"cv\"\nfolds = 3\n{ONCE}\n",
-        setup.learner, setup.penalty
-    );
+    for (learner, penalty) in learners {
+        let _ = writeln!(
+            out,
+            "[learners.{learner}]\n{penalty} = \"cv\"\nfolds = 3\n{ONCE}\n"
+        );
+    }
     embedded(&mut out, setup);
     check(&mut out, setup);
     out
@@ -141,12 +159,19 @@ const ONCE: &str = "repetitions = 1";
 /// The learners' tables: the tuned penalty, and the repetition cap of the learner on the
 /// features and of the exact one.
 fn constants(out: &mut String, setup: &Setup, tuned: Tuned, once: bool, exact_once: bool) {
-    for (learner, once) in [(setup.learner, once), (setup.exact_learner, exact_once)] {
+    let tables = [
+        (setup.learner, setup.penalty, tuned.penalty, once),
+        (
+            setup.exact_learner,
+            setup.exact_penalty,
+            tuned.exact_penalty,
+            exact_once,
+        ),
+    ];
+    for (learner, penalty, value, once) in tables {
         let _ = writeln!(
             out,
-            "[learners.{learner}]\n{} = {:?}\n{}",
-            setup.penalty,
-            tuned.penalty,
+            "[learners.{learner}]\n{penalty} = {value:?}\n{}",
             if once {
                 format!("{ONCE}\n")
             } else {
@@ -205,18 +230,20 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
         setup,
         what,
     );
-    if let Some(sigma) = tuned.sigma {
-        let _ = writeln!(
-            out,
-            "# - sigma = {sigma:?} and {} = {:?}: chosen by results/tune.csv",
-            setup.penalty, tuned.penalty
-        );
-    } else {
-        let _ = writeln!(
-            out,
-            "# - {} = {:?}: chosen by results/tune.csv",
-            setup.penalty, tuned.penalty
-        );
+    let mut chosen = Vec::new();
+    if let (Some(sigma), Some(_)) = (tuned.sigma, setup.median) {
+        chosen.push(format!("sigma = {sigma:?}"));
+    }
+    chosen.push(format!("{} = {:?}", setup.penalty, tuned.penalty));
+    if setup.exact_penalty != setup.penalty {
+        chosen.push(format!(
+            "the exact machine's {} = {:?}",
+            setup.exact_penalty, tuned.exact_penalty
+        ));
+    }
+    let _ = writeln!(out, "# - {}: chosen by results/tune.csv", chosen.join(", "));
+    for reason in &sweep.skipped {
+        let _ = writeln!(out, "# - left out: {reason}");
     }
     data(&mut out, setup, None, setup.repetitions);
     kernel(&mut out, setup, &sigma_text(tuned));
