@@ -30,10 +30,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
 use crate::error::{Error, Result};
+use crate::outputs::claims_file;
 use crate::spec::Plan;
+use crate::stats;
 
 /// How the two files were compared.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -331,28 +331,93 @@ fn same_seed_report(plan: &Plan, r: &Keyed, g: &Keyed, mut failures: Vec<Failure
 /// The test of the module doc at level `per_test`; `Some(why)` when it rejects.
 pub fn two_sample_failure(reference: &[f64], rerun: &[f64], per_test: f64) -> Option<String> {
     let (m, n) = (reference.len(), rerun.len());
-    if m < 2 || n < 2 {
+    let Some(test) = stats::pooled(reference, rerun) else {
         return Some(format!(
             "{m} reference and {n} regenerated values: at least 2 each are needed"
         ));
-    }
+    };
     let (mean_r, sd_r) = mean_sd(reference);
     let (mean_x, sd_x) = mean_sd(rerun);
-    let df = (m + n - 2) as f64;
-    let pooled = (((m - 1) as f64 * sd_r * sd_r + (n - 1) as f64 * sd_x * sd_x) / df).sqrt();
-    if pooled == 0.0 || !pooled.is_finite() {
+    if !test.t.is_finite() {
         // A metric without spread (a count that does not depend on the seed) must agree.
         let close = (mean_r - mean_x).abs() <= 1e-12 * mean_r.abs().max(mean_x.abs());
         return (!close).then(|| format!("no spread and means differ: {mean_r} vs {mean_x}"));
     }
-    let t = (mean_r - mean_x) / (pooled * (1.0 / m as f64 + 1.0 / n as f64).sqrt());
-    let dist = StudentsT::new(0.0, 1.0, df).ok()?;
-    let p = 2.0 * (1.0 - dist.cdf(t.abs()));
+    let (t, p) = (test.t, test.p);
     (p < per_test).then(|| {
         format!(
             "reference mean {mean_r:.6} ± {sd_r:.6} (n = {m}), regenerated {mean_x:.6} ± {sd_x:.6} (n = {n}): t = {t:.2}, p = {p:.2e} < {per_test:.2e}"
         )
     })
+}
+
+/// The same-seed comparison of the claims files (`results/STEM-claims.md`): every claim on a
+/// checked metric must read the same in both (verdict, tally, every pair); claims on other
+/// metrics (times) are only required to be there. Adds its comparisons and failures to `report`.
+pub fn claims_files(
+    plan: &Plan,
+    reference: &Path,
+    regenerated: &Path,
+    report: &mut CheckReport,
+) -> Result<()> {
+    let read = |path: &Path| -> Result<Option<String>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok(Some(text)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(Error::io(path, e)),
+        }
+    };
+    let mut fail = |cell: String, detail: String| {
+        report.failures.push(Failure {
+            cell,
+            column: "claims".into(),
+            detail,
+        })
+    };
+    let (old, new) = match (read(reference)?, read(regenerated)?) {
+        (None, None) => return Ok(()),
+        (Some(old), Some(new)) => (old, new),
+        (None, Some(_)) => {
+            fail(
+                reference.display().to_string(),
+                "no committed claims file; `rfbench render` writes it".into(),
+            );
+            return Ok(());
+        }
+        (Some(_), None) => {
+            fail(
+                reference.display().to_string(),
+                "committed, but the run has no claims".into(),
+            );
+            return Ok(());
+        }
+    };
+    let old = claims_file::sections(&old);
+    let new = claims_file::sections(&new);
+    for (heading, metric, text) in &new {
+        let Some((_, _, committed)) = old.iter().find(|(h, _, _)| h == heading) else {
+            fail(heading.clone(), "not in the committed claims file".into());
+            continue;
+        };
+        if !plan.check_columns.contains(metric) {
+            continue;
+        }
+        report.compared += 1;
+        if let Some((a, b)) = committed.lines().zip(text.lines()).find(|(a, b)| a != b) {
+            fail(
+                heading.clone(),
+                format!("committed {a:?}, regenerated {b:?}"),
+            );
+        } else if committed.lines().count() != text.lines().count() {
+            fail(heading.clone(), "a different number of pairs".into());
+        }
+    }
+    for (heading, _, _) in &old {
+        if !new.iter().any(|(h, _, _)| h == heading) {
+            fail(heading.clone(), "committed, not regenerated".into());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

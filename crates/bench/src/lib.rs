@@ -5,8 +5,8 @@
 //! with its parameters as data; `spec` parses and validates a spec, in stages, into a
 //! [`spec::Plan`] of cells; `kinds` measure one cell; `data` fetches, verifies, parses and
 //! preprocesses datasets; `results` writes self-describing CSV; `outputs` reads it back for
-//! figures, tables, claims and the paper's numbers; `check` compares a rerun with the committed
-//! reference. `run` strings them together for the binary.
+//! figures, tables, claims and the paper's numbers; `stats` has the t tests claims, checks and
+//! `compare` decide by; `check` compares a rerun with the committed reference. `run` strings them together for the binary.
 
 pub mod check;
 pub mod compare;
@@ -21,6 +21,7 @@ pub mod seeds;
 pub mod spec;
 pub mod spec_error;
 pub mod staging;
+pub mod stats;
 
 pub use error::{Error, Result};
 /// The dataset layer, its own crate (`rfbench-data`); re-exported so `rfbench::data` keeps working.

@@ -347,7 +347,12 @@ fn render(global: &Global, spec: &SpecArgs, out_dir: Option<&PathBuf>) -> anyhow
         .with_context(|| format!("rendering {}", spec.spec))?;
     let mut out = String::new();
     let _ = writeln!(out, "{}", rendered.report);
-    for path in rendered.figures.iter().chain(&rendered.tables) {
+    for path in rendered
+        .figures
+        .iter()
+        .chain(&rendered.tables)
+        .chain(&rendered.claims_file)
+    {
         let _ = writeln!(out, "wrote {}", path.display());
     }
     Ok(out)
@@ -397,6 +402,7 @@ fn summary(outcome: &run::Outcome) -> String {
         .figures
         .iter()
         .chain(&outcome.rendered.tables)
+        .chain(&outcome.rendered.claims_file)
     {
         let _ = writeln!(out, "wrote {}", path.display());
     }

@@ -579,12 +579,24 @@ pub fn check(
         },
     )?;
     let regenerated = results::read_records(&outcome.csv)?;
-    let report = check::compare(
+    let mut report = check::compare(
         &outcome.plan,
         &reference,
         &reference_path,
         &regenerated,
         &outcome.csv,
     )?;
+    if matches!(report.mode, check::Mode::SameSeed { .. }) {
+        let claims = |dir: &Path| {
+            dir.join("results")
+                .join(format!("{}-claims.md", profile.stem(&name)))
+        };
+        check::claims_files(
+            &outcome.plan,
+            &claims(&options.out_dir),
+            &claims(scratch.path()),
+            &mut report,
+        )?;
+    }
     Ok((report, outcome))
 }

@@ -373,16 +373,21 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
         "{}",
         outcome.rendered.report
     );
+    // TS's error is below RM's in every pair's means, but three repetitions of four pairs
+    // cannot separate them after Holm's correction: indistinguishable, not a failure.
     assert!(
-        outcome.rendered.claims.iter().all(|c| c.holds),
+        outcome.rendered.claims.iter().all(|c| c.verdict
+            == rfbench::outputs::Verdict::Indistinguishable
+            && c.pairs.iter().all(|p| p.margin > 0.0)),
         "{:?}",
         outcome.rendered.claims
     );
 
     let (report, _) = check("kernel-error-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
-    // Every row (skipped ones too: empty equals empty) times the two checked columns.
-    assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2);
+    // Every row (skipped ones too: empty equals empty) times the two checked columns, and the
+    // claims file's one claim.
+    assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2 + 1);
 
     // `render` redraws the figure and the table from the committed CSV alone, the same table.
     std::fs::remove_file(&outcome.rendered.figures[0]).unwrap();
@@ -1233,4 +1238,45 @@ fn a_grown_spec_takes_the_rows_an_earlier_run_measured() {
         .filter(|r| r.coordinates.get("n_components") == Some(&CellValue::Int(160)))
         .count();
     assert_eq!(d160, 2 * 5 * 2);
+}
+
+/// Every run writes `results/STEM-claims.md` (each claim's verdict and the pairs that decide
+/// it); the same-seed check compares it with the committed one.
+#[test]
+fn the_claims_file_is_written_and_checked() {
+    let (dir, options) = workspace();
+    reproduce("kernel-error-demo", &Profile::Full, &options).unwrap();
+    let path = dir.path().join("results/kernel-error-demo-claims.md");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("\n## 1. TS below RM\n"), "{text}");
+    assert!(
+        text.contains("metric: `relative_error` · **INDISTINGUISHABLE** · holds at 0, "),
+        "{text}"
+    );
+    assert!(text.contains("| paired t |"), "{text}");
+    let (report, _) = check("kernel-error-demo", &Profile::Full, &options).unwrap();
+    assert!(report.passed(), "{:?}", report.failures);
+    // A verdict edited by hand fails the check, naming the claim.
+    let edited = text.replacen("**INDISTINGUISHABLE**", "**holds**", 1);
+    std::fs::write(&path, edited).unwrap();
+    let (report, _) = check("kernel-error-demo", &Profile::Full, &options).unwrap();
+    assert!(
+        report
+            .failures
+            .iter()
+            .any(|f| f.column == "claims" && f.cell == "1. TS below RM"),
+        "{:?}",
+        report.failures
+    );
+    // So does a missing one.
+    std::fs::remove_file(&path).unwrap();
+    let (report, _) = check("kernel-error-demo", &Profile::Full, &options).unwrap();
+    assert!(
+        report
+            .failures
+            .iter()
+            .any(|f| f.column == "claims" && f.detail.contains("no committed claims file")),
+        "{:?}",
+        report.failures
+    );
 }

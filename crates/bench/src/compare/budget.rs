@@ -38,6 +38,12 @@ impl Estimates {
     }
 }
 
+/// Whether `map`'s components are training rows (Nystroem's landmarks): its D is capped by the
+/// rows it is fitted on.
+pub fn components_are_rows(map: &str) -> bool {
+    crate::registry::map(map).is_some_and(|info| info.components_are_rows)
+}
+
 /// The most landmarks Nystroem may take from `train` training rows: a split's rounding per class
 /// moves the count by a few rows, so a margin of 5 %.
 pub fn landmarks(train: usize) -> usize {
@@ -155,7 +161,7 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
             if stopped[k] {
                 continue;
             }
-            if map == "nystroem" && d > landmarks(setup.n_train) {
+            if components_are_rows(map) && d > landmarks(setup.n_train) {
                 stopped[k] = true;
                 sweep.skipped.push(format!(
                     "{map} at D >= {d}: more landmarks than the {} training rows",

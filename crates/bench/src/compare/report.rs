@@ -10,8 +10,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use statrs::distribution::{ContinuousCDF, StudentsT};
-
 use super::budget::Estimates;
 use super::setup::Setup;
 use crate::outputs::{Results, Stats};
@@ -167,18 +165,7 @@ pub fn paired_p(a: &Line, b: &Line) -> f64 {
         .iter()
         .filter_map(|(r, x)| b.scores.get(r).map(|y| x - y))
         .collect();
-    let n = diffs.len() as f64;
-    if diffs.len() < 2 {
-        return 1.0;
-    }
-    let mean = diffs.iter().sum::<f64>() / n;
-    let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    if var == 0.0 {
-        return if mean == 0.0 { 1.0 } else { 0.0 };
-    }
-    let t = mean / (var / n).sqrt();
-    let dist = StudentsT::new(0.0, 1.0, n - 1.0).expect("n >= 2");
-    2.0 * (1.0 - dist.cdf(t.abs()))
+    crate::stats::paired(&diffs).map_or(1.0, |t| t.p)
 }
 
 /// One tolerance's answer.
@@ -289,8 +276,8 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
         "Score: {score}, mean ± sd over repetitions; time: map + train + predict, mean \
          seconds; memory: the runner's estimate of the cell's peak (measured within 2x of the peak \
          resident set on Adult); Gram error: |K - Z Z'|_F / |K|_F on (at most) {} training \
-         rows (- : not measured, e.g. more landmarks than those rows: results/gram.csv says \
-         why); * on the Pareto front of score against time.\n",
+         rows (- : not measured: Nystroem with more landmarks than those rows is left out of \
+         gram.toml, a failed cell is in results/gram.csv with its error); * on the Pareto front of score against time.\n",
         super::specs::GRAM_ROWS
     );
     out.push_str(
@@ -329,7 +316,10 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
         let _ = writeln!(out, "- {line}");
     }
     if !skipped.is_empty() {
-        let _ = writeln!(out, "\nLeft out by the budget or by the data:\n");
+        let _ = writeln!(
+            out,
+            "\nLeft out by the budget, by the data or as plateaued:\n"
+        );
         for s in skipped {
             let _ = writeln!(out, "- {s}");
         }

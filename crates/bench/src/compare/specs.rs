@@ -287,14 +287,19 @@ pub fn gram(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
     let samples = format!("n_samples = {rows}\n");
     data_with(&mut out, setup, None, setup.repetitions, &samples);
     kernel(&mut out, setup, &sigma_text(tuned));
-    let maps: Vec<&str> = sweep
+    // A map whose components are rows cannot take more than the rows compared.
+    let per_map: Vec<(&str, Vec<usize>)> = sweep
         .per_map
         .iter()
+        .map(|(map, ds)| {
+            let fits = |d: &&usize| !super::budget::components_are_rows(map) || **d <= rows;
+            (*map, ds.iter().filter(fits).copied().collect::<Vec<_>>())
+        })
         .filter(|(_, ds)| !ds.is_empty())
-        .map(|(m, _)| *m)
         .collect();
+    let maps: Vec<&str> = per_map.iter().map(|(m, _)| *m).collect();
     let _ = writeln!(out, "[grid]\nmap = {maps:?}\n");
-    for (map, ds) in sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty()) {
+    for (map, ds) in &per_map {
         let _ = writeln!(out, "[maps.{map}]\nn_components = {ds:?}\n");
     }
     embedded(&mut out, setup);

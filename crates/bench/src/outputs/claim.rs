@@ -1,15 +1,17 @@
 //! `[[claims]]`: a paper's qualitative statement ("TS's error is below RM's at every D") checked
 //! on our numbers. The left and right selectors pick two sets of cells; cells pair up when they
-//! agree on every other coordinate, and the relation must hold between the means of every pair.
-//! A claim that pairs no cells fails ("no cells"): a check that checks nothing is not a pass.
+//! agree on every other coordinate, and each pair is decided by a test on the repetitions
+//! ([`super::verdict`]). A claim that pairs no cells fails ("no cells"): a check that checks
+//! nothing is not a pass.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::results::{CellValue, Coordinates, Results};
+use super::results::{CellValue, Coordinates, Results, Stats};
 use super::validate::{Checker, RawSelector};
+use super::verdict::{self, Pair, PairVerdict, Relation, Verdict};
 use super::{describe, describe_selector, number, selects, Labels};
 use crate::error::Result;
 
@@ -34,6 +36,9 @@ pub struct RawClaim {
     /// columns (RFF's `n_components` against binning's `n_grids`, a map against `none`): e.g.
     /// `pair_on = ["dataset"]`. Each left cell must then find exactly one right cell.
     pub pair_on: Option<Spanned<Vec<Spanned<String>>>>,
+    /// "t" (default): each pair decided by a t test on the repetitions; "means": by the means
+    /// alone, for a statement about the means themselves.
+    pub test: Option<Spanned<String>>,
     /// The profiles that draw this output (`"full"`, `"quick"`, a named one); default: every
     /// profile.
     #[serde(default)]
@@ -48,10 +53,11 @@ impl super::PerProfile for RawClaim {
 
 pub const RELATIONS: [&str; 2] = ["less", "greater"];
 
-/// A claim's cells paired: (other coordinates, left mean, right mean), notes on the cells left
-/// out, and the two sides' names.
+pub const TESTS: [&str; 2] = ["t", "means"];
+
+/// A claim's cells paired, notes on the cells left out, and the two sides' names.
 struct Paired {
-    pairs: Vec<(Coordinates, f64, f64)>,
+    pairs: Vec<Pair>,
     notes: Vec<String>,
     l_name: String,
     r_name: String,
@@ -61,12 +67,33 @@ struct Paired {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClaimOutcome {
     pub text: String,
-    pub holds: bool,
-    /// Not checked here: every cell it compares was skipped (its data needs the network, say).
-    /// `holds` is false: a claim is only said to hold on numbers.
-    pub skipped: bool,
-    /// How it holds (the ratio's range and where) or where it fails.
+    pub metric: String,
+    /// Only [`Verdict::Holds`] says it holds: a claim is only said to hold on numbers.
+    pub verdict: Verdict,
+    /// The tally and the ratio's range, or where it fails; or why nothing was compared.
     pub detail: String,
+    /// Every pair: where, the two sides, and how it was decided.
+    pub pairs: Vec<PairRow>,
+    /// The two sides' names ("TS", "RM"); empty when nothing was paired.
+    pub sides: [String; 2],
+}
+
+impl ClaimOutcome {
+    pub fn holds(&self) -> bool {
+        self.verdict == Verdict::Holds
+    }
+}
+
+/// One pair of a claim, as the claims file lists it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairRow {
+    pub at: String,
+    pub left: String,
+    pub right: String,
+    pub margin: f64,
+    pub test: &'static str,
+    pub p: Option<f64>,
+    pub verdict: PairVerdict,
 }
 
 /// At most this many failing pairs are listed in a claim's detail.
@@ -103,6 +130,9 @@ impl RawClaim {
             "relation",
             &RELATIONS,
         )?;
+        if let Some(test) = &self.test {
+            c.one_of(&format!("{key}.test"), test, "test", &TESTS)?;
+        }
         c.selector(&format!("{key}.where"), &self.filter)?;
         if let Some(pair_on) = &self.pair_on {
             for name in pair_on.get_ref() {
@@ -182,23 +212,20 @@ impl RawClaim {
             }
         }
         if ambiguous > 0 {
-            return Err(ClaimOutcome {
-                text: self.text.clone(),
-                holds: false,
-                skipped: false,
-                detail: format!(
+            return Err(self.outcome(
+                Verdict::DoesNotHold,
+                format!(
                     "ambiguous: {ambiguous} right-hand cells share their pair_on coordinates \
                      with another; narrow the claim's `where` or `right`"
                 ),
-            });
+            ));
         }
         let (l_name, r_name) = (
             self.side_label(self.left.get_ref(), labels),
             self.side_label(self.right.get_ref(), labels),
         );
 
-        // (other coordinates, left mean, right mean)
-        let mut pairs: Vec<(Coordinates, f64, f64)> = Vec::new();
+        let mut pairs: Vec<Pair> = Vec::new();
         let mut without_stats = 0;
         let mut unpaired = 0;
         for l in &left {
@@ -206,7 +233,13 @@ impl RawClaim {
             match right.get(&at) {
                 None => unpaired += 1,
                 Some(r) => match (l.stats, r.stats) {
-                    (Some(a), Some(b)) => pairs.push((at, a.mean, b.mean)),
+                    (Some(a), Some(b)) => pairs.push(Pair {
+                        at,
+                        left: l.samples.clone(),
+                        right: r.samples.clone(),
+                        l: a,
+                        r: b,
+                    }),
                     _ => without_stats += 1,
                 },
             }
@@ -236,15 +269,13 @@ impl RawClaim {
                 .iter()
                 .all(|c| c.stats.is_none() && c.skipped.is_some())
         {
-            return Err(ClaimOutcome {
-                text: self.text.clone(),
-                holds: false,
-                skipped: true,
-                detail: format!(
+            return Err(self.outcome(
+                Verdict::NotChecked,
+                format!(
                     "not checked: all {} of its cells were skipped (see the skipped cells below)",
                     candidates.len()
                 ),
-            });
+            ));
         }
         if pairs.is_empty() {
             let mut detail = format!(
@@ -261,12 +292,7 @@ impl RawClaim {
                 detail.push_str("; ");
                 detail.push_str(&n);
             }
-            return Err(ClaimOutcome {
-                text: self.text.clone(),
-                holds: false,
-                skipped: false,
-                detail,
-            });
+            return Err(self.outcome(Verdict::DoesNotHold, detail));
         }
 
         Ok(Paired {
@@ -277,7 +303,19 @@ impl RawClaim {
         })
     }
 
-    /// Whether the relation holds at every pair, with the range of the margins.
+    /// An outcome with no pairs to list.
+    fn outcome(&self, verdict: Verdict, detail: String) -> ClaimOutcome {
+        ClaimOutcome {
+            text: self.text.clone(),
+            metric: self.metric.get_ref().clone(),
+            verdict,
+            detail,
+            pairs: Vec::new(),
+            sides: Default::default(),
+        }
+    }
+
+    /// Each pair decided, the tally, the range of the ratios, and the pairs that do not hold.
     fn verdict(&self, results: &Results, paired: Paired) -> ClaimOutcome {
         let Paired {
             pairs,
@@ -285,98 +323,144 @@ impl RawClaim {
             l_name,
             r_name,
         } = paired;
-        let less = self.relation.get_ref() == "less";
-        let factor = self.factor.as_ref().map_or(1.0, |f| *f.get_ref());
-        let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
-        // Only the coordinates that differ between pairs say where a pair is.
-        let varying: Vec<String> = results
-            .columns
-            .coordinates
+        let relation = Relation {
+            less: self.relation.get_ref() == "less",
+            factor: self.factor.as_ref().map_or(1.0, |f| *f.get_ref()),
+        };
+        let means_only = self.test.as_ref().is_some_and(|t| t.get_ref() == "means");
+        let decided = verdict::decide(&pairs, relation, means_only);
+        let at = where_of(results, self, &pairs);
+        let rows: Vec<PairRow> = pairs
             .iter()
-            .filter(|c| !sides.contains(c) && pairs[0].0.contains_key(*c))
-            .filter(|c| {
-                pairs
-                    .iter()
-                    .map(|p| &p.0[*c])
-                    .collect::<BTreeSet<_>>()
-                    .len()
-                    > 1
+            .zip(&decided)
+            .map(|(p, d)| PairRow {
+                at: at(&p.at),
+                left: spread(&p.l),
+                right: spread(&p.r),
+                margin: d.margin,
+                test: d.test,
+                p: d.p,
+                verdict: d.verdict,
             })
-            .cloned()
             .collect();
-        let at = |k: &Coordinates| {
-            if varying.is_empty() {
-                "the only pair".to_string()
-            } else {
-                describe(&varying, k)
-            }
-        };
-        let holds_at = |l: f64, r: f64| {
-            if less {
-                l * factor < r
-            } else {
-                l > r * factor
-            }
-        };
-        // The margin, as "how many times": right/left for "less", left/right for "greater".
-        let ratio = |l: f64, r: f64| if less { r / l } else { l / r };
-        let failures: Vec<&(Coordinates, f64, f64)> =
-            pairs.iter().filter(|(_, l, r)| !holds_at(*l, *r)).collect();
-        let ratio_name = if less {
-            format!("{r_name}/{l_name}")
-        } else {
-            format!("{l_name}/{r_name}")
-        };
-        let (lowest, highest) = pairs.iter().fold((&pairs[0], &pairs[0]), |(lo, hi), p| {
-            let v = ratio(p.1, p.2);
-            (
-                if v < ratio(lo.1, lo.2) { p } else { lo },
-                if v > ratio(hi.1, hi.2) { p } else { hi },
-            )
-        });
-        let range = format!(
-            "{ratio_name} ratio {}x ({}) to {}x ({})",
-            number(ratio(lowest.1, lowest.2)),
-            at(&lowest.0),
-            number(ratio(highest.1, highest.2)),
-            at(&highest.0)
-        );
-        let mut detail = if failures.is_empty() {
-            format!("at all {} pairs; {range}", pairs.len())
-        } else {
-            let listed: Vec<String> = failures
+        let mut detail = verdict::tally(&decided);
+        let listed: Vec<String> = rows
+            .iter()
+            .filter(|r| r.verdict != PairVerdict::Holds)
+            .take(LISTED_FAILURES)
+            .map(|r| {
+                format!(
+                    "{}: {l_name} {}, {r_name} {} ({}{})",
+                    r.at,
+                    r.left,
+                    r.right,
+                    r.verdict.label(),
+                    r.p.map_or(String::new(), |p| format!(", p = {}", number(p)))
+                )
+            })
+            .collect();
+        if !listed.is_empty() {
+            let more = rows
                 .iter()
-                .take(LISTED_FAILURES)
-                .map(|(k, l, r)| {
-                    format!(
-                        "{}: {l_name} {}, {r_name} {}",
-                        at(k),
-                        number(*l),
-                        number(*r)
-                    )
-                })
-                .collect();
-            format!(
-                "fails at {} of {} pairs: {}{}; {range}",
-                failures.len(),
-                pairs.len(),
+                .filter(|r| r.verdict != PairVerdict::Holds)
+                .count()
+                > LISTED_FAILURES;
+            detail.push_str(&format!(
+                ": {}{}",
                 listed.join("; "),
-                if failures.len() > LISTED_FAILURES {
-                    "; ..."
-                } else {
-                    ""
-                }
-            )
-        };
+                if more { "; ..." } else { "" }
+            ));
+        }
+        detail.push_str(&format!(
+            "; {}",
+            ratio_range(&pairs, relation, &l_name, &r_name, &at)
+        ));
         for n in notes {
             detail.push_str("; ");
             detail.push_str(&n);
         }
         ClaimOutcome {
             text: self.text.clone(),
-            holds: failures.is_empty(),
-            skipped: false,
+            metric: self.metric.get_ref().clone(),
+            verdict: verdict::verdict(&decided),
             detail,
+            pairs: rows,
+            sides: [l_name, r_name],
         }
+    }
+}
+
+/// "0.1171 ± 0.0640 (n = 3)".
+fn spread(s: &Stats) -> String {
+    if s.count < 2 {
+        return format!("{} (n = 1)", number(s.mean));
+    }
+    format!("{} ± {} (n = {})", number(s.mean), number(s.sd), s.count)
+}
+
+/// Where a pair is: the coordinates that differ between the claim's pairs ("the only pair"
+/// when there is one).
+fn where_of<'a>(
+    results: &'a Results,
+    claim: &RawClaim,
+    pairs: &[Pair],
+) -> impl Fn(&Coordinates) -> String + 'a {
+    let sides: BTreeSet<&String> = claim.left.get_ref().keys().map(|k| k.get_ref()).collect();
+    let varying: Vec<String> = results
+        .columns
+        .coordinates
+        .iter()
+        .filter(|c| !sides.contains(c) && pairs[0].at.contains_key(*c))
+        .filter(|c| {
+            pairs
+                .iter()
+                .map(|p| &p.at[*c])
+                .collect::<BTreeSet<_>>()
+                .len()
+                > 1
+        })
+        .cloned()
+        .collect();
+    move |k: &Coordinates| {
+        if varying.is_empty() {
+            "the only pair".to_string()
+        } else {
+            describe(&varying, k)
+        }
+    }
+}
+
+/// The effect size as the ratio of the means ("how many times": right/left for "less",
+/// left/right for "greater"), its smallest and largest over the pairs and where.
+fn ratio_range(
+    pairs: &[Pair],
+    relation: Relation,
+    l_name: &str,
+    r_name: &str,
+    at: &dyn Fn(&Coordinates) -> String,
+) -> String {
+    let ratio = |p: &Pair| {
+        if relation.less {
+            p.r.mean / p.l.mean
+        } else {
+            p.l.mean / p.r.mean
+        }
+    };
+    let name = if relation.less {
+        format!("{r_name}/{l_name}")
+    } else {
+        format!("{l_name}/{r_name}")
+    };
+    let lowest = pairs.iter().min_by(|a, b| ratio(a).total_cmp(&ratio(b)));
+    let highest = pairs.iter().max_by(|a, b| ratio(a).total_cmp(&ratio(b)));
+    match (lowest, highest) {
+        (Some(lo), Some(hi)) => format!(
+            "{name} ratio {}x ({}) to {}x ({})",
+            number(ratio(lo)),
+            at(&lo.at),
+            number(ratio(hi)),
+            at(&hi.at)
+        ),
+        _ => String::new(),
     }
 }

@@ -8,6 +8,7 @@
 //! figure or a silent "n/a". At render time a selection that matches nothing is reported as such.
 
 mod claim;
+pub mod claims_file;
 mod figure;
 mod paper;
 mod plot;
@@ -15,17 +16,21 @@ mod report;
 mod results;
 mod table;
 mod validate;
+mod verdict;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub use claim::{ClaimOutcome, RawClaim};
+pub use claim::{ClaimOutcome, PairRow, RawClaim};
 pub use figure::RawFigure;
 pub use paper::{PaperOutcome, RawPaperValue};
 pub(crate) use plot::{color, register_embedded_font};
-pub use results::{CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Skipped, Stats};
+pub use results::{
+    CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Sample, Skipped, Stats,
+};
 pub use table::{RawPaperCell, RawTable};
 pub use validate::RawSelector;
+pub use verdict::{PairVerdict, Verdict};
 
 use crate::error::Result;
 
@@ -89,6 +94,8 @@ pub struct Rendered {
     /// The text report: figures' numbers, tables, claims, paper values, skipped cells.
     pub report: String,
     pub claims: Vec<ClaimOutcome>,
+    /// `results/STEM-claims.md`, when the spec has claims.
+    pub claims_file: Option<PathBuf>,
 }
 
 /// Checks the output sections of a spec against the results' columns, before anything runs.
@@ -200,6 +207,15 @@ pub fn render_staged(
         .map(|c| c.evaluate(results, &ctx.labels))
         .collect();
     report.claims(&outcomes);
+    let claims_path = ctx.results_dir.join(format!("{}-claims.md", ctx.stem));
+    let claims_file = if outcomes.is_empty() {
+        out.remove(&claims_path)?;
+        None
+    } else {
+        let text = claims_file::markdown(&ctx.title, &ctx.stem, &outcomes);
+        out.write(&claims_path, text.as_bytes())?;
+        Some(claims_path)
+    };
     let default_metric = figures.first().map(|f| f.y.get_ref().as_str());
     let papers: Vec<PaperOutcome> = paper_values
         .iter()
@@ -213,6 +229,7 @@ pub fn render_staged(
         tables: table_paths,
         report: report.finish(),
         claims: outcomes,
+        claims_file,
     })
 }
 

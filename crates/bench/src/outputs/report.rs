@@ -116,12 +116,13 @@ impl Report {
         }
         let _ = writeln!(self.text, "\nThe paper's claims, on our numbers:");
         for o in outcomes {
-            let verdict = match (o.holds, o.skipped) {
-                (true, _) => "holds",
-                (false, true) => "NOT CHECKED",
-                (false, false) => "DOES NOT HOLD",
-            };
-            let _ = writeln!(self.text, "  {verdict}: {}\n    {}", o.text, o.detail);
+            let _ = writeln!(
+                self.text,
+                "  {}: {}\n    {}",
+                o.verdict.label(),
+                o.text,
+                o.detail
+            );
         }
     }
 

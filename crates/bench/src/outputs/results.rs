@@ -16,6 +16,9 @@ pub use crate::results::{CellValue, Coordinates, ResultRow};
 pub struct Columns {
     pub coordinates: Vec<String>,
     pub metrics: Vec<String>,
+    /// The seed columns, read when the file has them: two cells whose rows share a seed value
+    /// at each repetition shared that random draw, and their claims are tested paired.
+    pub seeds: Vec<String>,
 }
 
 impl Columns {
@@ -82,6 +85,14 @@ pub struct Skipped {
     pub repetitions: usize,
 }
 
+/// One repetition's value of a metric, with the seeds its row was drawn with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sample {
+    pub repetition: usize,
+    pub value: f64,
+    pub seeds: Vec<(String, u64)>,
+}
+
 /// One cell (all coordinates, every repetition) and one metric.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CellStats {
@@ -89,6 +100,8 @@ pub struct CellStats {
     /// Over the rows that ran and have a value; `None` if there are none.
     pub stats: Option<Stats>,
     pub skipped: Option<Skipped>,
+    /// The values behind `stats`, in the file's order.
+    pub samples: Vec<Sample>,
 }
 
 fn results_error(path: &Path, message: impl Into<String>) -> Error {
@@ -149,6 +162,11 @@ impl Results {
         }
         let at = |record: &[String], name: &str| record[required[name]].trim().to_string();
         let (status, reason) = (index("status"), index("skip_reason"));
+        let seed_columns: Vec<(&String, usize)> = columns
+            .seeds
+            .iter()
+            .filter_map(|c| index(c).map(|i| (c, i)))
+            .collect();
         let mut rows = Vec::with_capacity(records.len());
         for (i, record) in records.iter().enumerate() {
             // Line i + 2 of the file: the header is line 1.
@@ -187,7 +205,12 @@ impl Results {
                     .map(|c| (c.clone(), CellValue::parse(&record[required[c.as_str()]])))
                     .collect(),
                 repetition,
-                seeds: Vec::new(),
+                seeds: seed_columns
+                    .iter()
+                    .filter_map(|&(c, i)| {
+                        record[i].trim().parse::<u64>().ok().map(|v| (c.clone(), v))
+                    })
+                    .collect(),
                 outcome,
             });
         }
@@ -233,7 +256,7 @@ impl Results {
     pub fn summarise(&self, metric: &str) -> Vec<CellStats> {
         struct Group {
             coordinates: Coordinates,
-            values: Vec<f64>,
+            samples: Vec<Sample>,
             skipped: usize,
             reasons: Vec<String>,
         }
@@ -243,7 +266,7 @@ impl Results {
                 .entry(self.key(&row.coordinates))
                 .or_insert_with(|| Group {
                     coordinates: row.coordinates.clone(),
-                    values: Vec::new(),
+                    samples: Vec::new(),
                     skipped: 0,
                     reasons: Vec::new(),
                 });
@@ -254,14 +277,19 @@ impl Results {
                         group.reasons.push(reason);
                     }
                 }
-                None => group.values.extend(row.metric(metric)),
+                None => group.samples.extend(row.metric(metric).map(|value| Sample {
+                    repetition: row.repetition,
+                    value,
+                    seeds: row.seeds.clone(),
+                })),
             }
         }
         groups
             .into_values()
             .map(|g| CellStats {
                 coordinates: g.coordinates,
-                stats: Stats::of(&g.values),
+                stats: Stats::of(&g.samples.iter().map(|s| s.value).collect::<Vec<_>>()),
+                samples: g.samples,
                 skipped: (g.skipped > 0).then(|| Skipped {
                     reason: g.reasons.join("; "),
                     repetitions: g.skipped,
@@ -292,6 +320,7 @@ mod tests {
 
     fn columns(coordinates: &[&str], metrics: &[&str]) -> Columns {
         Columns {
+            seeds: vec!["seed".into()],
             coordinates: coordinates.iter().map(|s| s.to_string()).collect(),
             metrics: metrics.iter().map(|s| s.to_string()).collect(),
         }

@@ -27,6 +27,7 @@ fn parse(text: &str) -> Sections {
 
 fn kernel_columns() -> Columns {
     Columns {
+        seeds: vec!["seed".into()],
         coordinates: ["dataset", "map", "degree", "offset", "n_components"]
             .map(String::from)
             .to_vec(),
@@ -475,6 +476,7 @@ fn a_table_renders_markdown() {
     let path = dir.path().join("t.csv");
     std::fs::write(&path, csv).unwrap();
     let columns = Columns {
+        seeds: Vec::new(),
         coordinates: vec!["dataset".into(), "map".into()],
         metrics: vec!["accuracy".into(), "train_seconds".into()],
     };
@@ -562,7 +564,7 @@ fn claims_of(text: &str) -> Vec<ClaimOutcome> {
         rendered
             .claims
             .iter()
-            .filter(|c| !c.holds && !c.skipped)
+            .filter(|c| c.verdict == Verdict::DoesNotHold)
             .count()
     );
     rendered.claims
@@ -586,18 +588,27 @@ fn claims_that_hold_fail_or_select_nothing() {
     ]
     .concat();
     let outcomes = claims_of(&text);
-    let holds: Vec<bool> = outcomes.iter().map(|o| o.holds).collect();
-    assert_eq!(holds, [true, true, false, false, false], "{outcomes:#?}");
-    // RM/TS is 3 at every pair, up to the repetitions' offsets.
+    let verdicts: Vec<Verdict> = outcomes.iter().map(|o| o.verdict).collect();
+    let (holds, fails) = (Verdict::Holds, Verdict::DoesNotHold);
+    assert_eq!(
+        verdicts,
+        [holds, holds, fails, fails, fails],
+        "{outcomes:#?}"
+    );
+    // RM/TS is 3 at every pair, up to the repetitions' offsets; the repetitions share their
+    // seeds, so the pairs are tested paired.
     assert!(
-        outcomes[0]
-            .detail
-            .starts_with("at all 12 pairs; RM/TS ratio"),
+        outcomes[0].detail.starts_with(
+            "holds at 12, indistinguishable at 0, does not hold at 0 of 12 pairs (paired t, \
+             Holm-corrected at 0.05); RM/TS ratio"
+        ),
         "{}",
         outcomes[0].detail
     );
     assert!(
-        outcomes[2].detail.starts_with("fails at 12 of 12 pairs: "),
+        outcomes[2]
+            .detail
+            .starts_with("holds at 0, indistinguishable at 0, does not hold at 12 of 12 pairs"),
         "{}",
         outcomes[2].detail
     );
@@ -710,6 +721,7 @@ fn a_cell_without_x_is_a_baseline() {
     let path = dir.path().join("l.csv");
     std::fs::write(&path, csv).unwrap();
     let columns = Columns {
+        seeds: Vec::new(),
         coordinates: vec!["dataset".into(), "learner".into(), "n_components".into()],
         metrics: vec!["accuracy".into()],
     };
@@ -747,6 +759,7 @@ fn a_figure_whose_cells_were_all_skipped_is_not_drawn_and_says_why() {
     let path = dir.path().join("t.csv");
     std::fs::write(&path, csv).unwrap();
     let columns = Columns {
+        seeds: Vec::new(),
         coordinates: vec!["dataset".into(), "map".into(), "n_components".into()],
         metrics: vec!["relative_error".into()],
     };
@@ -796,6 +809,7 @@ fn claims_pair_on_chosen_coordinates() {
     let path = dir.path().join("t.csv");
     std::fs::write(&path, csv).unwrap();
     let columns = Columns {
+        seeds: Vec::new(),
         coordinates: vec![
             "dataset".into(),
             "map".into(),
@@ -831,12 +845,17 @@ fn claims_pair_on_chosen_coordinates() {
     let unpaired = claim("where = { dataset = \"cpu\" }").unwrap();
     assert!(unpaired[0].detail.starts_with("no cells"), "{unpaired:?}");
     let cpu = claim("where = { dataset = \"cpu\" }\npair_on = [\"dataset\"]").unwrap();
-    assert!(cpu[0].holds, "{cpu:?}");
-    assert!(cpu[0].detail.starts_with("at all 1 pairs"), "{cpu:?}");
+    assert!(cpu[0].holds(), "{cpu:?}");
+    assert!(
+        cpu[0]
+            .detail
+            .starts_with("holds at 1, indistinguishable at 0"),
+        "{cpu:?}"
+    );
     // Two binning cells on Forest share the dataset: ambiguous, not a silent pick.
     let forest = claim("where = { dataset = \"forest\" }\npair_on = [\"dataset\"]").unwrap();
     assert!(
-        !forest[0].holds && forest[0].detail.starts_with("ambiguous"),
+        !forest[0].holds() && forest[0].detail.starts_with("ambiguous"),
         "{forest:?}"
     );
     // A pair_on column that does not exist names the key.
@@ -855,6 +874,7 @@ fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
     let path = dir.path().join("t.csv");
     std::fs::write(&path, csv).unwrap();
     let columns = Columns {
+        seeds: Vec::new(),
         coordinates: vec!["dataset".into(), "map".into()],
         metrics: vec!["error_percent".into()],
     };
@@ -872,7 +892,7 @@ fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
     };
     let forest = outcome("forest");
     assert!(
-        !forest.claims[0].holds && forest.claims[0].skipped,
+        forest.claims[0].verdict == Verdict::NotChecked,
         "{:?}",
         forest.claims
     );
@@ -887,14 +907,10 @@ fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
         forest.report
     );
     let adult = outcome("adult");
-    assert!(
-        adult.claims[0].holds && !adult.claims[0].skipped,
-        "{:?}",
-        adult.claims
-    );
+    assert!(adult.claims[0].holds(), "{:?}", adult.claims);
     // A claim that pairs nothing for another reason still fails.
     let nothing = outcome("cifar");
-    assert!(!nothing.claims[0].holds && !nothing.claims[0].skipped);
+    assert_eq!(nothing.claims[0].verdict, Verdict::DoesNotHold);
     assert!(
         nothing.report.contains("DOES NOT HOLD"),
         "{}",

@@ -139,6 +139,11 @@ impl Plan {
         Columns {
             coordinates: self.columns.clone(),
             metrics: self.metrics.clone(),
+            seeds: self
+                .seeds
+                .iter()
+                .map(|s| s.spec.column.to_string())
+                .collect(),
         }
     }
 }
@@ -249,6 +254,7 @@ impl RawSpec {
         sums: &[(String, Vec<String>)],
     ) -> Result<()> {
         let columns = Columns {
+            seeds: Vec::new(),
             coordinates: columns.to_vec(),
             metrics: metrics
                 .iter()
