@@ -6,8 +6,10 @@
 //! [`spec::Plan`] of cells; `kinds` measure one cell; `data` fetches, verifies, parses and
 //! preprocesses datasets; `results` writes self-describing CSV; `outputs` reads it back for
 //! figures, tables, claims and the paper's numbers; `stats` has the t tests claims, checks and
-//! `compare` decide by; `check` compares a rerun with the committed reference. `run` strings them together for the binary.
+//! `compare` decide by; `check` compares a rerun with the committed reference; `catalogue` writes
+//! `results/README.md` from every committed result. `run` strings them together for the binary.
 
+pub mod catalogue;
 pub mod check;
 pub mod compare;
 pub mod error;

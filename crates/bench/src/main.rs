@@ -113,6 +113,12 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
+    /// Write the catalogue, results/README.md, from every spec's committed results.
+    Report {
+        /// Write nothing; fail when the committed catalogue is stale.
+        #[arg(long)]
+        check: bool,
+    },
     /// The feature maps a spec can name, with their parameters.
     Maps,
     /// The learners a spec can name, with their parameters.
@@ -297,6 +303,7 @@ fn run() -> anyhow::Result<String> {
     match &cli.command {
         Command::Compare(args) => compare(&global, args),
         Command::List => list(&global),
+        Command::Report { check } => report(&global, *check),
         Command::Maps => Ok(registry::describe_maps()),
         Command::Learners => Ok(registry::describe_learners()),
         Command::Kernels => Ok(registry::describe_kernels()),
@@ -331,6 +338,15 @@ fn compare(global: &Global, args: &CompareArgs) -> anyhow::Result<String> {
         compared.estimate,
         compared.seconds
     ))
+}
+
+fn report(global: &Global, check: bool) -> anyhow::Result<String> {
+    if check {
+        rfbench::catalogue::check(&global.root)?;
+        return Ok(format!("{} is current\n", rfbench::catalogue::PATH));
+    }
+    let path = rfbench::catalogue::write(&global.root)?;
+    Ok(format!("wrote {}\n", path.display()))
 }
 
 fn list(global: &Global) -> anyhow::Result<String> {

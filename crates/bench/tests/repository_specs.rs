@@ -187,3 +187,15 @@ fn every_committed_results_file_round_trips_through_the_results_model() {
     }
     assert!(files >= 16, "{files} results files");
 }
+
+/// The catalogue, `results/README.md`, is what `rfbench report` writes from the committed specs
+/// and results: a changed result or spec without a rewritten catalogue fails here.
+#[test]
+fn the_committed_catalogue_is_current() {
+    rfbench::catalogue::check(&root()).unwrap();
+    let text = std::fs::read_to_string(root().join(rfbench::catalogue::PATH)).unwrap();
+    // Every spec has its section.
+    for name in rfbench::spec::list_experiments(&root()).unwrap() {
+        assert!(text.contains(&format!("\n## {name}\n")), "{name} missing");
+    }
+}

@@ -14,6 +14,7 @@ use super::results::{CellValue, Coordinates, Results, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, selects, Labels};
 use crate::error::{Error, Result};
+use crate::registry;
 
 /// One `[[figures]]` entry as written.
 #[derive(Debug, Clone, Deserialize)]
@@ -21,6 +22,8 @@ use crate::error::{Error, Result};
 pub struct RawFigure {
     /// `figures/STEM-NAME.png`; without a name `figures/STEM.png` (one figure at most).
     pub name: Option<Spanned<String>>,
+    /// The figure's own title (the paper's figure it reproduces); default: the spec's title.
+    pub title: Option<String>,
     /// A numeric coordinate.
     pub x: Spanned<String>,
     /// A metric.
@@ -133,8 +136,9 @@ pub(super) fn validate(c: &Checker, figures: &[RawFigure]) -> Result<()> {
 /// One curve of one panel: its points sorted by x (an empty x last).
 #[derive(Debug, Clone)]
 pub(super) struct Curve {
-    /// Index of the curve's series among the results' (sorted): the same series has the same
-    /// colour in every panel and every figure of a spec.
+    /// Index of the curve's series among the results' (sorted), or of its map in the registry:
+    /// the same series has the same colour in every panel and every figure of a spec, and a map
+    /// in every figure.
     pub series: usize,
     pub label: String,
     pub points: Vec<(CellValue, Stats)>,
@@ -200,6 +204,25 @@ impl FigureData {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
+        // A map keeps its colour across the whole catalogue: when the series are told apart by
+        // the map alone (other series columns, such as the learner, follow from it), a series
+        // is numbered by its map's place in the registry.
+        let map_at = series_columns.iter().position(|c| c == "map");
+        let map_of = |key: &[CellValue]| match map_at.map(|i| &key[i]) {
+            Some(CellValue::Text(m)) => registry::map_names().iter().position(|n| n == m),
+            _ => None,
+        };
+        let by_map = {
+            let maps: Vec<Option<usize>> = series.iter().map(|k| map_of(k)).collect();
+            let mut distinct = maps.clone();
+            distinct.sort();
+            distinct.dedup();
+            maps.iter().all(Option::is_some) && distinct.len() == maps.len()
+        };
+        let colour = |index: usize, key: &[CellValue]| match map_of(key) {
+            Some(position) if by_map => position,
+            _ => index,
+        };
         let panel_values: Vec<Option<CellValue>> = match &panel_column {
             Some(p) => cells
                 .iter()
@@ -262,7 +285,7 @@ impl FigureData {
                 // Empty x (a baseline without this coordinate) after the numbers.
                 points.sort_by_key(|(x, _)| *x == CellValue::Empty);
                 curves.push(Curve {
-                    series: index,
+                    series: colour(index, series_key),
                     label,
                     points,
                 });

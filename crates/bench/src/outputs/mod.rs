@@ -10,6 +10,7 @@
 mod claim;
 pub mod claims_file;
 mod figure;
+mod legend;
 mod paper;
 mod plot;
 mod report;
@@ -30,7 +31,7 @@ pub use results::{
 };
 pub use table::{RawPaperCell, RawTable};
 pub use validate::RawSelector;
-pub use verdict::{PairVerdict, Verdict};
+pub use verdict::{shared_draw, PairVerdict, Verdict};
 
 use crate::error::Result;
 
@@ -234,7 +235,11 @@ pub fn render_staged(
 }
 
 /// `STEM.EXT` or `STEM-NAME.EXT`.
-fn output_file(stem: &str, name: Option<&toml::Spanned<String>>, extension: &str) -> String {
+pub(crate) fn output_file(
+    stem: &str,
+    name: Option<&toml::Spanned<String>>,
+    extension: &str,
+) -> String {
     match name {
         Some(name) => format!("{stem}-{}.{extension}", name.get_ref()),
         None => format!("{stem}.{extension}"),

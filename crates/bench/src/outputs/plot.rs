@@ -13,6 +13,7 @@ use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
 use super::figure::{FigureData, Panel, RawFigure};
+use super::legend::{self, Entry, Glyph, Marker};
 use super::results::CellValue;
 use super::RenderContext;
 use crate::error::{Error, Result};
@@ -29,8 +30,9 @@ pub(crate) fn register_embedded_font() {
     });
 }
 
-/// Twelve distinguishable colours (Tableau 10, then two darker ones).
-const COLORS: [RGBColor; 12] = [
+/// Fourteen distinguishable colours (Tableau 10, then four darker ones): one per map of the
+/// registry ([`super::figure`] numbers a `map` series by its registry position).
+const COLORS: [RGBColor; 14] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -43,15 +45,9 @@ const COLORS: [RGBColor; 12] = [
     RGBColor(23, 190, 207),
     RGBColor(0, 0, 128),
     RGBColor(128, 0, 0),
+    RGBColor(0, 0, 0),
+    RGBColor(96, 96, 0),
 ];
-
-#[derive(Clone, Copy)]
-enum Marker {
-    Circle,
-    Triangle,
-    Square,
-    Cross,
-}
 
 const MARKERS: [Marker; 4] = [
     Marker::Circle,
@@ -260,10 +256,11 @@ fn render_png(
         let width = 600 * panels.len() as u32;
         let root = BitMapBackend::new(tmp.path(), (width, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+        let title = spec.title.as_deref().unwrap_or(&ctx.title);
         let title = if ctx.profile_note.is_empty() {
-            ctx.title.clone()
+            title.to_string()
         } else {
-            format!("{} ({})", ctx.title, ctx.profile_note)
+            format!("{title} ({})", ctx.profile_note)
         };
         // A title wider than the figure is wrapped at spaces, one `titled` line under another.
         let font: TextStyle = ("sans-serif", 22).into();
@@ -279,6 +276,17 @@ fn render_png(
         }
         let x_label = spec.x_label.as_deref().unwrap_or(x_name);
         let y_label = spec.y_label.as_deref().unwrap_or(spec.y.get_ref());
+        // The legend in a strip of its own under the panels, never over a point.
+        let entries = legend_entries(panels);
+        let legend_font = legend::font();
+        let measure = |text: &str| {
+            root.estimate_text_size(text, &legend_font)
+                .map_or(8 * text.len() as u32, |(w, _)| w)
+        };
+        let rows = legend::rows(&entries, width, measure);
+        let (_, height) = root.dim_in_pixel();
+        let (root, strip) = root.split_vertically(height - legend::height(rows.len()));
+        legend::draw(&strip, &entries, &rows, measure)?;
         let areas = root.split_evenly((1, panels.len()));
         for ((area, panel), drawable) in areas.iter().zip(&data.panels).zip(panels) {
             let labels = AxisLabels {
@@ -288,17 +296,15 @@ fn render_png(
             };
             let (x0, x1) = drawable.x_range;
             let (y0, y1) = drawable.y_range;
+            // Log axes carry their own ticks: plotters labels powers of ten only, none at all
+            // inside one decade.
+            let log_x = || (x0..x1).log_scale().with_key_points(log_ticks(x0, x1));
+            let log_y = || (y0..y1).log_scale().with_key_points(log_ticks(y0, y1));
             let result = match (spec.log_x, spec.log_y) {
                 (false, false) => draw_panel(area, x0..x1, y0..y1, drawable, &labels),
-                (true, false) => draw_panel(area, (x0..x1).log_scale(), y0..y1, drawable, &labels),
-                (false, true) => draw_panel(area, x0..x1, (y0..y1).log_scale(), drawable, &labels),
-                (true, true) => draw_panel(
-                    area,
-                    (x0..x1).log_scale(),
-                    (y0..y1).log_scale(),
-                    drawable,
-                    &labels,
-                ),
+                (true, false) => draw_panel(area, log_x(), y0..y1, drawable, &labels),
+                (false, true) => draw_panel(area, x0..x1, log_y(), drawable, &labels),
+                (true, true) => draw_panel(area, log_x(), log_y(), drawable, &labels),
             };
             result?;
         }
@@ -307,6 +313,59 @@ fn render_png(
     // Drawn to a private temporary file (plotters writes to a path), then staged like every
     // other output: the same file mode, renamed with the rest of the run's outputs.
     std::fs::read(tmp.path()).map_err(|e| format!("{}: {e}", tmp.path().display()))
+}
+
+/// One legend entry per series of the figure (in series order), none for a single unlabelled
+/// curve.
+fn legend_entries(panels: &[Drawable]) -> Vec<Entry> {
+    let mut seen: Vec<(usize, Entry)> = Vec::new();
+    for p in panels {
+        let lines = p.curves.iter().map(|l| (l, false));
+        for (line, baseline) in lines.chain(p.baselines.iter().map(|l| (l, true))) {
+            if seen.iter().any(|(s, _)| *s == line.series) {
+                continue;
+            }
+            let (color, marker) = style(line.series);
+            let glyph = if baseline {
+                Glyph::Baseline
+            } else {
+                Glyph::Curve(marker)
+            };
+            let label = line.label.clone();
+            seen.push((
+                line.series,
+                Entry {
+                    label,
+                    color,
+                    glyph,
+                },
+            ));
+        }
+    }
+    seen.sort_by_key(|(s, _)| *s);
+    if seen.len() == 1 && seen[0].1.label.is_empty() {
+        return Vec::new();
+    }
+    seen.into_iter().map(|(_, e)| e).collect()
+}
+
+/// Ticks of a log axis over `[lo, hi]`: 1, 2 and 5 times the powers of ten in it, or every
+/// digit times them when that gives fewer than three (a range inside one decade), thinned to
+/// at most twelve.
+fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let ticks = |mantissas: &[f64]| -> Vec<f64> {
+        let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
+        (first..=last)
+            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
+            .filter(|v| *v >= lo && *v <= hi)
+            .collect()
+    };
+    let mut out = ticks(&[1.0, 2.0, 5.0]);
+    if out.len() < 3 {
+        out = ticks(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
+    }
+    let step = out.len().div_ceil(12).max(1);
+    out.into_iter().step_by(step).collect()
 }
 
 /// The data range widened by 5% each side (multiplicatively on a log axis); a single value gets
@@ -410,46 +469,18 @@ where
                     5,
                     color.stroke_width(2),
                 ))
-                .map_err(|e| err(&e))?
-                .label(line.label.clone())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-                });
+                .map_err(|e| err(&e))?;
         }
     }
     for line in &d.curves {
         let (color, marker) = style(line.series);
         let points = &line.points;
-        let annotation = chart
+        chart
             .draw_series(LineSeries::new(
                 points.iter().map(|p| (p.x, p.mean)),
                 color.stroke_width(2),
             ))
             .map_err(|e| err(&e))?;
-        annotation.label(line.label.clone());
-        let stroke = move |(x, y): (i32, i32)| {
-            EmptyElement::at((x + 10, y))
-                + PathElement::new(vec![(-10, 0), (10, 0)], color.stroke_width(2))
-        };
-        // Each marker is its own element type, hence one arm per marker.
-        match marker {
-            Marker::Circle => {
-                annotation.legend(move |p| stroke(p) + Circle::new((0, 0), 4, color.filled()));
-            }
-            Marker::Triangle => {
-                annotation
-                    .legend(move |p| stroke(p) + TriangleMarker::new((0, 0), 5, color.filled()));
-            }
-            Marker::Square => {
-                annotation.legend(move |p| {
-                    stroke(p) + Rectangle::new([(-4, -4), (4, 4)], color.filled())
-                });
-            }
-            Marker::Cross => {
-                annotation
-                    .legend(move |p| stroke(p) + Cross::new((0, 0), 4, color.stroke_width(2)));
-            }
-        }
         chart
             .draw_series(
                 points
@@ -472,16 +503,6 @@ where
             Marker::Cross => chart.draw_series(at.map(|q| Cross::new(q, 4, color.stroke_width(2)))),
         }
         .map_err(|e| err(&e))?;
-    }
-    if d.curves.len() + d.baselines.len() > 1 || d.curves.iter().any(|c| !c.label.is_empty()) {
-        chart
-            .configure_series_labels()
-            .label_font(("sans-serif", 14))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(|e| err(&e))?;
     }
     Ok(())
 }
@@ -512,6 +533,19 @@ fn wrap_words(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn log_axes_get_ticks_even_inside_one_decade() {
+        assert_eq!(log_ticks(1.0, 1000.0).len(), 10);
+        assert_eq!(log_ticks(90.0, 1100.0), vec![100.0, 200.0, 500.0, 1000.0]);
+        // Inside one decade: every digit.
+        assert_eq!(
+            log_ticks(1500.0, 9000.0),
+            vec![2000.0, 3000.0, 4000.0, 5000.0, 6000.0, 7000.0, 8000.0, 9000.0]
+        );
+        // Many decades: at most twelve.
+        assert!(log_ticks(1e-6, 1e6).len() <= 12);
+    }
 
     #[test]
     fn long_titles_wrap_at_spaces() {

@@ -406,15 +406,32 @@ where = { degree = 2, offset = 0.0, map = "tensor-sketch" }
             .map(|c| (c.label.clone(), c.series))
             .collect()
     };
+    // A map's series is numbered by its place in the registry (TS first, RM second), so it has
+    // one colour in every figure of the catalogue.
     assert_eq!(
         series(0),
         [
-            ("random-maclaurin".to_string(), 0),
-            ("tensor-sketch".to_string(), 1)
+            ("random-maclaurin".to_string(), 1),
+            ("tensor-sketch".to_string(), 0)
         ]
     );
-    // Alone in its figure, TS is still series 1: the same colour and marker.
-    assert_eq!(series(1), [("tensor-sketch".to_string(), 1)]);
+    // Alone in its figure, TS is still series 0: the same colour and marker.
+    assert_eq!(series(1), [("tensor-sketch".to_string(), 0)]);
+    // A series the map alone does not tell apart (two offsets per map) keeps the results' order.
+    let by_offset = parse(
+        r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+series = ["map", "offset"]
+where = { degree = 2 }
+"#,
+    );
+    let data =
+        figure::FigureData::collect(&results, &by_offset.figures[0], &Labels::default(), "f")
+            .unwrap();
+    let numbers: Vec<usize> = data.panels[0].curves.iter().map(|c| c.series).collect();
+    assert_eq!(numbers, [0, 1, 2, 3]);
 }
 
 #[test]

@@ -101,7 +101,7 @@ pub struct Decided {
 /// Whether the two cells shared a random draw at every repetition: the same repetitions (at
 /// least two), and a seed column equal on both sides at each of them that is not one value at
 /// all of them.
-fn shared_draw(left: &[Sample], right: &[Sample]) -> bool {
+pub fn shared_draw(left: &[Sample], right: &[Sample]) -> bool {
     let reps = |s: &[Sample]| s.iter().map(|x| x.repetition).collect::<Vec<_>>();
     if left.len() < 2 || reps(left) != reps(right) {
         return false;

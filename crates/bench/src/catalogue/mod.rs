@@ -1,0 +1,342 @@
+//! `rfbench report`: the catalogue, `results/README.md`, a reader's first look at every spec's
+//! committed results: per spec the paper item, the data that ran (the paper's, a labelled
+//! stand-in, or skipped with the reason), our numbers beside the paper's, the claims' tally and
+//! links to its tables and figures; then what cuts across the catalogue ([`rankings`]): per
+//! dataset, the maps ranked at equal D, ties marked.
+//!
+//! Everything is computed from the committed specs and CSVs, nothing is measured: the file is a
+//! function of them, and `rfbench report --check` (run by the test suite) fails when it is stale.
+
+pub mod rankings;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::data::atomic::replace_file;
+use crate::error::{Error, Result};
+use crate::outputs::{output_file, ClaimOutcome, Labels, Results, Verdict};
+use crate::registry;
+use crate::spec::{list_experiments, load_plan, Plan, Profile};
+
+/// Where the catalogue is written, under the root.
+pub const PATH: &str = "results/README.md";
+
+/// One spec's committed run (a profile with a results file), read back.
+pub struct Run {
+    pub plan: Plan,
+    pub results: Results,
+    pub labels: Labels,
+}
+
+/// The profiles of `name` with a committed results file: the full one first, then the named
+/// ones in file-name order (`NAME.PROFILE.csv`).
+fn profiles(root: &Path, name: &str) -> Result<Vec<Profile>> {
+    let dir = root.join("results");
+    let mut named = Vec::new();
+    if dir.is_dir() {
+        for entry in std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))? {
+            let file = entry.map_err(|e| Error::io(&dir, e))?.file_name();
+            let file = file.to_string_lossy();
+            let profile = file
+                .strip_prefix(&format!("{name}."))
+                .and_then(|rest| rest.strip_suffix(".csv"));
+            if let Some(profile) = profile.filter(|p| !p.contains('.')) {
+                named.push(Profile::Named(profile.to_string()));
+            }
+        }
+    }
+    named.sort_by(|a, b| a.name().cmp(b.name()));
+    let full = dir.join(format!("{name}.csv")).is_file();
+    Ok(full
+        .then_some(Profile::Full)
+        .into_iter()
+        .chain(named)
+        .collect())
+}
+
+/// Every committed run of the catalogue, spec by spec (each with its profiles).
+pub fn runs(root: &Path) -> Result<Vec<(String, Vec<Run>)>> {
+    let mut out = Vec::new();
+    for name in list_experiments(root)? {
+        let mut runs = Vec::new();
+        for profile in profiles(root, &name)? {
+            let plan = load_plan(root, &name, &profile)?;
+            let csv = root
+                .join("results")
+                .join(format!("{}.csv", profile.stem(&name)));
+            let results = Results::from_csv(&csv, &plan.output_columns())?.with_sums(&plan.sums);
+            let labels = Labels(
+                registry::labels()
+                    .into_iter()
+                    .chain(plan.labels.iter().cloned())
+                    .collect(),
+            );
+            runs.push(Run {
+                plan,
+                results,
+                labels,
+            });
+        }
+        out.push((name, runs));
+    }
+    Ok(out)
+}
+
+/// The catalogue's text.
+pub fn markdown(root: &Path) -> Result<String> {
+    let runs = runs(root)?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# The catalogue: every spec's committed results\n\n\
+         Written by `rfbench report` from the specs in `experiments/` and the results in \
+         `results/` (do not edit; the test suite fails when it is stale). Each spec: the paper \
+         item, the data that ran, our numbers beside the paper's, the claims' verdicts (decided \
+         by t tests on the repetitions, docs/spec-guide.md), links to its tables and figures. \
+         Then what cuts across the catalogue: per dataset, the maps ranked at equal D. \
+         How each paper was read: docs/papers.md.\n"
+    );
+    let _ = writeln!(
+        out,
+        "| spec | paper | results | claims |\n|---|---|---|---|"
+    );
+    for (name, runs) in &runs {
+        let _ = writeln!(out, "{}", summary_row(root, name, runs)?);
+    }
+    for (name, runs) in &runs {
+        spec_section(&mut out, root, name, runs)?;
+    }
+    rankings::section(&mut out, &runs);
+    Ok(out)
+}
+
+/// `| [name](#name) | paper | full, quick | 3 hold, 1 indistinguishable |`.
+fn summary_row(root: &Path, name: &str, runs: &[Run]) -> Result<String> {
+    let Some(first) = runs.first() else {
+        let plan = load_plan(root, name, &Profile::Full)?;
+        return Ok(format!(
+            "| [{name}](#{name}) | {} | none committed (its data needs the network) | |",
+            plan.paper
+        ));
+    };
+    let profiles: Vec<&str> = runs.iter().map(|r| r.plan.profile.name()).collect();
+    Ok(format!(
+        "| [{name}](#{name}) | {} | {} | {} |",
+        first.plan.paper,
+        profiles.join(", "),
+        tally(&claims(first))
+    ))
+}
+
+fn claims(run: &Run) -> Vec<ClaimOutcome> {
+    run.plan
+        .claims
+        .iter()
+        .map(|c| c.evaluate(&run.results, &run.labels))
+        .collect()
+}
+
+/// "3 hold, 1 indistinguishable, 2 not checked" (nothing when there are no claims).
+fn tally(outcomes: &[ClaimOutcome]) -> String {
+    let verdicts = [
+        (Verdict::Holds, "hold"),
+        (Verdict::DoesNotHold, "do not hold"),
+        (Verdict::Indistinguishable, "indistinguishable"),
+        (Verdict::NotChecked, "not checked"),
+    ];
+    verdicts
+        .iter()
+        .filter_map(|(v, label)| {
+            let n = outcomes.iter().filter(|o| o.verdict == *v).count();
+            (n > 0).then(|| format!("{n} {label}"))
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One spec: its title, and for each committed profile the data, the paper's numbers beside
+/// ours, the claims and the links.
+fn spec_section(out: &mut String, root: &Path, name: &str, runs: &[Run]) -> Result<()> {
+    let _ = writeln!(out, "\n## {name}\n");
+    let Some(first) = runs.first() else {
+        let plan = load_plan(root, name, &Profile::Full)?;
+        let _ = writeln!(
+            out,
+            "{} ({}). Spec: [experiments/{name}.toml](../experiments/{name}.toml).\n\n\
+             No results committed: every dataset of it needs the network.",
+            plan.title, plan.paper
+        );
+        return Ok(());
+    };
+    let _ = writeln!(
+        out,
+        "{} ({}). Spec: [experiments/{name}.toml](../experiments/{name}.toml).",
+        first.plan.title, first.plan.paper
+    );
+    for run in runs {
+        let stem = run.plan.profile.stem(name);
+        let _ = writeln!(
+            out,
+            "\n**Profile {}** ([{stem}.csv]({stem}.csv), {} rows)\n",
+            run.plan.profile.name(),
+            run.results.rows.len()
+        );
+        data_lines(out, run);
+        // CI's quick profile beside a full run: its data and outputs only (its claims pair the
+        // few cells it has, so most find nothing to compare).
+        let ci_only = run.plan.profile.name() == "quick" && runs.len() > 1;
+        if ci_only {
+            let _ = writeln!(out, "- the CI profile (`rfbench check {name} --quick`)");
+        } else {
+            paper_lines(out, run)?;
+        }
+        let outcomes = if ci_only { Vec::new() } else { claims(run) };
+        if !outcomes.is_empty() {
+            let _ = writeln!(
+                out,
+                "- claims ([{stem}-claims.md]({stem}-claims.md)): {}",
+                tally(&outcomes)
+            );
+        }
+        let links = links(run, &stem);
+        if !links.is_empty() {
+            let _ = writeln!(out, "- outputs: {}", links.join(", "));
+        }
+    }
+    Ok(())
+}
+
+/// Per dataset of the run: how many rows ran, and why the others did not.
+fn data_lines(out: &mut String, run: &Run) {
+    let mut datasets: Vec<String> = Vec::new();
+    for row in &run.results.rows {
+        let d = row
+            .coordinates
+            .get("dataset")
+            .map_or(String::new(), ToString::to_string);
+        if !datasets.contains(&d) {
+            datasets.push(d);
+        }
+    }
+    for dataset in datasets {
+        let rows: Vec<_> = run
+            .results
+            .rows
+            .iter()
+            .filter(|r| {
+                r.coordinates
+                    .get("dataset")
+                    .map_or(String::new(), ToString::to_string)
+                    == dataset
+            })
+            .collect();
+        let ran = rows.iter().filter(|r| r.not_run().is_none()).count();
+        let label = match rows.first().and_then(|r| r.coordinates.get("dataset")) {
+            Some(value) => run.labels.label("dataset", value),
+            None => "(no dataset column)".into(),
+        };
+        let why = rows
+            .iter()
+            .find_map(|r| r.not_run())
+            .map(|w| short_reason(&w));
+        let _ = match why {
+            None => writeln!(out, "- data: {label}: {ran} rows ran"),
+            Some(why) => writeln!(
+                out,
+                "- data: {label}: {ran} of {} rows ran; the others: {}",
+                rows.len(),
+                why.lines().next().unwrap_or("")
+            ),
+        };
+    }
+}
+
+/// A skip reason in a few words: a download that failed becomes "needs the network (FILE)"; the
+/// CSV keeps the whole reason.
+fn short_reason(reason: &str) -> String {
+    if let Some(rest) = reason.strip_prefix("cannot download ") {
+        let file = rest.split(' ').next().unwrap_or(rest);
+        return format!("need the network (cannot download {file} here; the CSV says more)");
+    }
+    let first = reason.lines().next().unwrap_or("");
+    match first.char_indices().nth(160) {
+        Some((i, _)) => format!("{}...", &first[..i]),
+        None => first.to_string(),
+    }
+}
+
+/// The paper's numbers beside ours (`[[paper_values]]`).
+fn paper_lines(out: &mut String, run: &Run) -> Result<()> {
+    let default_metric = run.plan.figures.first().map(|f| f.y.get_ref().as_str());
+    for (i, p) in run.plan.paper_values.iter().enumerate() {
+        let o = p.evaluate(&run.results, default_metric, &format!("paper_values[{i}]"))?;
+        let ours = o
+            .ours
+            .map_or("no cell ran".to_string(), crate::outputs::number);
+        let over = if o.select.is_empty() {
+            "every cell".to_string()
+        } else {
+            o.select.clone()
+        };
+        let _ = writeln!(
+            out,
+            "- paper {} / ours {ours}: {} of {} over {over}{}",
+            o.paper,
+            o.statistic,
+            o.metric,
+            if o.note.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", o.note)
+            }
+        );
+    }
+    Ok(())
+}
+
+/// Links to the run's figures and tables that exist.
+fn links(run: &Run, stem: &str) -> Vec<String> {
+    let figures = run
+        .plan
+        .figures
+        .iter()
+        .map(|f| PathBuf::from("../figures").join(output_file(stem, f.name.as_ref(), "png")));
+    let tables = run
+        .plan
+        .tables
+        .iter()
+        .map(|t| PathBuf::from(output_file(stem, t.name.as_ref(), "md")));
+    let root = run.results.path.parent().unwrap_or(Path::new("."));
+    figures
+        .chain(tables)
+        .filter(|p| root.join(p).is_file())
+        .map(|p| {
+            let shown = p
+                .file_name()
+                .map_or(String::new(), |f| f.to_string_lossy().into_owned());
+            format!("[{shown}]({})", p.display())
+        })
+        .collect()
+}
+
+/// Writes the catalogue (atomically).
+pub fn write(root: &Path) -> Result<PathBuf> {
+    let text = markdown(root)?;
+    let path = root.join(PATH);
+    replace_file(&path, text.as_bytes()).map_err(|e| Error::io(&path, e))?;
+    Ok(path)
+}
+
+/// Fails when the committed catalogue is not what `write` would write.
+pub fn check(root: &Path) -> Result<()> {
+    let path = root.join(PATH);
+    let committed = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    if committed != markdown(root)? {
+        return Err(Error::Experiment(format!(
+            "{} is stale (a spec or a result changed since it was written): run `rfbench \
+             report` and commit it",
+            path.display()
+        )));
+    }
+    Ok(())
+}
