@@ -92,6 +92,10 @@ enum Command {
         /// Write results/ and figures/ under this directory instead of the root.
         #[arg(long)]
         out_dir: Option<PathBuf>,
+        /// Replace results even where cells that ran in them are skipped in this run (their
+        /// data is missing here).
+        #[arg(long)]
+        allow_skipped: bool,
     },
     /// Redraw a spec's figures, tables and report from its results/NAME.csv (no run).
     Render {
@@ -292,6 +296,7 @@ impl Global {
             progress: Progress::detect(),
             fetch: data::FetchOptions::from_env(),
             memory_limit: self.memory_limit,
+            allow_skipped: false,
         }
     }
 }
@@ -313,7 +318,14 @@ fn run() -> anyhow::Result<String> {
             spec,
             master_seed,
             out_dir,
-        } => reproduce(&global, spec, *master_seed, out_dir.as_ref()),
+            allow_skipped,
+        } => reproduce(
+            &global,
+            spec,
+            *master_seed,
+            out_dir.as_ref(),
+            *allow_skipped,
+        ),
         Command::Check {
             spec,
             master_seed,
@@ -379,6 +391,7 @@ fn reproduce(
     spec: &SpecArgs,
     master_seed: Option<u64>,
     out_dir: Option<&PathBuf>,
+    allow_skipped: bool,
 ) -> anyhow::Result<String> {
     if let (Some(seed), None) = (master_seed, out_dir) {
         bail!(
@@ -386,7 +399,10 @@ fn reproduce(
              (--out-dir . replaces the committed ones)"
         );
     }
-    let options = global.options(master_seed, spec.out_dir(&global.root, out_dir));
+    let options = RunOptions {
+        allow_skipped,
+        ..global.options(master_seed, spec.out_dir(&global.root, out_dir))
+    };
     let outcome = run::reproduce(&spec.spec, &spec.profile(), &options)
         .with_context(|| format!("reproducing {}", spec.spec))?;
     for warning in &outcome.warnings {

@@ -44,6 +44,9 @@ pub struct RunOptions {
     /// Bytes a cell may be estimated to need before the plan is refused ([`memory`]); `None`:
     /// the machine's memory.
     pub memory_limit: Option<u64>,
+    /// Replace a results file even where rows that ran in it are skipped in this run (their
+    /// data is missing on this machine); otherwise such a run writes nothing and says so.
+    pub allow_skipped: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -288,7 +291,7 @@ pub fn run_cells(
             (
                 c,
                 r,
-                coordinates_of(plan, &plan.cells[c]),
+                plan.coordinates(&plan.cells[c]),
                 seeds_of(plan, &plan.cells[c], r),
             )
         })
@@ -335,19 +338,6 @@ pub fn run_cells(
     };
     reporter.finish();
     Ok(rows)
-}
-
-/// The row coordinates of `cell`: a value for every column of the plan.
-fn coordinates_of(plan: &Plan, cell: &Cell) -> Coordinates {
-    plan.columns
-        .iter()
-        .map(|c| {
-            (
-                c.clone(),
-                cell.get(c).map_or(CellValue::Empty, CellValue::from),
-            )
-        })
-        .collect()
 }
 
 /// The seeds of `cell` at `repetition`, by column, in the plan's order.
@@ -445,6 +435,9 @@ pub fn reproduce_reusing(
 
     let stem = profile.stem(&plan.name);
     let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
+    if !options.allow_skipped {
+        keep_what_ran(&csv, &plan, &rows)?;
+    }
     let text = results::to_csv(&plan.layout(), &rows, &Provenance::collect(&options.root))?;
     let mut out = Staged::new(&options.out_dir);
     out.write(&csv, text.as_bytes())?;
@@ -495,6 +488,66 @@ fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path, out: &mut Staged) -> Resu
         &ctx,
         out,
     )
+}
+
+/// Refuses to replace `path` when rows that ran in it would become skipped ones (an offline
+/// rerun of a committed result, its data missing here): nothing committed is lost quietly.
+fn keep_what_ran(path: &Path, plan: &Plan, rows: &[ResultRow]) -> Result<()> {
+    let Ok((header, records)) = results::read_records(path) else {
+        // No file (or not one of ours): nothing that ran is lost.
+        return Ok(());
+    };
+    let index = |name: &str| header.iter().position(|h| h == name);
+    let (Some(status), Some(rep)) = (index("status"), index("repetition")) else {
+        return Ok(());
+    };
+    let columns: Option<Vec<usize>> = plan.columns.iter().map(|c| index(c)).collect();
+    let Some(columns) = columns else {
+        return Ok(());
+    };
+    let ran: std::collections::BTreeSet<(Vec<&str>, &str)> = records
+        .iter()
+        .filter(|r| r[status] == "ok")
+        .map(|r| {
+            (
+                columns.iter().map(|&i| r[i].as_str()).collect(),
+                r[rep].as_str(),
+            )
+        })
+        .collect();
+    let lost: Vec<&ResultRow> = rows
+        .iter()
+        .filter(|row| matches!(row.outcome, CellOutcome::Skipped(_)))
+        .filter(|row| {
+            let fields: Vec<String> = plan
+                .columns
+                .iter()
+                .map(|c| {
+                    row.coordinates
+                        .get(c)
+                        .map_or(String::new(), CellValue::to_field)
+                })
+                .collect();
+            let key = (
+                fields.iter().map(String::as_str).collect(),
+                row.repetition.to_string(),
+            );
+            ran.contains(&(key.0, key.1.as_str()))
+        })
+        .collect();
+    let Some(first) = lost.first() else {
+        return Ok(());
+    };
+    Err(Error::Experiment(format!(
+        "{} row(s) that ran in {} are skipped in this run (e.g. {}, repetition {}: {}); nothing \
+         was written. Give the runner the data (network, or RFBENCH_MIRROR), or pass \
+         --allow-skipped to replace them anyway",
+        lost.len(),
+        path.display(),
+        first.describe(&plan.columns),
+        first.repetition,
+        first.not_run().unwrap_or_default()
+    )))
 }
 
 /// Redraws experiment `spec`'s figures, tables and report from its `results/STEM.csv` under

@@ -296,6 +296,7 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
             progress: false,
         },
         memory_limit: None,
+        allow_skipped: false,
     };
     (dir, options)
 }
@@ -1279,4 +1280,63 @@ fn the_claims_file_is_written_and_checked() {
         "{:?}",
         report.failures
     );
+}
+
+/// An offline rerun does not replace rows that ran with skipped ones: it writes nothing and says
+/// why, unless asked to (`--allow-skipped`).
+#[test]
+fn an_offline_rerun_keeps_the_rows_that_ran() {
+    let (dir, options) = workspace();
+    let first = reproduce("kernel-error-demo", &Profile::Full, &options).unwrap();
+    let committed = std::fs::read_to_string(&first.csv).unwrap();
+    let figure = std::fs::read(&first.rendered.figures[0]).unwrap();
+    let offline = RunOptions {
+        fetch: FetchOptions {
+            cache_dir: dir.path().join("empty-cache"),
+            mirrors: Vec::new(),
+            progress: false,
+        },
+        ..options.clone()
+    };
+    let err = reproduce("kernel-error-demo", &Profile::Full, &offline)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("row(s) that ran in") && err.contains("--allow-skipped"),
+        "{err}"
+    );
+    assert!(err.contains("dataset = tiny"), "{err}");
+    assert_eq!(std::fs::read_to_string(&first.csv).unwrap(), committed);
+    assert_eq!(std::fs::read(&first.rendered.figures[0]).unwrap(), figure);
+    // Asked to, it replaces them.
+    let allowed = RunOptions {
+        allow_skipped: true,
+        ..offline
+    };
+    let outcome = reproduce("kernel-error-demo", &Profile::Full, &allowed).unwrap();
+    assert!(column(&outcome.csv, "status")
+        .iter()
+        .all(|s| s == "skipped"));
+}
+
+/// A figure whose `where` selects no cell of the profile's grid is refused when the spec is
+/// planned, naming the key and its line, before anything runs.
+#[test]
+fn a_figure_selecting_nothing_is_refused_before_the_run() {
+    let (dir, options) = workspace();
+    let spec = dir.path().join("experiments/kernel-error-demo.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replacen(
+        "panels = \"kernel\"",
+        "panels = \"kernel\"\nwhere = { offset = 5.0 }",
+        1,
+    );
+    std::fs::write(&spec, text).unwrap();
+    let err = load_plan(&options.root, "kernel-error-demo", &Profile::Full)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("key `figures[0].where` (line 33)") && err.contains("matches no cell"),
+        "{err}"
+    );
+    assert!(!dir.path().join("results").exists());
 }

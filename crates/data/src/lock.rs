@@ -75,9 +75,12 @@ impl LockFile {
             .map(|(sha, _)| sha.as_str())
     }
 
-    /// Records a digest and rewrites the file atomically. Re-reads the file first so that
-    /// another dataset's entry written meanwhile is kept.
+    /// Records a digest and rewrites the file atomically. The read, the change and the write
+    /// happen under an exclusive lock on a guard file beside it (`.datasets.lock.guard`), so
+    /// that processes recording at once (with different caches, whose fetch locks do not
+    /// exclude each other) all keep their entries.
     pub fn record(&mut self, dataset: &str, key: &str, sha256: &str, url: &str) -> Result<()> {
+        let _guard = self.guard()?;
         let mut current = LockFile::read(&self.path)?;
         current.entries.insert(
             format!("{dataset}/{key}"),
@@ -100,11 +103,55 @@ impl LockFile {
     pub fn path(&self) -> &Path {
         &self.path
     }
+
+    /// The guard file beside the lock file, locked exclusively until dropped.
+    fn guard(&self) -> Result<fs::File> {
+        let name = self
+            .path
+            .file_name()
+            .map_or("datasets.lock".into(), |n| n.to_string_lossy().into_owned());
+        let path = self.path.with_file_name(format!(".{name}.guard"));
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create", dir, e))?;
+        }
+        let file = fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| DataError::io("cannot open", &path, e))?;
+        file.lock()
+            .map_err(|e| DataError::io("cannot lock", &path, e))?;
+        Ok(file)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Writers recording at once (threads here; processes with different caches in use) all
+    /// keep their entries: each read-modify-write holds the guard.
+    #[test]
+    fn concurrent_records_keep_every_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("datasets.lock");
+        let sha = "a".repeat(64);
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let (path, sha) = (path.clone(), sha.clone());
+                s.spawn(move || {
+                    for k in 0..10 {
+                        let mut lock = LockFile::read(&path).unwrap();
+                        lock.record(&format!("d{t}"), &format!("f{k}"), &sha, "u")
+                            .unwrap();
+                    }
+                });
+            }
+        });
+        let lock = LockFile::read(&path).unwrap();
+        assert_eq!(lock.entries.len(), 80);
+    }
 
     #[test]
     fn records_survive_a_reread_and_keep_other_entries() {
@@ -124,11 +171,13 @@ mod tests {
         assert_eq!(back.get("a", "f"), Some("1".repeat(64).as_str()));
         assert_eq!(back.get("b", "g"), Some("2".repeat(64).as_str()));
         assert_eq!(back.get("a", "h"), Some("3".repeat(64).as_str()));
-        let names: Vec<_> = fs::read_dir(path.parent().unwrap())
+        // No temporary left behind: the lock file and its guard only.
+        let mut names: Vec<_> = fs::read_dir(path.parent().unwrap())
             .unwrap()
             .map(|e| e.unwrap().file_name())
             .collect();
-        assert_eq!(names, ["datasets.lock"]);
+        names.sort();
+        assert_eq!(names, [".datasets.lock.guard", "datasets.lock"]);
     }
 
     #[test]

@@ -126,7 +126,12 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     eprintln!("compare: {plan_note}");
 
     let sweep_start = Instant::now();
-    let (outcome, sweep) = rounds::run(&options.out, &setup, tuned, &sweep, &run)?;
+    let clock = rounds::Clock {
+        estimates: &estimates,
+        deadline: sweep_start + std::time::Duration::from_secs_f64(0.9 * remaining.max(0.0)),
+        repetitions: setup.repetitions as f64,
+    };
+    let (outcome, sweep) = rounds::run(&options.out, &setup, tuned, &sweep, &run, &clock)?;
     let sweep_seconds = sweep_start.elapsed().as_secs_f64();
     let results = read(&outcome)?;
     let mut lines = report::lines(&setup, &results, &estimates);

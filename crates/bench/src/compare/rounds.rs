@@ -15,6 +15,7 @@
 //! from D = 128), and three repetitions' means move by tenths of a point.
 
 use std::path::Path;
+use std::time::Instant;
 
 use super::budget::{Estimates, Sweep};
 use super::report::{self, Line};
@@ -30,15 +31,33 @@ pub const PLATEAU_GAIN: f64 = 0.2;
 /// smallest tolerance.
 pub const TOLERANCE: f64 = 0.5;
 
+/// The time the sweep may take, and the pilot's estimates: each round's new rungs are kept while
+/// their estimate, scaled by how far the rounds so far overran theirs, fits what is left.
+pub struct Clock<'a> {
+    pub estimates: &'a Estimates,
+    pub deadline: Instant,
+    pub repetitions: f64,
+}
+
+impl Clock<'_> {
+    /// Estimated seconds of the cells of `sweep` (every repetition), the baseline and the exact
+    /// machine included.
+    fn estimate(&self, setup: &Setup, sweep: &Sweep) -> f64 {
+        super::budget::total(setup, self.estimates, sweep)
+    }
+}
+
 /// Runs the cells `plan` allows in rounds; returns the last round's outcome and the sweep that
-/// ran (`skipped` says which rungs were left out as plateaued).
+/// ran (`skipped` says which rungs were left out as plateaued, or by the clock).
 pub fn run(
     out: &Path,
     setup: &Setup,
     tuned: Tuned,
     plan: &Sweep,
     options: &RunOptions,
+    clock: &Clock,
 ) -> Result<(Outcome, Sweep)> {
+    let start = Instant::now();
     let mut current = Sweep {
         per_map: plan
             .per_map
@@ -53,25 +72,46 @@ pub fn run(
         eprintln!("compare: sweep, round {round}: {}", describe(&current));
         let text = specs::sweep(setup, tuned, &current);
         let outcome = super::run_spec(out, "compare", &text, options, &earlier)?;
+        // How far the rounds so far overran the pilot's estimate of them.
+        let pace =
+            (start.elapsed().as_secs_f64() / clock.estimate(setup, &current).max(1e-9)).max(1.0);
         let lines = report::lines(setup, &super::read(&outcome)?, &Estimates::default());
         let exact = lines
             .iter()
             .find(|l| l.map == "exact" && l.train_size == 0 && !l.scores.is_empty())
             .map(Line::mean);
+        let mut left = clock
+            .deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
         let mut grew = false;
         for (k, (map, planned)) in plan.per_map.iter().enumerate() {
             let ran = &mut current.per_map[k].1;
             if stopped[k] || ran.len() == planned.len() {
                 continue;
             }
-            if let Some(reason) = plateau(&lines, map, ran, exact) {
-                stopped[k] = true;
-                current
-                    .skipped
-                    .push(format!("{map} at D >= {}: {reason}", planned[ran.len()]));
-            } else {
-                ran.push(planned[ran.len()]);
-                grew = true;
+            let next = planned[ran.len()];
+            let cost = clock.estimates.get(map, next).unwrap_or(0.0) * clock.repetitions * pace;
+            let reason = plateau(&lines, map, ran, exact).or_else(|| {
+                (cost > left).then(|| {
+                    format!(
+                        "estimated {cost:.0} s at the pace of the rounds so far ({pace:.2}x the \
+                         pilot's estimates), {left:.0} s left of the sweep's time"
+                    )
+                })
+            });
+            match reason {
+                Some(reason) => {
+                    stopped[k] = true;
+                    current
+                        .skipped
+                        .push(format!("{map} at D >= {next}: {reason}"));
+                }
+                None => {
+                    left -= cost;
+                    ran.push(next);
+                    grew = true;
+                }
             }
         }
         if !grew {

@@ -109,6 +109,23 @@ impl Plan {
         parts.join("|")
     }
 
+    /// The row coordinates of `cell`: a value for every column of the plan (empty where the
+    /// cell has none).
+    pub fn coordinates(&self, cell: &Cell) -> crate::results::Coordinates {
+        self.columns
+            .iter()
+            .map(|c| {
+                (
+                    c.clone(),
+                    cell.get(c).map_or(
+                        crate::results::CellValue::Empty,
+                        crate::results::CellValue::from,
+                    ),
+                )
+            })
+            .collect()
+    }
+
     pub fn seed(&self, column: &str, cell: &Cell, repetition: usize) -> Option<u64> {
         self.seeds
             .iter()
@@ -213,7 +230,7 @@ impl RawSpec {
             })
             .collect();
 
-        Ok(Plan {
+        let plan = Plan {
             datasets: datasets.clone(),
             name: self.name.clone(),
             title: self.title.clone(),
@@ -241,7 +258,47 @@ impl RawSpec {
             labels,
             sums,
             written_at,
-        })
+        };
+        self.figures_select_cells(&plan, c)?;
+        Ok(plan)
+    }
+
+    /// Every figure drawn in the plan's profile selects at least one of its cells: a `where`
+    /// that matches nothing (a typo, a value of another profile) fails here, before anything
+    /// runs, not after every cell has.
+    fn figures_select_cells(&self, plan: &Plan, c: Checker<'_>) -> Result<()> {
+        let cells: Vec<crate::results::Coordinates> = plan
+            .cells
+            .iter()
+            .map(|cell| plan.coordinates(cell))
+            .collect();
+        for figure in plan.figures.iter().filter(|f| !f.filter.is_empty()) {
+            if cells.iter().any(|k| outputs::selects(k, &figure.filter)) {
+                continue;
+            }
+            let i = self
+                .figures
+                .iter()
+                .position(|f| f.x.span() == figure.x.span())
+                .unwrap_or(0);
+            let span = figure
+                .filter
+                .keys()
+                .next()
+                .map_or(figure.x.span(), |k| k.span());
+            return Err(c
+                .at_span(
+                    &format!("figures[{i}].where"),
+                    &span,
+                    format!(
+                        "{} matches no cell of the {} profile's grid",
+                        outputs::describe_selector(&figure.filter),
+                        plan.profile.name()
+                    ),
+                )
+                .into());
+        }
+        Ok(())
     }
 
     /// Figures, tables, claims and paper values name only columns the run writes (or sums).
