@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 
 use crate::data::atomic::replace_file;
 use crate::error::{Error, Result};
-use crate::outputs::{output_file, ClaimOutcome, Labels, Results, Verdict};
+use crate::outputs::{output_file, short_reason, ClaimOutcome, Labels, Results, Verdict};
 use crate::registry;
 use crate::spec::{list_experiments, load_plan, Plan, Profile};
 
@@ -248,20 +248,6 @@ fn data_lines(out: &mut String, run: &Run) {
                 why.lines().next().unwrap_or("")
             ),
         };
-    }
-}
-
-/// A skip reason in a few words: a download that failed becomes "needs the network (FILE)"; the
-/// CSV keeps the whole reason.
-fn short_reason(reason: &str) -> String {
-    if let Some(rest) = reason.strip_prefix("cannot download ") {
-        let file = rest.split(' ').next().unwrap_or(rest);
-        return format!("need the network (cannot download {file} here; the CSV says more)");
-    }
-    let first = reason.lines().next().unwrap_or("");
-    match first.char_indices().nth(160) {
-        Some((i, _)) => format!("{}...", &first[..i]),
-        None => first.to_string(),
     }
 }
 

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::results::{CellValue, Coordinates, Results, Stats};
+use super::results::{CellStats, CellValue, Coordinates, Results, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, selects, Labels};
 use crate::error::{Error, Result};
@@ -149,6 +149,9 @@ pub(super) struct Panel {
     /// `degree = 2`; empty without panels.
     pub caption: String,
     pub curves: Vec<Curve>,
+    /// Why the panel has no curves: every cell of it was skipped here (its data needs the
+    /// network, say). The panel is drawn with the reason in place of its curves.
+    pub skipped: Option<String>,
 }
 
 /// A figure's cells, arranged: what [`draw`] draws and the report prints.
@@ -169,11 +172,14 @@ impl FigureData {
     ) -> Result<FigureData> {
         let x = spec.x.get_ref();
         let panel_column = spec.panels.as_ref().map(|p| p.get_ref().clone());
-        let cells: Vec<(Coordinates, Stats)> = results
+        let selected: Vec<CellStats> = results
             .summarise(spec.y.get_ref())
             .into_iter()
             .filter(|c| selects(&c.coordinates, &spec.filter))
-            .filter_map(|c| c.stats.map(|s| (c.coordinates, s)))
+            .collect();
+        let cells: Vec<(Coordinates, Stats)> = selected
+            .iter()
+            .filter_map(|c| c.stats.map(|s| (c.coordinates.clone(), s)))
             .collect();
         let series_columns: Vec<String> = match &spec.series {
             Some(list) => list.iter().map(|s| s.get_ref().clone()).collect(),
@@ -223,10 +229,11 @@ impl FigureData {
             Some(position) if by_map => position,
             _ => index,
         };
+        // Every panel value of the selected cells, those whose cells were all skipped too.
         let panel_values: Vec<Option<CellValue>> = match &panel_column {
-            Some(p) => cells
+            Some(p) => selected
                 .iter()
-                .map(|(k, _)| Some(value_of(k, p)))
+                .map(|c| Some(value_of(&c.coordinates, p)))
                 .collect::<BTreeSet<_>>()
                 .into_iter()
                 .collect(),
@@ -294,7 +301,18 @@ impl FigureData {
                 (Some(p), Some(v)) => format!("{p} = {}", labels.label(p, v)),
                 _ => String::new(),
             };
-            panels.push(Panel { caption, curves });
+            let skipped = match (&panel_column, panel_value) {
+                (Some(p), Some(v)) if curves.is_empty() => selected
+                    .iter()
+                    .filter(|c| value_of(&c.coordinates, p) == *v)
+                    .find_map(|c| c.skipped.as_ref().map(|s| s.reason.clone())),
+                _ => None,
+            };
+            panels.push(Panel {
+                caption,
+                curves,
+                skipped,
+            });
         }
         Ok(FigureData {
             series_columns,

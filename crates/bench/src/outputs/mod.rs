@@ -279,6 +279,20 @@ pub(crate) fn describe_selector(selector: &RawSelector) -> String {
         .join(", ")
 }
 
+/// A skip reason in a few words: a download that failed becomes "needs the network (FILE)" (the
+/// CSV keeps the whole reason); anything else its first line, cut at 160 characters.
+pub(crate) fn short_reason(reason: &str) -> String {
+    if let Some(rest) = reason.strip_prefix("cannot download ") {
+        let file = rest.split(' ').next().unwrap_or(rest);
+        return format!("its data needs the network (cannot download {file} here)");
+    }
+    let first = reason.lines().next().unwrap_or("");
+    match first.char_indices().nth(160) {
+        Some((i, _)) => format!("{}...", &first[..i]),
+        None => first.to_string(),
+    }
+}
+
 /// A number with four significant digits, without exponent in the usual range.
 pub(crate) fn number(v: f64) -> String {
     if !v.is_finite() {

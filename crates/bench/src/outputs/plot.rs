@@ -289,6 +289,10 @@ fn render_png(
         legend::draw(&strip, &entries, &rows, measure)?;
         let areas = root.split_evenly((1, panels.len()));
         for ((area, panel), drawable) in areas.iter().zip(&data.panels).zip(panels) {
+            if let Some(reason) = &panel.skipped {
+                skipped_panel(area, &panel.caption, reason)?;
+                continue;
+            }
             let labels = AxisLabels {
                 caption: &panel.caption,
                 x: x_label,
@@ -313,6 +317,40 @@ fn render_png(
     // Drawn to a private temporary file (plotters writes to a path), then staged like every
     // other output: the same file mode, renamed with the rest of the run's outputs.
     std::fs::read(tmp.path()).map_err(|e| format!("{}: {e}", tmp.path().display()))
+}
+
+/// A panel whose cells were all skipped: its caption, and why in place of its curves.
+fn skipped_panel(
+    area: &DrawingArea<BitMapBackend<'_>, Shift>,
+    caption: &str,
+    reason: &str,
+) -> std::result::Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let (width, height) = area.dim_in_pixel();
+    let title: TextStyle = ("sans-serif", 20).into();
+    // Centred, as plotters centres the captions of the panels that have curves.
+    let caption_width = area
+        .estimate_text_size(caption, &title)
+        .map_or(0, |(w, _)| w);
+    let left = (width.saturating_sub(caption_width) / 2) as i32;
+    area.draw_text(caption, &title, (left, 12))
+        .map_err(|e| err(&e))?;
+    let body: TextStyle = ("sans-serif", 16).into();
+    let text = format!("Not run here: {}", super::short_reason(reason));
+    let lines = wrap_words(&text, |line: &str| {
+        area.estimate_text_size(line, &body)
+            .map_or(true, |(w, _)| w + 60 <= width)
+    });
+    let top = height as i32 / 2 - 10 * lines.len() as i32;
+    for (i, line) in lines.iter().enumerate() {
+        area.draw_text(line, &body, (30, top + 22 * i as i32))
+            .map_err(|e| err(&e))?;
+    }
+    area.draw(&Rectangle::new(
+        [(10, 45), (width as i32 - 10, height as i32 - 10)],
+        ShapeStyle::from(&RGBColor(190, 190, 190)).stroke_width(1),
+    ))
+    .map_err(|e| err(&e))
 }
 
 /// One legend entry per series of the figure (in series order), none for a single unlabelled
