@@ -210,25 +210,7 @@ impl FigureData {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        // A map keeps its colour across the whole catalogue: when the series are told apart by
-        // the map alone (other series columns, such as the learner, follow from it), a series
-        // is numbered by its map's place in the registry.
-        let map_at = series_columns.iter().position(|c| c == "map");
-        let map_of = |key: &[CellValue]| match map_at.map(|i| &key[i]) {
-            Some(CellValue::Text(m)) => registry::map_names().iter().position(|n| n == m),
-            _ => None,
-        };
-        let by_map = {
-            let maps: Vec<Option<usize>> = series.iter().map(|k| map_of(k)).collect();
-            let mut distinct = maps.clone();
-            distinct.sort();
-            distinct.dedup();
-            maps.iter().all(Option::is_some) && distinct.len() == maps.len()
-        };
-        let colour = |index: usize, key: &[CellValue]| match map_of(key) {
-            Some(position) if by_map => position,
-            _ => index,
-        };
+        let colours = colours(&series_columns, &series);
         // Every panel value of the selected cells, those whose cells were all skipped too.
         let panel_values: Vec<Option<CellValue>> = match &panel_column {
             Some(p) => selected
@@ -292,7 +274,7 @@ impl FigureData {
                 // Empty x (a baseline without this coordinate) after the numbers.
                 points.sort_by_key(|(x, _)| *x == CellValue::Empty);
                 curves.push(Curve {
-                    series: colour(index, series_key),
+                    series: colours[index],
                     label,
                     points,
                 });
@@ -332,6 +314,30 @@ impl FigureData {
         xs.sort_by_key(|x| *x == CellValue::Empty);
         xs
     }
+}
+
+/// The colour number of each series (sorted keys): a map keeps its colour across the whole
+/// catalogue, so when the series are told apart by the map alone (other series columns, such as
+/// the learner, follow from it) a series is numbered by its map's place in the registry; else by
+/// its place among the keys.
+fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
+    let map_at = series_columns.iter().position(|c| c == "map");
+    let map_of = |key: &[CellValue]| match map_at.map(|i| &key[i]) {
+        Some(CellValue::Text(m)) => registry::map_names().iter().position(|n| n == m),
+        _ => None,
+    };
+    let maps: Vec<Option<usize>> = series.iter().map(|k| map_of(k)).collect();
+    let mut distinct = maps.clone();
+    distinct.sort();
+    distinct.dedup();
+    let by_map = maps.iter().all(Option::is_some) && distinct.len() == maps.len();
+    maps.iter()
+        .enumerate()
+        .map(|(index, map)| match map {
+            Some(position) if by_map => *position,
+            _ => index,
+        })
+        .collect()
 }
 
 /// A curve's legend text: the template with each `{column}` replaced by the label of the curve's
