@@ -898,6 +898,14 @@ fn bad_specs_name_key_and_line() {
             1,
             &["no component", "form"],
         ),
+        // A library rule about a kernel parameter blames the key that sets it.
+        (
+            "kernel-error-demo",
+            "degree = 2\noffset",
+            "degree = 2\ngamma = 2.0\noffset",
+            1,
+            &["kernel.gamma", "gamma = 2 is out of range"],
+        ),
     ];
     for (name, from, to, offset, needles) in cases {
         let path = options.root.join(format!("experiments/{name}.toml"));

@@ -35,7 +35,9 @@ pub(crate) fn check(c: Checker<'_>, groups: &[Group], cells: &[Cell]) -> SpecRes
             .and_then(|kernel| construct(&cell.map_params, &kernel))
             .and_then(|config| config.check());
         if let Err(e) = checked {
-            let (key, line) = key_of(groups, &cell.map_params, "map");
+            let message = e.to_string();
+            let (key, line) = named_in(groups, &message, &[&cell.map_params, &kernel_params])
+                .unwrap_or_else(|| key_of(groups, &cell.map_params, "map"));
             return Err(c.fail(
                 &key,
                 line,
@@ -95,6 +97,19 @@ fn stand_in_bandwidths(params: &ParamValues) -> ParamValues {
         }
     }
     out
+}
+
+/// The key (and line) that sets the parameter an error names (`gamma = 2 is out of range`
+/// blames `kernel.gamma`, not the grid key that happens to set the map).
+fn named_in(groups: &[Group], message: &str, params: &[&ParamValues]) -> Option<(String, usize)> {
+    let name = params
+        .iter()
+        .flat_map(|p| p.0.keys())
+        .find(|name| message.contains(&format!("{name} =")))?;
+    groups
+        .iter()
+        .find(|g| g.names.iter().any(|n| n == name))
+        .map(|g| (g.key.clone(), g.line))
 }
 
 /// The key (and line) to blame: the first that sets one of the component's parameters, else
