@@ -316,10 +316,11 @@ impl FigureData {
     }
 }
 
-/// The colour number of each series (sorted keys): a map keeps its colour across the whole
-/// catalogue, so when the series are told apart by the map alone (other series columns, such as
-/// the learner, follow from it) a series is numbered by its map's place in the registry; else by
-/// its place among the keys.
+/// The style number of each series (sorted keys): a map keeps its colour across the whole
+/// catalogue, so when every series has a map of the registry, a series is numbered by its map's
+/// place in the registry, plus [`super::plot::PALETTE`] times its rank among the series of the
+/// same map (the same colour with another marker: TS at two offsets); else by its place among
+/// the keys.
 fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
     let map_at = series_columns.iter().position(|c| c == "map");
     let map_of = |key: &[CellValue]| match map_at.map(|i| &key[i]) {
@@ -327,15 +328,14 @@ fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
         _ => None,
     };
     let maps: Vec<Option<usize>> = series.iter().map(|k| map_of(k)).collect();
-    let mut distinct = maps.clone();
-    distinct.sort();
-    distinct.dedup();
-    let by_map = maps.iter().all(Option::is_some) && distinct.len() == maps.len();
+    if maps.iter().any(Option::is_none) {
+        return (0..series.len()).collect();
+    }
     maps.iter()
         .enumerate()
-        .map(|(index, map)| match map {
-            Some(position) if by_map => *position,
-            _ => index,
+        .map(|(index, map)| {
+            let rank = maps[..index].iter().filter(|m| *m == map).count();
+            map.unwrap_or(index) + super::plot::PALETTE * rank
         })
         .collect()
 }

@@ -30,9 +30,12 @@ pub(crate) fn register_embedded_font() {
     });
 }
 
+/// How many colours: a style number beyond it repeats a colour with another marker.
+pub(super) const PALETTE: usize = 14;
+
 /// Fourteen distinguishable colours (Tableau 10, then four darker ones): one per map of the
 /// registry ([`super::figure`] numbers a `map` series by its registry position).
-const COLORS: [RGBColor; 14] = [
+const COLORS: [RGBColor; PALETTE] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),

@@ -417,7 +417,7 @@ where = { degree = 2, offset = 0.0, map = "tensor-sketch" }
     );
     // Alone in its figure, TS is still series 0: the same colour and marker.
     assert_eq!(series(1), [("tensor-sketch".to_string(), 0)]);
-    // A series the map alone does not tell apart (two offsets per map) keeps the results' order.
+    // Two offsets per map: each map keeps its colour, the second offset with another marker.
     let by_offset = parse(
         r#"
 [[figures]]
@@ -431,7 +431,7 @@ where = { degree = 2 }
         figure::FigureData::collect(&results, &by_offset.figures[0], &Labels::default(), "f")
             .unwrap();
     let numbers: Vec<usize> = data.panels[0].curves.iter().map(|c| c.series).collect();
-    assert_eq!(numbers, [0, 1, 2, 3]);
+    assert_eq!(numbers, [1, 1 + plot::PALETTE, 0, plot::PALETTE]);
 }
 
 #[test]

@@ -273,15 +273,15 @@ fn errors_say_file_key_and_line() {
     assert_eq!(line_of("a\nb\nc", &(4..5)), 3);
 }
 
-/// Rules only the library knows fail at plan time, with the key that sets the map: Tensor
-/// Sketch needs gamma = 1, the paired Fourier form an even D; a bandwidth the data decides is
-/// not held against the map.
+/// Rules only the library knows fail at plan time, with the key that sets the parameter the
+/// library names (else the one that sets the map): Tensor Sketch needs gamma = 1, the paired
+/// Fourier form an even D; a bandwidth the data decides is not held against the map.
 #[test]
 fn map_configurations_are_checked_by_the_library_before_any_data() {
     let gamma = SPEC.replace("degree = 2", "degree = 2\ngamma = 0.5");
     let e = spec_error(&gamma, &Profile::Full);
-    assert_eq!(e.key.as_deref(), Some("grid.n_components"), "{e}");
-    assert_eq!(e.line, 23, "{e}");
+    assert_eq!(e.key.as_deref(), Some("kernel.gamma"), "{e}");
+    assert_eq!(e.line, 19, "{e}");
     assert!(
         e.problem.contains("map tensor-sketch (n_components = 16)"),
         "{e}"
