@@ -898,6 +898,14 @@ fn bad_specs_name_key_and_line() {
             1,
             &["no component", "form"],
         ),
+        // A bad value in a profile the run does not use still fails, naming key and line.
+        (
+            "kernel-error-demo",
+            "repetitions = 2\nn_components = [64]",
+            "repetitions = 2\nn_components = [0]",
+            1,
+            &["got 0", "in profile \"quick\""],
+        ),
         // A library rule about a kernel parameter blames the key that sets it.
         (
             "kernel-error-demo",

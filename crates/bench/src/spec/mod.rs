@@ -410,6 +410,22 @@ pub fn load_plan(root: &Path, name_or_path: &str, profile: &Profile) -> Result<P
     let raw = RawSpec::parse(&text, &path)?;
     let datasets = datasets_of(root, &text, &path)?;
     let plan = raw.plan(&text, &path, profile, &datasets)?;
+    // Every other profile is validated too: a typo in `[profiles.quick]` fails the full run
+    // that has it, not the CI run that uses it a week later.
+    let others = raw
+        .profiles
+        .keys()
+        .map(|name| Profile::Named(name.clone()))
+        .chain([Profile::Full])
+        .filter(|other| other != profile);
+    for other in others {
+        raw.plan(&text, &path, &other, &datasets).map_err(|e| {
+            Error::Experiment(format!(
+                "{e} (in profile {:?}, which this run does not use, but which must stay valid)",
+                other.name()
+            ))
+        })?;
+    }
     let stem = path
         .file_stem()
         .and_then(|s| s.to_str())
