@@ -323,11 +323,12 @@ fn check_journal_safe(path: &Path) -> Result<()> {
 }
 
 /// Temporary files of a writer that died before renaming them (a killed run): this module's
-/// `.rfbench-*.tmp`, a figure's `.figure-*.png`, and the `.tmp*` names of earlier versions.
+/// `.rfbench-*.tmp` and a figure's `.figure-*.png`, names only rfbench writes. (Earlier versions
+/// also removed any `.tmp*`, the temporary-file crate's default name, which a user's own file
+/// in results/ may have: no longer.)
 fn is_temporary(name: &str) -> bool {
     (name.starts_with(".rfbench-") && name.ends_with(".tmp"))
         || (name.starts_with(".figure-") && name.ends_with(".png"))
-        || (name.starts_with(".tmp") && name.len() > 4)
 }
 
 /// Whether the process that wrote temporary `name` (`.rfbench-PID-...`) has ended, where the
@@ -544,7 +545,6 @@ mod tests {
         let stale = [
             file(".rfbench-a1B2c3.tmp", 7200),
             file(".figure-x9Y8z7.png", 7200),
-            file(".tmpAbC123", 7200),
             // Seconds old, but its writer (a pid above Linux's limit) is not running.
             file(".rfbench-4294967-dead01.tmp", 1),
         ];
@@ -556,6 +556,8 @@ mod tests {
             file("fig1.csv", 7200),
             file("fig1.png", 7200),
             file(".rfbench-notes", 7200),
+            // A user's own file with the temporary-file crate's kind of name, however old.
+            file(".tmpAbC123", 7200),
         ];
         let mut removed = remove_stale_temporaries(dir.path(), Duration::from_secs(3600)).unwrap();
         removed.sort();
