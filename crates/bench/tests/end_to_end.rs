@@ -906,6 +906,17 @@ fn bad_specs_name_key_and_line() {
             1,
             &["got 0", "in profile \"quick\""],
         ),
+        // A claim's side that selects no cell of the grid is refused when the spec is planned.
+        (
+            "kernel-error-demo",
+            "left = { map = \"tensor-sketch\" }",
+            "left = { map = \"orf\" }",
+            0,
+            &[
+                "claims[0].left",
+                "matches no cell of the full profile's grid",
+            ],
+        ),
         // A library rule about a kernel parameter blames the key that sets it.
         (
             "kernel-error-demo",

@@ -298,6 +298,47 @@ impl RawSpec {
                 )
                 .into());
         }
+        self.claims_select_cells(plan, c, &cells)
+    }
+
+    /// Each side of every claim drawn in the plan's profile selects at least one of its cells
+    /// (with the claim's `where`): a value not in the grid (a typo, a value of another profile:
+    /// limit the claim with `profiles`) fails here, not as "no cells" after the run.
+    fn claims_select_cells(
+        &self,
+        plan: &Plan,
+        c: Checker<'_>,
+        cells: &[crate::results::Coordinates],
+    ) -> Result<()> {
+        for claim in &plan.claims {
+            for (side, selector) in [("left", &claim.left), ("right", &claim.right)] {
+                let found = cells.iter().any(|k| {
+                    outputs::selects(k, &claim.filter) && outputs::selects(k, selector.get_ref())
+                });
+                if found {
+                    continue;
+                }
+                let i = self
+                    .claims
+                    .iter()
+                    .position(|x| x.left.span() == claim.left.span())
+                    .unwrap_or(0);
+                let mut both = claim.filter.clone();
+                both.extend(selector.get_ref().clone());
+                return Err(c
+                    .at_span(
+                        &format!("claims[{i}].{side}"),
+                        &selector.span(),
+                        format!(
+                            "{} matches no cell of the {} profile's grid (a claim of another \
+                             profile only: `profiles = [...]`)",
+                            outputs::describe_selector(&both),
+                            plan.profile.name()
+                        ),
+                    )
+                    .into());
+            }
+        }
         Ok(())
     }
 
