@@ -287,16 +287,7 @@ fn check_mirrors(opts: &FetchOptions) -> Result<()> {
 fn lock_cache(opts: &FetchOptions) -> Result<File> {
     let dir = &opts.cache_dir;
     fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create cache directory", dir, e))?;
-    let path = dir.join(".fetch.lock");
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| DataError::io("cannot open", &path, e))?;
-    file.lock()
-        .map_err(|e| DataError::io("cannot lock", &path, e))?;
-    Ok(file)
+    crate::lock::exclusive(&dir.join(".fetch.lock"))
 }
 
 /// How a file was found on this machine, for messages.

@@ -114,16 +114,22 @@ impl LockFile {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(|e| DataError::io("cannot create", dir, e))?;
         }
-        let file = fs::File::options()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|e| DataError::io("cannot open", &path, e))?;
-        file.lock()
-            .map_err(|e| DataError::io("cannot lock", &path, e))?;
-        Ok(file)
+        exclusive(&path)
     }
+}
+
+/// `path` opened (created if missing, never truncated) and locked exclusively until the file is
+/// dropped or the process ends: the cache's fetch lock and the lock file's guard.
+pub(crate) fn exclusive(path: &Path) -> Result<fs::File> {
+    let file = fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| DataError::io("cannot open", path, e))?;
+    file.lock()
+        .map_err(|e| DataError::io("cannot lock", path, e))?;
+    Ok(file)
 }
 
 #[cfg(test)]
