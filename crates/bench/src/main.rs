@@ -12,6 +12,7 @@ use rfbench::compare::CompareOptions;
 use rfbench::data;
 use rfbench::registry;
 use rfbench::run::{self, Progress, RunOptions};
+use rfbench::shard::Shard;
 use rfbench::spec::{list_experiments, Profile};
 #[derive(Parser)]
 #[command(
@@ -94,6 +95,31 @@ enum Command {
         out_dir: Option<PathBuf>,
         /// Replace results even where cells that ran in them are skipped in this run (their
         /// data is missing here).
+        #[arg(long)]
+        allow_skipped: bool,
+        /// Run shard I of N (I from 1): a deterministic share of the runs, written to
+        /// results/NAME.shard-I-of-N.csv with a manifest, for `rfbench merge`. Inside a SLURM
+        /// array task the shard is read from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Take the runs a killed run of the same spec (and shard) finished, from its
+        /// results/.STEM.partial.csv, instead of running them again.
+        #[arg(long)]
+        resume: bool,
+    },
+    /// Join the shards of a sharded run (results/NAME.shard-I-of-N.csv) into results/NAME.csv,
+    /// then draw its figures, tables and report; refused unless every run is in exactly one
+    /// shard and every shard ran the same spec, datasets and code.
+    Merge {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// The number of shards (default: the one count whose shards are present).
+        #[arg(long, value_name = "N")]
+        shards: Option<usize>,
+        /// Read the shards from and write under this directory instead of the root.
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Replace results even where cells that ran in them are skipped in the shards.
         #[arg(long)]
         allow_skipped: bool,
     },
@@ -297,6 +323,8 @@ impl Global {
             fetch: data::FetchOptions::from_env(),
             memory_limit: self.memory_limit,
             allow_skipped: false,
+            shard: None,
+            resume: false,
         }
     }
 }
@@ -319,13 +347,33 @@ fn run() -> anyhow::Result<String> {
             master_seed,
             out_dir,
             allow_skipped,
-        } => reproduce(
-            &global,
+            shard,
+            resume,
+        } => {
+            let shard = match shard {
+                Some(text) => Some(Shard::parse(text).map_err(anyhow::Error::msg)?),
+                None => Shard::from_slurm(|name| std::env::var(name).ok())?,
+            };
+            let options = RunOptions {
+                allow_skipped: *allow_skipped,
+                shard,
+                resume: *resume,
+                ..global.options(*master_seed, spec.out_dir(&global.root, out_dir.as_ref()))
+            };
+            reproduce(spec, *master_seed, out_dir.as_ref(), &options)
+        }
+        Command::Merge {
             spec,
-            *master_seed,
-            out_dir.as_ref(),
-            *allow_skipped,
-        ),
+            shards,
+            out_dir,
+            allow_skipped,
+        } => {
+            let options = RunOptions {
+                allow_skipped: *allow_skipped,
+                ..global.options(None, spec.out_dir(&global.root, out_dir.as_ref()))
+            };
+            merge(spec, *shards, &options)
+        }
         Command::Check {
             spec,
             master_seed,
@@ -387,11 +435,10 @@ fn render(global: &Global, spec: &SpecArgs, out_dir: Option<&PathBuf>) -> anyhow
 }
 
 fn reproduce(
-    global: &Global,
     spec: &SpecArgs,
     master_seed: Option<u64>,
     out_dir: Option<&PathBuf>,
-    allow_skipped: bool,
+    options: &RunOptions,
 ) -> anyhow::Result<String> {
     if let (Some(seed), None) = (master_seed, out_dir) {
         bail!(
@@ -399,11 +446,7 @@ fn reproduce(
              (--out-dir . replaces the committed ones)"
         );
     }
-    let options = RunOptions {
-        allow_skipped,
-        ..global.options(master_seed, spec.out_dir(&global.root, out_dir))
-    };
-    let outcome = run::reproduce(&spec.spec, &spec.profile(), &options)
+    let outcome = run::reproduce(&spec.spec, &spec.profile(), options)
         .with_context(|| format!("reproducing {}", spec.spec))?;
     for warning in &outcome.warnings {
         eprintln!("warning: {warning}");
@@ -422,6 +465,40 @@ fn reproduce(
     Ok(text)
 }
 
+fn merge(spec: &SpecArgs, shards: Option<usize>, options: &RunOptions) -> anyhow::Result<String> {
+    let merged = rfbench::merge::merge(&spec.spec, &spec.profile(), options, shards)
+        .with_context(|| format!("merging the shards of {}", spec.spec))?;
+    let mut out = String::new();
+    let _ = writeln!(out, "{}: {}", merged.plan.name, merged.plan.title);
+    let _ = writeln!(out, "{}", merged.rendered.report);
+    let _ = writeln!(
+        out,
+        "wrote {} from {} shards ({} skipped)",
+        merged.csv.display(),
+        merged.shards,
+        merged.skipped
+    );
+    for path in merged
+        .rendered
+        .figures
+        .iter()
+        .chain(&merged.rendered.tables)
+        .chain(&merged.rendered.claims_file)
+    {
+        let _ = writeln!(out, "wrote {}", path.display());
+    }
+    if !merged.failed.is_empty() {
+        print!("{out}");
+        bail!(
+            "{} run(s) failed, recorded in {} with status `failed`:\n  {}",
+            merged.failed.len(),
+            merged.csv.display(),
+            merged.failed.join("\n  ")
+        );
+    }
+    Ok(out)
+}
+
 /// What `reproduce` prints: the report, the files written, the cells run.
 fn summary(outcome: &run::Outcome) -> String {
     let mut out = String::new();
@@ -438,7 +515,7 @@ fn summary(outcome: &run::Outcome) -> String {
     {
         let _ = writeln!(out, "wrote {}", path.display());
     }
-    let runs: usize = plan.cells.iter().map(|c| c.repetitions).sum();
+    let runs = outcome.rows.len();
     let _ = writeln!(
         out,
         "{} cells, {runs} runs (repetitions: {}) ({} skipped) in {:.1} s on {} threads",

@@ -22,9 +22,11 @@ use crate::error::{Error, Result};
 use crate::kinds::{self, train_rows, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
+use crate::partial::{self, Partial};
 use crate::registry::{self, BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
 use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
 use crate::seeds::derive_seed;
+use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
 
@@ -47,6 +49,11 @@ pub struct RunOptions {
     /// Replace a results file even where rows that ran in it are skipped in this run (their
     /// data is missing on this machine); otherwise such a run writes nothing and says so.
     pub allow_skipped: bool,
+    /// Run only this shard's share of the runs, into `results/STEM.shard-I-of-N.csv` ([`shard`]).
+    pub shard: Option<Shard>,
+    /// Take the rows a killed run of the same spec finished ([`partial`]) instead of starting
+    /// over.
+    pub resume: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -270,14 +277,16 @@ fn row_key(coordinates: &Coordinates, repetition: usize, seeds: &[(String, u64)]
     (coordinates, repetition, seeds.to_vec())
 }
 
-/// Runs every cell of `plan` at every repetition, except those `earlier` has a row for that
-/// ran (same coordinates, repetition and seeds: compare's rounds rerun a grown spec). Cells
-/// run concurrently when the kind allows it; results come back in (cell, repetition) order
-/// whatever the schedule.
+/// Runs every cell of `plan` at every repetition (only `options.shard`'s share, when sharded),
+/// except those `earlier` has a row for that ran (same coordinates, repetition and seeds:
+/// compare's rounds rerun a grown spec, `--resume` a killed run). Each row measured goes to
+/// `partial` as it finishes. Cells run concurrently when the kind allows it; results come back
+/// in (cell, repetition) order whatever the schedule.
 pub fn run_cells(
     plan: &Plan,
     options: &RunOptions,
     earlier: &[ResultRow],
+    partial: Option<&Partial>,
 ) -> Result<Vec<ResultRow>> {
     let reusable: BTreeMap<RowKey, &ResultRow> = earlier
         .iter()
@@ -294,6 +303,11 @@ pub fn run_cells(
                 plan.coordinates(&plan.cells[c]),
                 seeds_of(plan, &plan.cells[c], r),
             )
+        })
+        .filter(|job| {
+            options
+                .shard
+                .is_none_or(|s| s.owns(&job_key(&job.2, job.1)))
         })
         .collect();
     let done = |job: &Job| reusable.get(&row_key(&job.2, job.1, &job.3)).copied();
@@ -324,12 +338,16 @@ pub fn run_cells(
                 .unwrap_or_else(|e| CellOutcome::Failed(e.to_string())),
         };
         reporter.tick();
-        ResultRow {
+        let row = ResultRow {
             coordinates: job.2.clone(),
             repetition,
             seeds: job.3.clone(),
             outcome,
+        };
+        if let Some(partial) = partial {
+            partial.append(&row);
         }
+        row
     };
     let rows = if plan.kind.parallel_cells {
         jobs.par_iter().map(run_one).collect()
@@ -340,8 +358,17 @@ pub fn run_cells(
     Ok(rows)
 }
 
+/// A run's key for sharding ([`shard::run_key`]).
+pub fn job_key(coordinates: &Coordinates, repetition: usize) -> String {
+    let fields: Vec<(&str, String)> = coordinates
+        .iter()
+        .map(|(c, v)| (c.as_str(), v.to_field()))
+        .collect();
+    shard::run_key(&fields, &repetition.to_string())
+}
+
 /// The seeds of `cell` at `repetition`, by column, in the plan's order.
-fn seeds_of(plan: &Plan, cell: &Cell, repetition: usize) -> Vec<(String, u64)> {
+pub(crate) fn seeds_of(plan: &Plan, cell: &Cell, repetition: usize) -> Vec<(String, u64)> {
     plan.seeds
         .iter()
         .map(|s| {
@@ -378,7 +405,7 @@ fn measure(
 }
 
 /// "cell (map = nystroem, n_components = 400), repetition 1: ERROR" for each failed row.
-fn failed_cells(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
+pub(crate) fn failed_cells(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
     rows.iter()
         .filter_map(|row| {
             let CellOutcome::Failed(error) = &row.outcome else {
@@ -409,47 +436,59 @@ pub fn reproduce_reusing(
     earlier: &[ResultRow],
 ) -> Result<Outcome> {
     let start = Instant::now();
-    let mut plan = load_plan(&options.root, spec, profile)?;
-    if let Some(seed) = options.master_seed {
-        plan.master_seed = seed;
-    }
-    // Values that cannot fit in memory are refused before anything is allocated.
-    memory::check(
-        &plan,
-        &plan.datasets,
-        options.memory_limit.unwrap_or_else(memory::default_limit),
-    )?;
+    let plan = planned(spec, profile, options)?;
     // Outputs of runs killed during their renames are completed, temporaries of runs killed
     // before them removed, with a note.
     for note in staging::prepare(&options.out_dir)? {
         eprintln!("{note}");
     }
-    let rows = run_cells(&plan, options, earlier)?;
+    let stem = match options.shard {
+        Some(shard) => shard.stem(&profile.stem(&plan.name)),
+        None => profile.stem(&plan.name),
+    };
+    let provenance = Provenance::collect(&options.root);
+    let opened = Partial::open(
+        &partial::path(&options.out_dir, &stem),
+        &plan.layout(),
+        &provenance,
+        options.resume,
+    )?;
+    for note in &opened.notes {
+        eprintln!("{note}");
+    }
+    let earlier: Vec<ResultRow> = earlier.iter().cloned().chain(opened.resumed).collect();
+    let rows = run_cells(&plan, options, &earlier, opened.partial.as_ref())?;
     let skipped = rows
         .iter()
         .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
         .count();
     let failed = failed_cells(&plan, &rows);
-
     let warnings = edge_warnings(&plan, &rows);
 
-    let stem = profile.stem(&plan.name);
     let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
     if !options.allow_skipped {
         keep_what_ran(&csv, &plan, &rows)?;
     }
-    let text = results::to_csv(&plan.layout(), &rows, &Provenance::collect(&options.root))?;
+    let text = results::to_csv(&plan.layout(), &rows, &provenance)?;
     let mut out = Staged::new(&options.out_dir);
     out.write(&csv, text.as_bytes())?;
-    // Everything below is drawn from the file just written (still under its temporary name).
-    let written = out.staged_path(&csv).map(Path::to_path_buf);
-    let rendered = render_csv(
-        &plan,
-        written.as_deref().unwrap_or(&csv),
-        &options.out_dir,
-        &mut out,
-    )?;
+    let rendered = match options.shard {
+        Some(shard) => stage_manifest(&plan, shard, &rows, &provenance, options, &mut out)?,
+        None => {
+            // Drawn from the file just written (still under its temporary name).
+            let written = out.staged_path(&csv).map(Path::to_path_buf);
+            render_csv(
+                &plan,
+                written.as_deref().unwrap_or(&csv),
+                &options.out_dir,
+                &mut out,
+            )?
+        }
+    };
     out.commit()?;
+    if let Some(partial) = opened.partial {
+        partial.finish()?;
+    }
     Ok(Outcome {
         plan,
         csv,
@@ -462,9 +501,72 @@ pub fn reproduce_reusing(
     })
 }
 
+/// The plan of `spec` under `profile`, with the run's master seed, refused before anything is
+/// allocated when a cell cannot fit in memory.
+fn planned(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Plan> {
+    let mut plan = load_plan(&options.root, spec, profile)?;
+    if let Some(seed) = options.master_seed {
+        plan.master_seed = seed;
+    }
+    memory::check(
+        &plan,
+        &plan.datasets,
+        options.memory_limit.unwrap_or_else(memory::default_limit),
+    )?;
+    Ok(plan)
+}
+
+/// A shard's manifest, staged beside its CSV; what the shard run reports.
+fn stage_manifest(
+    plan: &Plan,
+    shard: Shard,
+    rows: &[ResultRow],
+    provenance: &Provenance,
+    options: &RunOptions,
+    out: &mut Staged,
+) -> Result<Rendered> {
+    let (spec_sha256, datasets_sha256) = shard::digests(plan, &options.root)?;
+    let stem = plan.profile.stem(&plan.name);
+    let manifest = Manifest {
+        experiment: plan.name.clone(),
+        profile: plan.profile.name().to_string(),
+        shard: shard.index,
+        shards: shard.count,
+        master_seed: plan.master_seed,
+        spec_sha256,
+        datasets_sha256,
+        rfbench_version: provenance.version.clone(),
+        git_commit: provenance.git_commit.clone(),
+        runs: rows.len(),
+        runs_planned: plan.cells.iter().map(|c| c.repetitions).sum(),
+    };
+    let path = shard.manifest(&options.out_dir, &stem);
+    out.write(&path, manifest.to_text()?.as_bytes())?;
+    let flag = match &plan.profile {
+        Profile::Full => String::new(),
+        Profile::Named(name) => format!(" --profile {name}"),
+    };
+    Ok(Rendered {
+        figures: Vec::new(),
+        tables: Vec::new(),
+        report: format!(
+            "shard {shard}: {} of the plan's {} runs; when every shard has run, `rfbench merge \
+             {}{flag}` writes the results, figures and report",
+            manifest.runs, manifest.runs_planned, plan.name
+        ),
+        claims: Vec::new(),
+        claims_file: None,
+    })
+}
+
 /// The figures, tables and report of `plan` drawn from the results file `csv`; figures and
 /// tables staged in `out` for `out_dir`.
-fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path, out: &mut Staged) -> Result<Rendered> {
+pub(crate) fn render_csv(
+    plan: &Plan,
+    csv: &Path,
+    out_dir: &Path,
+    out: &mut Staged,
+) -> Result<Rendered> {
     let written = Results::from_csv(csv, &plan.output_columns())?.with_sums(&plan.sums);
     let ctx = RenderContext {
         stem: plan.profile.stem(&plan.name),
@@ -492,7 +594,7 @@ fn render_csv(plan: &Plan, csv: &Path, out_dir: &Path, out: &mut Staged) -> Resu
 
 /// Refuses to replace `path` when rows that ran in it would become skipped ones (an offline
 /// rerun of a committed result, its data missing here): nothing committed is lost quietly.
-fn keep_what_ran(path: &Path, plan: &Plan, rows: &[ResultRow]) -> Result<()> {
+pub(crate) fn keep_what_ran(path: &Path, plan: &Plan, rows: &[ResultRow]) -> Result<()> {
     let Ok((header, records)) = results::read_records(path) else {
         // No file (or not one of ours): nothing that ran is lost.
         return Ok(());

@@ -297,6 +297,8 @@ fn workspace() -> (tempfile::TempDir, RunOptions) {
         },
         memory_limit: None,
         allow_skipped: false,
+        shard: None,
+        resume: false,
     };
     (dir, options)
 }

@@ -49,7 +49,7 @@ impl Layout {
     }
 
     /// The fields of one row, in header order.
-    fn fields(&self, row: &ResultRow, provenance: &Provenance) -> Vec<String> {
+    pub fn fields(&self, row: &ResultRow, provenance: &Provenance) -> Vec<String> {
         let mut f = vec![self.experiment.clone(), self.profile.clone()];
         for column in &self.coordinates {
             f.push(
@@ -88,6 +88,68 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// The rows of `records` (read under `header`, which must be this layout's): coordinates,
+    /// repetition, seeds, status and metrics as a run gives them, for a run that takes rows
+    /// measured earlier (`--resume`, `merge`). `Err` names the first row that does not parse.
+    pub fn parse_rows(
+        &self,
+        header: &[String],
+        records: &[Vec<String>],
+    ) -> std::result::Result<Vec<ResultRow>, String> {
+        if header != self.header().as_slice() {
+            return Err(format!(
+                "its columns are not this plan's (a file of another version of the spec?): \
+                 {header:?} against {:?}",
+                self.header()
+            ));
+        }
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap_or(0);
+        let (repetition, status, reason) = (at("repetition"), at("status"), at("skip_reason"));
+        records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| {
+                let bad = |what: &str| format!("row {}: {what}", i + 2);
+                let seeds = self
+                    .seeds
+                    .iter()
+                    .map(|c| {
+                        let seed = r[at(c)].parse::<u64>().map_err(|_| bad(c))?;
+                        Ok((c.clone(), seed))
+                    })
+                    .collect::<std::result::Result<Vec<_>, String>>()?;
+                let outcome = match r[status].as_str() {
+                    "ok" => {
+                        let mut values = std::collections::BTreeMap::new();
+                        for m in &self.metrics {
+                            let field = &r[at(m)];
+                            if !field.is_empty() {
+                                let v = field.parse::<f64>().map_err(|_| bad(m))?;
+                                values.insert(m.clone(), v);
+                            }
+                        }
+                        CellOutcome::Done(super::Metrics::read(values))
+                    }
+                    "skipped" => CellOutcome::Skipped(r[reason].clone()),
+                    "failed" => CellOutcome::Failed(r[reason].clone()),
+                    _ => return Err(bad("status")),
+                };
+                Ok(ResultRow {
+                    coordinates: self
+                        .coordinates
+                        .iter()
+                        .map(|c| (c.clone(), CellValue::parse(&r[at(c)])))
+                        .collect(),
+                    repetition: r[repetition].parse().map_err(|_| bad("repetition"))?,
+                    seeds,
+                    outcome,
+                })
+            })
+            .collect()
+    }
+}
+
 /// The results as CSV text.
 pub fn to_csv(layout: &Layout, rows: &[ResultRow], provenance: &Provenance) -> Result<String> {
     let records = rows.iter().map(|row| layout.fields(row, provenance));
@@ -107,6 +169,17 @@ pub fn write_records(
     for record in records {
         writer.write_record(&record).map_err(|e| fail(&e))?;
     }
+    let bytes = writer.into_inner().map_err(|e| fail(&e))?;
+    String::from_utf8(bytes).map_err(|e| fail(&e))
+}
+
+/// One record as a line of CSV text (with its line break): a row appended to a file.
+pub fn record_line(record: &[String]) -> Result<String> {
+    let fail = |e: &dyn std::fmt::Display| Error::Experiment(format!("writing results: {e}"));
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    writer.write_record(record).map_err(|e| fail(&e))?;
     let bytes = writer.into_inner().map_err(|e| fail(&e))?;
     String::from_utf8(bytes).map_err(|e| fail(&e))
 }

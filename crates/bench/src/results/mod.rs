@@ -10,7 +10,7 @@ mod value;
 
 use std::collections::BTreeMap;
 
-pub use self::csv::{read_records, to_csv, write_records, Layout};
+pub use self::csv::{read_records, record_line, to_csv, write_records, Layout};
 pub use metrics::{Metrics, MetricsBuilder};
 pub use provenance::Provenance;
 pub use value::CellValue;

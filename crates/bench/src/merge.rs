@@ -1,0 +1,314 @@
+//! `rfbench merge`: the N shards of a run ([`crate::shard`]) joined into the results file one
+//! process would have written, then its figures, tables and report, as `reproduce` draws them.
+//!
+//! Refused, naming the shards and runs, unless every shard of the run is there with the same
+//! spec, datasets, master seed and code as the others (and the spec and datasets as they are
+//! now, since the figures are drawn under the current spec), and every run of the plan is in
+//! exactly one shard with the seeds the plan gives it. The rows are taken as the shards wrote
+//! them, each with its own provenance columns (the machine, threads and date it ran with), in
+//! the plan's order: the file equals a one-process run's but for those columns and the timings.
+//! The shards' files are removed in the same commit that writes the results.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::outputs::Rendered;
+use crate::results::{self, CellOutcome, ResultRow};
+use crate::run::{self, job_key, RunOptions};
+use crate::shard::{self, Manifest, Shard};
+use crate::spec::{load_plan, Plan, Profile};
+use crate::staging::{self, Staged};
+
+/// What a merge wrote.
+#[derive(Debug, Clone)]
+pub struct Merged {
+    pub plan: Plan,
+    pub csv: PathBuf,
+    pub rendered: Rendered,
+    pub shards: usize,
+    pub skipped: usize,
+    /// The runs recorded as failed, described.
+    pub failed: Vec<String>,
+}
+
+/// A run found in a shard: the shard, its fields as written, and the row they read as.
+type Found = (usize, Vec<String>, ResultRow);
+
+/// Merges the shards of `spec` under `profile` found in `options.out_dir`'s `results/`: all of
+/// `shards` of them, or of the one shard count present when `None`.
+pub fn merge(
+    spec: &str,
+    profile: &Profile,
+    options: &RunOptions,
+    shards: Option<usize>,
+) -> Result<Merged> {
+    let mut plan = load_plan(&options.root, spec, profile)?;
+    for note in staging::prepare(&options.out_dir)? {
+        eprintln!("{note}");
+    }
+    let stem = profile.stem(&plan.name);
+    let count = shard_count(&options.out_dir, &stem, shards)?;
+    let shards: Vec<Shard> = (1..=count)
+        .map(|i| Shard::new(i, count).map_err(Error::Experiment))
+        .collect::<Result<_>>()?;
+    let manifests = read_manifests(&plan, options, &stem, &shards)?;
+    plan.master_seed = manifests[0].master_seed;
+
+    let layout = plan.layout();
+    let mut found: BTreeMap<String, Vec<Found>> = BTreeMap::new();
+    for shard in &shards {
+        let path = shard.csv(&options.out_dir, &stem);
+        let (header, records) = results::read_records(&path)?;
+        let rows = layout
+            .parse_rows(&header, &records)
+            .map_err(|message| Error::Results {
+                path: path.clone(),
+                message,
+            })?;
+        for (record, row) in records.into_iter().zip(rows) {
+            let key = job_key(&row.coordinates, row.repetition);
+            found
+                .entry(key)
+                .or_default()
+                .push((shard.index, record, row));
+        }
+    }
+    let (records, rows) = in_plan_order(&plan, &stem, &shards, found)?;
+
+    let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
+    if !options.allow_skipped {
+        run::keep_what_ran(&csv, &plan, &rows)?;
+    }
+    let text = results::write_records(&layout.header(), records)?;
+    let mut out = Staged::new(&options.out_dir);
+    out.write(&csv, text.as_bytes())?;
+    let written = out.staged_path(&csv).map(Path::to_path_buf);
+    let rendered = run::render_csv(
+        &plan,
+        written.as_deref().unwrap_or(&csv),
+        &options.out_dir,
+        &mut out,
+    )?;
+    for shard in &shards {
+        out.remove(&shard.csv(&options.out_dir, &stem))?;
+        out.remove(&shard.manifest(&options.out_dir, &stem))?;
+    }
+    out.commit()?;
+    Ok(Merged {
+        failed: run::failed_cells(&plan, &rows),
+        skipped: rows
+            .iter()
+            .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
+            .count(),
+        plan,
+        csv,
+        rendered,
+        shards: count,
+    })
+}
+
+/// The shard counts N of the files `results/STEM.shard-I-of-N.{csv,toml}` present.
+fn counts_present(out_dir: &Path, stem: &str) -> Result<Vec<usize>> {
+    let dir = out_dir.join("results");
+    let mut counts = std::collections::BTreeSet::new();
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Error::io(&dir, e)),
+    };
+    let prefix = format!("{stem}.shard-");
+    for entry in entries {
+        let name = entry.map_err(|e| Error::io(&dir, e))?.file_name();
+        let name = name.to_string_lossy();
+        let numbers = name
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".csv").or(rest.strip_suffix(".toml")))
+            .and_then(|rest| rest.split_once("-of-"));
+        if let Some(count) = numbers.and_then(|(_, n)| n.parse::<usize>().ok()) {
+            counts.insert(count);
+        }
+    }
+    Ok(counts.into_iter().collect())
+}
+
+/// The number of shards to merge: `asked`, or the one count present.
+fn shard_count(out_dir: &Path, stem: &str, asked: Option<usize>) -> Result<usize> {
+    if let Some(count) = asked {
+        Shard::new(1, count).map_err(|e| Error::Experiment(format!("--shards {count}: {e}")))?;
+        return Ok(count);
+    }
+    let dir = out_dir.join("results");
+    match counts_present(out_dir, stem)?.as_slice() {
+        [count] => Ok(*count),
+        [] => Err(Error::Experiment(format!(
+            "no shards of {stem} in {}: run `rfbench reproduce ... --shard I/N` for I = 1 to N \
+             first (or `rfbench slurm`)",
+            dir.display()
+        ))),
+        counts => Err(Error::Experiment(format!(
+            "{} holds shards of {stem} for {} different shard counts ({counts:?}): give \
+             --shards N",
+            dir.display(),
+            counts.len()
+        ))),
+    }
+}
+
+/// Every shard's manifest, checked against the others and against the spec and datasets as
+/// they are now.
+fn read_manifests(
+    plan: &Plan,
+    options: &RunOptions,
+    stem: &str,
+    shards: &[Shard],
+) -> Result<Vec<Manifest>> {
+    let missing: Vec<String> = shards
+        .iter()
+        .filter(|s| {
+            !s.csv(&options.out_dir, stem).is_file()
+                || !s.manifest(&options.out_dir, stem).is_file()
+        })
+        .map(|s| s.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(Error::Experiment(format!(
+            "shard(s) {} of {stem} missing in {} (a shard is its .csv and its .toml): run them \
+             with `rfbench reproduce {} --shard I/N --resume`",
+            missing.join(", "),
+            options.out_dir.join("results").display(),
+            plan.name
+        )));
+    }
+    let (spec, datasets) = shard::digests(plan, &options.root)?;
+    let mut manifests = Vec::new();
+    for s in shards {
+        let path = s.manifest(&options.out_dir, stem);
+        let m = Manifest::read(&path)?;
+        let wrong = |what: &str| {
+            Error::Experiment(format!(
+                "{}: shard {s} was run {what}; rerun it (`rfbench reproduce {} --shard {s}`)",
+                path.display(),
+                plan.name
+            ))
+        };
+        if (m.shard, m.shards) != (s.index, s.count)
+            || (m.experiment.as_str(), m.profile.as_str())
+                != (plan.name.as_str(), plan.profile.name())
+        {
+            return Err(wrong(
+                "as another shard, experiment or profile than its name says",
+            ));
+        }
+        if m.spec_sha256 != spec {
+            return Err(wrong(&format!(
+                "with another version of {}",
+                plan.source.display()
+            )));
+        }
+        if m.datasets_sha256 != datasets {
+            return Err(wrong("with another version of datasets.toml"));
+        }
+        if let Some(first) = manifests.first() {
+            let first: &Manifest = first;
+            let code = |m: &Manifest| (m.rfbench_version.clone(), m.git_commit.clone());
+            if code(&m) != code(first) {
+                return Err(wrong(&format!(
+                    "by rfbench {} at commit {}, shard 1 by {} at {}",
+                    m.rfbench_version, m.git_commit, first.rfbench_version, first.git_commit
+                )));
+            }
+            if m.master_seed != first.master_seed {
+                return Err(wrong(&format!(
+                    "with master seed {}, shard 1 with {}",
+                    m.master_seed, first.master_seed
+                )));
+            }
+        }
+        manifests.push(m);
+    }
+    Ok(manifests)
+}
+
+/// The plan's runs in order, each found exactly once with the plan's seeds: the fields to
+/// write and the rows they read as.
+fn in_plan_order(
+    plan: &Plan,
+    stem: &str,
+    shards: &[Shard],
+    mut found: BTreeMap<String, Vec<Found>>,
+) -> Result<(Vec<Vec<String>>, Vec<ResultRow>)> {
+    let mut problems = Vec::new();
+    let (mut records, mut rows) = (Vec::new(), Vec::new());
+    for cell in &plan.cells {
+        let coordinates = plan.coordinates(cell);
+        for repetition in 0..cell.repetitions {
+            let key = job_key(&coordinates, repetition);
+            let what = || {
+                let row = ResultRow {
+                    coordinates: coordinates.clone(),
+                    repetition,
+                    seeds: Vec::new(),
+                    outcome: CellOutcome::Skipped(String::new()),
+                };
+                format!("({}), repetition {repetition}", row.describe(&plan.columns))
+            };
+            match found.remove(&key).unwrap_or_default().as_slice() {
+                [] => {
+                    let owner = shards
+                        .iter()
+                        .find(|s| s.owns(&key))
+                        .map_or_else(String::new, |s| s.to_string());
+                    problems.push(format!(
+                        "{} is in no shard (it is shard {owner}'s: `rfbench reproduce {} \
+                         --shard {owner}` reruns that shard)",
+                        what(),
+                        plan.name
+                    ))
+                }
+                [(_, record, row)] if row.seeds == run::seeds_of(plan, cell, repetition) => {
+                    records.push(record.clone());
+                    rows.push(row.clone());
+                }
+                [(shard, ..)] => problems.push(format!(
+                    "{} has other seeds in shard {shard} than the plan gives it",
+                    what()
+                )),
+                several => problems.push(format!(
+                    "{} is in {} shards ({})",
+                    what(),
+                    several.len(),
+                    several
+                        .iter()
+                        .map(|(s, ..)| s.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            }
+        }
+    }
+    for (_, runs) in found {
+        for (shard, _, row) in runs {
+            problems.push(format!(
+                "shard {shard} holds ({}), repetition {}, which the plan does not have",
+                row.describe(&plan.columns),
+                row.repetition
+            ));
+        }
+    }
+    if problems.is_empty() {
+        return Ok((records, rows));
+    }
+    let shown = problems.len().min(10);
+    Err(Error::Experiment(format!(
+        "the shards of {stem} do not hold every run of the plan exactly once ({} problem(s)):\n  \
+         {}{}",
+        problems.len(),
+        problems[..shown].join("\n  "),
+        if problems.len() > shown {
+            "\n  ..."
+        } else {
+            ""
+        }
+    )))
+}

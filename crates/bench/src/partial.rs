@@ -1,0 +1,189 @@
+//! A run's finished rows, kept as they finish so that a killed run loses none of them.
+//!
+//! Every run appends each row to `results/.STEM.partial.csv` (the results file's own header and
+//! row format) the moment the row is measured, and removes the file once its outputs are
+//! committed. A run killed on the way (SIGKILL, a SLURM time limit, a node lost) leaves the file;
+//! `reproduce --resume` takes its rows (those with the same coordinates, repetition and seeds
+//! that ran) instead of running them again, and goes on appending. A rerun without `--resume`
+//! starts over, and says it discards the rows it found.
+//!
+//! Each row is one `write` of a whole line to a file opened for appending, so a kill leaves whole
+//! lines, except at worst a last line cut short, which resume drops. What is written survives
+//! the process at once; the file is also synced to disk at most every [`SYNC_INTERVAL`] (and at
+//! the end), so a machine that loses power loses at most that much work, without the cost of a
+//! sync per row on a shared file system for runs of many small cells.
+//!
+//! The file is locked (`flock`) while a run writes it: a second run of the same spec into the
+//! same folder at the same time goes on without one (it says so), rather than mixing rows.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::results::{self, Layout, Provenance, ResultRow};
+
+/// The longest a finished row stays unsynced.
+pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The partial file of a run in progress, open for appending.
+#[derive(Debug)]
+pub struct Partial {
+    path: PathBuf,
+    layout: Layout,
+    provenance: Provenance,
+    file: Mutex<(File, Instant)>,
+    warned: AtomicBool,
+}
+
+/// What opening the partial file found.
+pub struct Opened {
+    /// `None` when another run holds the file.
+    pub partial: Option<Partial>,
+    /// The rows a killed run finished, when resuming.
+    pub resumed: Vec<ResultRow>,
+    /// What to tell the user.
+    pub notes: Vec<String>,
+}
+
+/// `results/.STEM.partial.csv` under `out_dir`.
+pub fn path(out_dir: &Path, stem: &str) -> PathBuf {
+    out_dir.join("results").join(format!(".{stem}.partial.csv"))
+}
+
+impl Partial {
+    /// Opens (or creates) the partial file at `path` for a run writing rows of `layout`: with
+    /// `resume`, reads the rows it holds and keeps them; otherwise empties it.
+    pub fn open(
+        path: &Path,
+        layout: &Layout,
+        provenance: &Provenance,
+        resume: bool,
+    ) -> Result<Opened> {
+        let io = |e| Error::io(path, e);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(io)?;
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io)?;
+        let mut notes = Vec::new();
+        if file.try_lock().is_err() {
+            notes.push(format!(
+                "{}: another run of this spec is writing it; this run keeps no partial file \
+                 (killed, it cannot be resumed)",
+                path.display()
+            ));
+            return Ok(Opened {
+                partial: None,
+                resumed: Vec::new(),
+                notes,
+            });
+        }
+        let mut text = String::new();
+        file.read_to_string(&mut text).map_err(io)?;
+        // A line cut short by a kill is dropped: the row runs again.
+        let whole = text.rfind('\n').map_or(0, |i| i + 1);
+        let header_line =
+            results::write_records(&layout.header(), std::iter::empty::<Vec<String>>())?;
+        let resumed = if resume && whole > 0 {
+            read_rows(path, &text[..whole], layout)?
+        } else {
+            Vec::new()
+        };
+        if resume {
+            notes.push(format!(
+                "resuming: {} finished row(s) taken from {}",
+                resumed.len(),
+                path.display()
+            ));
+        } else if text.lines().count() > 1 {
+            notes.push(format!(
+                "{}: discarding the {} row(s) of an unfinished run (--resume keeps them)",
+                path.display(),
+                text[..whole].lines().count().saturating_sub(1)
+            ));
+        }
+        let keep = if resume && whole > 0 { whole } else { 0 };
+        file.set_len(keep as u64).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        if keep == 0 {
+            file.write_all(header_line.as_bytes()).map_err(io)?;
+        }
+        file.sync_data().map_err(io)?;
+        Ok(Opened {
+            partial: Some(Partial {
+                path: path.to_path_buf(),
+                layout: layout.clone(),
+                provenance: provenance.clone(),
+                file: Mutex::new((file, Instant::now())),
+                warned: AtomicBool::new(false),
+            }),
+            resumed,
+            notes,
+        })
+    }
+
+    /// Appends a finished row. A failure (a full disk) costs only resumability: the run goes
+    /// on, and says once that a kill would now lose rows.
+    pub fn append(&self, row: &ResultRow) {
+        let line = results::record_line(&self.layout.fields(row, &self.provenance));
+        let mut guard = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let (file, synced) = &mut *guard;
+        let written = line.map_err(|e| e.to_string()).and_then(|line| {
+            file.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+            if synced.elapsed() >= SYNC_INTERVAL {
+                file.sync_data().map_err(|e| e.to_string())?;
+                *synced = Instant::now();
+            }
+            Ok(())
+        });
+        if let Err(e) = written {
+            if !self.warned.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "warning: {}: {e}; the run goes on, but killed now it would lose the rows \
+                     not recorded there",
+                    self.path.display()
+                );
+            }
+        }
+    }
+
+    /// The run's outputs are committed: the file has done its work.
+    pub fn finish(self) -> Result<()> {
+        let (file, _) = self.file.into_inner().unwrap_or_else(|e| e.into_inner());
+        match std::fs::remove_file(&self.path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(&self.path, e)),
+        }
+        drop(file);
+        Ok(())
+    }
+}
+
+/// The rows of a partial file's whole lines.
+fn read_rows(path: &Path, text: &str, layout: &Layout) -> Result<Vec<ResultRow>> {
+    let bad = |message: String| Error::Results {
+        path: path.to_path_buf(),
+        message: format!("{message}; remove it, or run without --resume to start over"),
+    };
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(text.as_bytes());
+    let mut records = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| bad(e.to_string()))?;
+        records.push(record.iter().map(String::from).collect::<Vec<String>>());
+    }
+    let Some((header, rows)) = records.split_first() else {
+        return Ok(Vec::new());
+    };
+    layout.parse_rows(header, rows).map_err(bad)
+}

@@ -1,0 +1,264 @@
+//! Sharded runs: one process (a SLURM array task) runs a deterministic share of a plan's runs and
+//! writes them to `results/STEM.shard-I-of-N.csv` with a manifest (`.toml` beside it) saying
+//! which spec, datasets and code produced them; [`crate::merge`] joins the N shards into the one
+//! results file a single process would have written.
+//!
+//! A run (a cell at one repetition) belongs to shard `hash(coordinates, repetition) mod N`, the
+//! hash independent of the master seed, the order of the cells and their number: adding a value
+//! to an axis adds runs to shards and moves none, so the shards of a grown spec still hold every
+//! run they held before.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::seeds::derive_seed;
+use crate::spec::Plan;
+
+/// Shard `index` (from 1) of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+/// The most shards a run may be split into (a job array of more tasks than this is a typo).
+pub const MAX_SHARDS: usize = 100_000;
+
+impl Shard {
+    /// `I/N` as given to `--shard`: 1 <= I <= N.
+    pub fn parse(text: &str) -> std::result::Result<Shard, String> {
+        let bad = || format!("--shard {text:?}: write I/N, shard I (from 1) of N, e.g. 2/8");
+        let (i, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        Shard::new(index, count).map_err(|e| format!("--shard {text}: {e}"))
+    }
+
+    pub fn new(index: usize, count: usize) -> std::result::Result<Shard, String> {
+        if count == 0 || count > MAX_SHARDS {
+            return Err(format!(
+                "the number of shards must be 1 to {MAX_SHARDS}, not {count}"
+            ));
+        }
+        if index == 0 || index > count {
+            return Err(format!(
+                "shard {index} of {count}: shards are numbered 1 to {count}"
+            ));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The shard of a SLURM array task, from the variables SLURM sets in it
+    /// (`SLURM_ARRAY_TASK_ID`, `_MIN`, `_STEP`, `_COUNT`): task ids `MIN, MIN + STEP, ...` are
+    /// shards 1, 2, ..., so `--array=0-7` and `--array=1-8` both make shards 1 to 8 of 8. `None`
+    /// outside an array task.
+    pub fn from_slurm(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>> {
+        let Some(id) = var("SLURM_ARRAY_TASK_ID") else {
+            return Ok(None);
+        };
+        let number = |name: &str, default: Option<usize>| -> Result<usize> {
+            match var(name) {
+                Some(v) => v.trim().parse::<usize>().map_err(|_| {
+                    Error::Experiment(format!("{name}={v:?}: not a non-negative integer"))
+                }),
+                None => default.ok_or_else(|| {
+                    Error::Experiment(format!(
+                        "SLURM_ARRAY_TASK_ID={id} is set but {name} is not: give --shard I/N"
+                    ))
+                }),
+            }
+        };
+        let id = number("SLURM_ARRAY_TASK_ID", None)?;
+        let (min, step) = (
+            number("SLURM_ARRAY_TASK_MIN", Some(0))?,
+            number("SLURM_ARRAY_TASK_STEP", Some(1))?.max(1),
+        );
+        let count = number("SLURM_ARRAY_TASK_COUNT", None)?;
+        if id < min || (id - min) % step != 0 {
+            return Err(Error::Experiment(format!(
+                "SLURM_ARRAY_TASK_ID={id} is not one of the array's ids ({min}, step {step})"
+            )));
+        }
+        Shard::new((id - min) / step + 1, count)
+            .map(Some)
+            .map_err(|e| Error::Experiment(format!("from the SLURM array variables: {e}")))
+    }
+
+    /// Whether the run with this key ([`run_key`]) is this shard's.
+    pub fn owns(&self, key: &str) -> bool {
+        self.count == 1
+            || derive_seed(0, &format!("shard|{key}")) % self.count as u64
+                == (self.index - 1) as u64
+    }
+
+    /// The stem of this shard's results: `STEM.shard-I-of-N`.
+    pub fn stem(&self, stem: &str) -> String {
+        format!("{stem}.shard-{}-of-{}", self.index, self.count)
+    }
+
+    /// `results/STEM.shard-I-of-N.csv` under `out_dir`.
+    pub fn csv(&self, out_dir: &Path, stem: &str) -> PathBuf {
+        out_dir
+            .join("results")
+            .join(format!("{}.csv", self.stem(stem)))
+    }
+
+    /// The manifest beside [`Shard::csv`].
+    pub fn manifest(&self, out_dir: &Path, stem: &str) -> PathBuf {
+        out_dir
+            .join("results")
+            .join(format!("{}.toml", self.stem(stem)))
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// A run's identity for sharding and merging: every coordinate as written in the CSV, and the
+/// repetition (`map=rff|n_components=64|rep=2`).
+pub fn run_key(coordinates: &[(&str, String)], repetition: &str) -> String {
+    let mut key: Vec<String> = coordinates
+        .iter()
+        .map(|(c, v)| format!("{c}={v}"))
+        .collect();
+    key.push(format!("rep={repetition}"));
+    key.join("|")
+}
+
+/// Whether a results file name (`NAME.shard-2-of-8.csv`) is a shard's, not a profile's.
+pub fn is_shard_file(profile_part: &str) -> bool {
+    profile_part.contains("shard-") && profile_part.contains("-of-")
+}
+
+/// What produced a shard: written beside its CSV, read by [`crate::merge`] to refuse shards of
+/// different specs, datasets or code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub experiment: String,
+    pub profile: String,
+    pub shard: usize,
+    pub shards: usize,
+    pub master_seed: u64,
+    /// SHA-256 of the spec file's bytes.
+    pub spec_sha256: String,
+    /// SHA-256 of the root's `datasets.toml` (empty when there is none).
+    pub datasets_sha256: String,
+    pub rfbench_version: String,
+    pub git_commit: String,
+    /// Rows in the shard's CSV, and runs in the whole plan.
+    pub runs: usize,
+    pub runs_planned: usize,
+}
+
+impl Manifest {
+    pub fn to_text(&self) -> Result<String> {
+        let body = toml::to_string(self)
+            .map_err(|e| Error::Experiment(format!("writing a shard manifest: {e}")))?;
+        Ok(format!(
+            "# What produced the shard of the same name (.csv): `rfbench merge` checks that every\n\
+             # shard of a run has the same spec, datasets, master seed and code.\n{body}"
+        ))
+    }
+
+    pub fn read(path: &Path) -> Result<Manifest> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+        toml::from_str(&text).map_err(|e| Error::Results {
+            path: path.to_path_buf(),
+            message: format!("not a shard manifest: {e}"),
+        })
+    }
+}
+
+/// SHA-256 of the spec file and of the root's `datasets.toml`, as hex.
+pub fn digests(plan: &Plan, root: &Path) -> Result<(String, String)> {
+    let hex = |bytes: &[u8]| -> String {
+        Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let spec = std::fs::read(&plan.source).map_err(|e| Error::io(&plan.source, e))?;
+    let registry = root.join("datasets.toml");
+    let datasets = match std::fs::read(&registry) {
+        Ok(bytes) => hex(&bytes),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(Error::io(&registry, e)),
+    };
+    Ok((hex(&spec), datasets))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shards_parse_and_refuse_nonsense() {
+        assert_eq!(Shard::parse("2/8"), Ok(Shard { index: 2, count: 8 }));
+        for bad in ["0/3", "4/3", "1/0", "x/3", "3", "1/2/3", "-1/3"] {
+            assert!(Shard::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn slurm_array_ids_become_shards_from_one() {
+        let env = |vars: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                vars.iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| v.to_string())
+            }
+        };
+        let zero_based = [
+            ("SLURM_ARRAY_TASK_ID", "0"),
+            ("SLURM_ARRAY_TASK_MIN", "0"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ];
+        assert_eq!(
+            Shard::from_slurm(env(&zero_based)).unwrap(),
+            Some(Shard { index: 1, count: 3 })
+        );
+        let one_based = [
+            ("SLURM_ARRAY_TASK_ID", "3"),
+            ("SLURM_ARRAY_TASK_MIN", "1"),
+            ("SLURM_ARRAY_TASK_COUNT", "3"),
+        ];
+        assert_eq!(
+            Shard::from_slurm(env(&one_based)).unwrap(),
+            Some(Shard { index: 3, count: 3 })
+        );
+        assert_eq!(Shard::from_slurm(env(&[])).unwrap(), None);
+        let no_count = [("SLURM_ARRAY_TASK_ID", "1")];
+        assert!(Shard::from_slurm(env(&no_count)).is_err());
+    }
+
+    #[test]
+    fn every_run_has_exactly_one_shard_and_the_shards_are_even() {
+        let keys: Vec<String> = (0..200)
+            .map(|i| format!("n_components={i}|rep=0"))
+            .collect();
+        for count in [1, 2, 3, 7] {
+            let shards: Vec<Shard> = (1..=count).map(|i| Shard::new(i, count).unwrap()).collect();
+            let mut sizes = vec![0; count];
+            for key in &keys {
+                let owners: Vec<usize> = shards
+                    .iter()
+                    .filter(|s| s.owns(key))
+                    .map(|s| s.index)
+                    .collect();
+                assert_eq!(owners.len(), 1, "{key}: {owners:?}");
+                sizes[owners[0] - 1] += 1;
+            }
+            // Roughly even: each shard within half of its fair share.
+            let fair = keys.len() / count;
+            assert!(sizes.iter().all(|&s| s * 2 > fair), "{sizes:?}");
+        }
+    }
+}
