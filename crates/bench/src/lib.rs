@@ -23,6 +23,7 @@ pub mod results;
 pub mod run;
 pub mod seeds;
 pub mod shard;
+pub mod slurm;
 pub mod spec;
 pub mod spec_error;
 pub mod staging;

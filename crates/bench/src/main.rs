@@ -13,6 +13,7 @@ use rfbench::data;
 use rfbench::registry;
 use rfbench::run::{self, Progress, RunOptions};
 use rfbench::shard::Shard;
+use rfbench::slurm::SlurmOptions;
 use rfbench::spec::{list_experiments, Profile};
 #[derive(Parser)]
 #[command(
@@ -122,6 +123,37 @@ enum Command {
         /// Replace results even where cells that ran in them are skipped in the shards.
         #[arg(long)]
         allow_skipped: bool,
+    },
+    /// Write a SLURM job array of N shards of a spec and a merge job that runs when they have
+    /// all succeeded (slurm/STEM/array.sbatch and merge.sbatch), and print the commands that
+    /// submit them; --submit fetches the datasets here and submits both.
+    Slurm {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// The number of shards: array tasks.
+        #[arg(long, value_name = "N")]
+        shards: usize,
+        /// Run at most K tasks at once (--array=1-N%K).
+        #[arg(long, value_name = "K")]
+        throttle: Option<usize>,
+        /// The partition (sbatch --partition).
+        #[arg(long)]
+        partition: Option<String>,
+        /// Each task's time limit, as sbatch takes it (e.g. 2:00:00).
+        #[arg(long)]
+        time: Option<String>,
+        /// Each task's memory, as sbatch takes it (e.g. 8G).
+        #[arg(long)]
+        mem: Option<String>,
+        /// CPUs per task (rfbench's threads in the task).
+        #[arg(long, default_value_t = 1)]
+        cpus: usize,
+        /// Where results/, figures/ and slurm/ go (default: the root).
+        #[arg(long)]
+        out_dir: Option<PathBuf>,
+        /// Fetch the datasets here, then submit the array and the merge job.
+        #[arg(long)]
+        submit: bool,
     },
     /// Redraw a spec's figures, tables and report from its results/NAME.csv (no run).
     Render {
@@ -362,6 +394,28 @@ fn run() -> anyhow::Result<String> {
             };
             reproduce(spec, *master_seed, out_dir.as_ref(), &options)
         }
+        Command::Slurm {
+            spec,
+            shards,
+            throttle,
+            partition,
+            time,
+            mem,
+            cpus,
+            out_dir,
+            submit,
+        } => {
+            let options = global.options(None, spec.out_dir(&global.root, out_dir.as_ref()));
+            let slurm = SlurmOptions {
+                shards: *shards,
+                throttle: *throttle,
+                partition: partition.clone(),
+                time: time.clone(),
+                mem: mem.clone(),
+                cpus: *cpus,
+            };
+            slurm_command(spec, &slurm, &options, *submit)
+        }
         Command::Merge {
             spec,
             shards,
@@ -463,6 +517,38 @@ fn reproduce(
         );
     }
     Ok(text)
+}
+
+fn slurm_command(
+    spec: &SpecArgs,
+    slurm: &SlurmOptions,
+    options: &RunOptions,
+    submit: bool,
+) -> anyhow::Result<String> {
+    let binary = std::env::current_exe().context("finding this executable for the scripts")?;
+    let scripts = rfbench::slurm::write(&spec.spec, &spec.profile(), options, slurm, &binary)
+        .with_context(|| format!("writing the SLURM scripts of {}", spec.spec))?;
+    let mut out = String::new();
+    let _ = writeln!(out, "wrote {}", scripts.array.display());
+    let _ = writeln!(out, "wrote {}", scripts.merge.display());
+    if !submit {
+        let _ = writeln!(out, "submit them with:");
+        for command in &scripts.commands {
+            let _ = writeln!(out, "  {command}");
+        }
+        return Ok(out);
+    }
+    let submitted = rfbench::slurm::submit(&scripts, options)
+        .with_context(|| format!("submitting {}", spec.spec))?;
+    let _ = writeln!(
+        out,
+        "submitted the array as job {} and the merge as job {} (after the array succeeds); \
+         logs in {}",
+        submitted.array,
+        submitted.merge,
+        scripts.dir.join("logs").display()
+    );
+    Ok(out)
 }
 
 fn merge(spec: &SpecArgs, shards: Option<usize>, options: &RunOptions) -> anyhow::Result<String> {

@@ -209,13 +209,13 @@ mod tests {
 
     #[test]
     fn slurm_array_ids_become_shards_from_one() {
-        let env = |vars: &'static [(&'static str, &'static str)]| {
-            move |name: &str| {
-                vars.iter()
-                    .find(|(k, _)| *k == name)
-                    .map(|(_, v)| v.to_string())
-            }
-        };
+        fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
+            let vars: Vec<(String, String)> = vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            move |name: &str| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+        }
         let zero_based = [
             ("SLURM_ARRAY_TASK_ID", "0"),
             ("SLURM_ARRAY_TASK_MIN", "0"),

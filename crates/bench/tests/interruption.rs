@@ -280,3 +280,105 @@ fn four_runs_into_one_folder_and_one_fresh_cache_all_succeed() {
         .collect();
     assert_eq!(cached.len(), 1, "{cached:?}");
 }
+
+/// `rfbench reproduce NAME --resume [--shard I/N]` into `out`, offline.
+fn resumable(root: &Path, out: &Path, shard: Option<&str>) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rfbench"));
+    cmd.arg("--root")
+        .arg(root)
+        .args(["reproduce", NAME, "--resume", "--out-dir"])
+        .arg(out);
+    if let Some(shard) = shard {
+        cmd.args(["--shard", shard]);
+    }
+    cmd.env("RFBENCH_CACHE", root.join("cache"))
+        .env("RFBENCH_MIRROR", root.join("mirror"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+/// Rows in a partial file (without its header), 0 when there is none.
+fn partial_rows(path: &Path) -> usize {
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(1))
+}
+
+/// Killed with SIGKILL at random moments and resumed each time, a run (whole, or one shard)
+/// ends with the CSV of one uninterrupted run (timings aside), having taken the rows its
+/// killed predecessors finished instead of running them again.
+#[test]
+fn a_run_killed_at_random_moments_and_resumed_gives_the_uninterrupted_csv() {
+    let dir = workspace();
+    let root = dir.path();
+    // More and larger maps than the other tests' spec: a run of a second or more, its rows
+    // finishing steadily, so that kills land while rows are being added.
+    let spec = root.join(format!("experiments/{NAME}.toml"));
+    let grown = SPEC.replace(
+        "n_components = [64, 128, 256, 512]",
+        "n_components = [64, 128, 256, 512, 1024, 2048, 3072, 4096]",
+    );
+    assert_ne!(grown, SPEC);
+    std::fs::write(&spec, grown).unwrap();
+    let mut rng = ChaCha8Rng::seed_from_u64(25);
+    for (shard, stem) in [
+        (None, NAME.to_string()),
+        (Some("2/3"), format!("{NAME}.shard-2-of-3")),
+    ] {
+        let reference = root.join(format!("reference-{stem}"));
+        let start = Instant::now();
+        run_ok(resumable(root, &reference, shard));
+        let full = start.elapsed();
+        let csv = |out: &Path| std::fs::read(out.join(format!("results/{stem}.csv"))).unwrap();
+        let expected = stable_rows(&csv(&reference));
+
+        let out = root.join(format!("killed-{stem}"));
+        let partial = out.join(format!("results/.{stem}.partial.csv"));
+        let (mut kills, mut resumed_mid_run) = (0, 0);
+        for round in 0..40 {
+            let before = partial_rows(&partial);
+            let mut child = resumable(root, &out, shard).spawn().unwrap();
+            // Every other round, the kill waits until the run has added a row (a resumed run
+            // killed while adding rows); the others kill at any moment, startup included.
+            if round % 2 == 1 {
+                let waited = Instant::now();
+                while partial_rows(&partial) <= before
+                    && child.try_wait().unwrap().is_none()
+                    && waited.elapsed() < full * 2
+                {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+                std::thread::sleep(full.mul_f64(rng.random_range(0.0..0.1)));
+            } else {
+                std::thread::sleep(full.mul_f64(rng.random_range(0.05..0.3)));
+            }
+            let _ = child.kill();
+            let status = child.wait().unwrap();
+            if status.success() {
+                break;
+            }
+            kills += 1;
+            if before > 0 && partial_rows(&partial) > before {
+                resumed_mid_run += 1;
+            }
+        }
+        run_ok(resumable(root, &out, shard));
+        eprintln!(
+            "{stem}: one run {full:?}; {kills} kills, {resumed_mid_run} resumed runs killed \
+             after adding rows"
+        );
+        assert_eq!(
+            stable_rows(&csv(&out)),
+            expected,
+            "{stem}: resumed after {kills} kills"
+        );
+        assert!(
+            !partial.exists(),
+            "{stem}: the partial file outlives the run"
+        );
+        assert!(
+            kills >= 2 && resumed_mid_run >= 1,
+            "{stem}: {kills} kills, {resumed_mid_run} resumed runs that added rows before \
+             being killed: the test did not interrupt a resumed run"
+        );
+    }
+}

@@ -9,6 +9,7 @@
 
 pub mod rankings;
 
+use crate::shard::is_shard_file;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +41,8 @@ fn profiles(root: &Path, name: &str) -> Result<Vec<Profile>> {
             let profile = file
                 .strip_prefix(&format!("{name}."))
                 .and_then(|rest| rest.strip_suffix(".csv"));
-            if let Some(profile) = profile.filter(|p| !p.contains('.')) {
+            // `NAME.shard-I-of-N.csv` is a shard waiting for `rfbench merge`, not a profile.
+            if let Some(profile) = profile.filter(|p| !p.contains('.') && !is_shard_file(p)) {
                 named.push(Profile::Named(profile.to_string()));
             }
         }
