@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::data::DataError;
 use crate::error::{Error, Result};
 use crate::run::RunOptions;
 use crate::shard::Shard;
@@ -223,7 +224,12 @@ fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> S
          them."
     );
     for name in datasets {
-        let _ = writeln!(text, "{rfbench} datasets fetch {} > /dev/null", quote(name));
+        let _ = writeln!(
+            text,
+            "{rfbench} datasets fetch {0} > /dev/null || echo \"rfbench: dataset {0} cannot be \
+             had here: its cells are skipped\" >&2",
+            quote(name)
+        );
     }
     let _ = writeln!(
         text,
@@ -303,7 +309,14 @@ pub struct Submitted {
 pub fn submit(scripts: &Scripts, run: &RunOptions) -> Result<Submitted> {
     let registry = crate::data::Registry::from_file(&run.root.join("datasets.toml"))?;
     for name in &scripts.datasets {
-        crate::data::load_report(registry.get(name)?, &run.fetch)?;
+        match crate::data::load_report(registry.get(name)?, &run.fetch) {
+            Ok(_) => {}
+            // Data this machine cannot get: its cells are skipped, as in any run.
+            Err(e @ (DataError::Download { .. } | DataError::NoSource { .. })) => {
+                eprintln!("warning: dataset {name}: {e}; its cells will be skipped")
+            }
+            Err(e) => return Err(e.into()),
+        }
     }
     let array = sbatch(&[scripts.array.as_os_str()])?;
     let dependency = format!("--dependency=afterok:{array}");
