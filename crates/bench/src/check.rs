@@ -71,6 +71,27 @@ impl CheckReport {
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }
+
+    /// What failed, counted apart: values against the comparisons made, and the problems with
+    /// whole rows (missing, added, another status; nothing compared), which are no comparison.
+    pub fn failure_summary(&self) -> String {
+        let rows = self
+            .failures
+            .iter()
+            .filter(|f| f.column == "row" || f.cell == "every cell")
+            .count();
+        let values = self.failures.len() - rows;
+        let mut parts = Vec::new();
+        if values > 0 || rows == 0 {
+            parts.push(format!("{values} of {} comparisons failed", self.compared));
+        }
+        if rows > 0 {
+            parts.push(format!(
+                "{rows} row problem(s) (a row missing or added, another status, nothing compared)"
+            ));
+        }
+        parts.join("; ")
+    }
 }
 
 type Rows = (Vec<String>, Vec<Vec<String>>);
@@ -282,6 +303,7 @@ fn same_seed_report(plan: &Plan, r: &Keyed, g: &Keyed, mut failures: Vec<Failure
             let Some(&gi) = g.seeds.get(column) else {
                 continue;
             };
+            compared += 1;
             if row[ri] != new[gi] {
                 failures.push(Failure {
                     cell: format!("{}, rep={}", key.0, key.1),
@@ -422,6 +444,33 @@ pub fn claims_files(
 
 #[cfg(test)]
 mod tests {
+    /// Failed values are counted against the comparisons made; row problems apart (issue 24:
+    /// "324 failure(s) in 216 comparisons").
+    #[test]
+    fn the_summary_counts_values_and_rows_apart() {
+        use super::{CheckReport, Failure, Mode};
+        let failure = |column: &str| Failure {
+            cell: "map=rff, rep=0".into(),
+            column: column.into(),
+            detail: String::new(),
+        };
+        let report = CheckReport {
+            mode: Mode::SameSeed { rtol: 0.0 },
+            compared: 4,
+            failures: vec![failure("row"), failure("row"), failure("relative_error")],
+        };
+        assert_eq!(
+            report.failure_summary(),
+            "1 of 4 comparisons failed; 2 row problem(s) (a row missing or added, another \
+             status, nothing compared)"
+        );
+        let rows_only = CheckReport {
+            failures: vec![failure("row")],
+            ..report.clone()
+        };
+        assert!(rows_only.failure_summary().starts_with("1 row problem(s)"));
+    }
+
     use super::*;
 
     #[test]

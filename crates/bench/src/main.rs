@@ -643,9 +643,8 @@ fn check(
     }
     if !report.passed() {
         bail!(
-            "{name} [{profile_name}]: {} failure(s) in {} comparisons ({mode})",
-            report.failures.len(),
-            report.compared
+            "{name} [{profile_name}]: {} ({mode})",
+            report.failure_summary()
         );
     }
     Ok(format!(

@@ -567,6 +567,7 @@ pub(crate) fn render_csv(
     out_dir: &Path,
     out: &mut Staged,
 ) -> Result<Rendered> {
+    rows_belong(plan, csv)?;
     let written = Results::from_csv(csv, &plan.output_columns())?.with_sums(&plan.sums);
     let ctx = RenderContext {
         stem: plan.profile.stem(&plan.name),
@@ -590,6 +591,36 @@ pub(crate) fn render_csv(
         &ctx,
         out,
     )
+}
+
+/// Every row of `csv` is the plan's experiment and profile: a file with rows of another (two
+/// results files joined by hand, a file copied under another name) is refused, naming the first
+/// such row, rather than drawn as if they were this one's (issue 24).
+fn rows_belong(plan: &Plan, csv: &Path) -> Result<()> {
+    let (header, records) = results::read_records(csv)?;
+    let at = |name: &str| header.iter().position(|h| h == name);
+    let (Some(experiment), Some(profile)) = (at("experiment"), at("profile")) else {
+        return Ok(());
+    };
+    let wanted = (plan.name.as_str(), plan.profile.name());
+    let stray = records
+        .iter()
+        .position(|r| (r[experiment].as_str(), r[profile].as_str()) != wanted);
+    match stray {
+        None => Ok(()),
+        Some(i) => Err(Error::Results {
+            path: csv.to_path_buf(),
+            message: format!(
+                "row {} is experiment {:?}, profile {:?}, not {:?}, profile {:?}: this file \
+                 holds another run's rows",
+                i + 2,
+                records[i][experiment],
+                records[i][profile],
+                wanted.0,
+                wanted.1
+            ),
+        }),
+    }
 }
 
 /// Refuses to replace `path` when rows that ran in it would become skipped ones (an offline

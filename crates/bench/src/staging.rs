@@ -26,7 +26,7 @@ use std::fs::{self, File};
 use std::path::{Component, Path, PathBuf};
 use std::time::Duration;
 
-use rfbench_data::atomic::{sync_dir, temporary_file};
+use rfbench_data::atomic::{host_tag, sync_dir, temporary_file};
 
 use crate::error::{Error, Result};
 
@@ -119,7 +119,6 @@ impl Staged {
         }
         let _lock = lock(&self.lock_dir)?;
         recover_locked(&self.out_dir)?;
-        // From here the temporaries belong to the journal: a failure must not delete them.
         let mut text = String::new();
         for (tmp, dest) in &self.files {
             let relative_tmp = self.relative(tmp.as_ref())?;
@@ -132,15 +131,21 @@ impl Staged {
         for path in &self.removals {
             text.push_str(&format!("remove\t{}\n", self.relative(path)?.display()));
         }
-        for (tmp, dest) in self.files {
-            tmp.keep().map_err(|e| Error::io(&dest, e.error))?;
-        }
+        // The journal is written in full before the temporaries are kept: a failure to write
+        // it (a full disk) drops them, so nothing is left behind and the old outputs stand.
         let journal = journal_path(&self.lock_dir);
-        let staged_journal =
-            temporary_file(&journal, text.as_bytes()).map_err(|e| Error::io(&journal, e))?;
-        staged_journal
-            .persist(&journal)
-            .map_err(|e| Error::io(&journal, e.error))?;
+        let staged_journal = write_journal(&journal, &text).map_err(|e| Error::io(&journal, e))?;
+        // From here the temporaries belong to the journal: a failure must not delete them.
+        let mut kept = Vec::new();
+        for (tmp, dest) in self.files {
+            kept.push(tmp.keep().map_err(|e| Error::io(&dest, e.error))?);
+        }
+        if let Err(e) = staged_journal.persist(&journal) {
+            for path in &kept {
+                let _ = fs::remove_file(path);
+            }
+            return Err(Error::io(&journal, e.error));
+        }
         sync_dir(&self.lock_dir);
         replay(&self.out_dir, &journal, &text)?;
         Ok(())
@@ -301,6 +306,15 @@ fn replay(out_dir: &Path, journal: &Path, text: &str) -> Result<()> {
 }
 
 /// A unique journal name: process id and a clock reading, so journals sort by age.
+/// The journal's text in a temporary file beside it, synced ([`temporary_file`]).
+fn write_journal(journal: &Path, text: &str) -> std::io::Result<tempfile::TempPath> {
+    #[cfg(test)]
+    if tests::FULL_DISK.with(|full| full.get()) {
+        return Err(std::io::Error::from_raw_os_error(28));
+    }
+    temporary_file(journal, text.as_bytes())
+}
+
 fn journal_path(dir: &Path) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -331,15 +345,18 @@ fn is_temporary(name: &str) -> bool {
         || (name.starts_with(".figure-") && name.ends_with(".png"))
 }
 
-/// Whether the process that wrote temporary `name` (`.rfbench-PID-...`) has ended, where the
-/// system says (Linux's `/proc`); `false` when unknown.
+/// Whether the process that wrote temporary `name` (`.rfbench-PID-HOST-...`) has ended, where
+/// the system says (Linux's `/proc`) and the writer ran on this machine; `false` when unknown
+/// (another machine's writer on a shared file system: only its age tells).
 fn writer_ended(name: &str) -> bool {
-    let pid = name
+    let mut fields = name
         .strip_prefix(".rfbench-")
-        .and_then(|rest| rest.split('-').next())
-        .and_then(|pid| pid.parse::<u32>().ok());
+        .unwrap_or_default()
+        .split('-');
+    let pid = fields.next().and_then(|pid| pid.parse::<u32>().ok());
+    let here = fields.next() == Some(host_tag().as_str());
     match pid {
-        Some(pid) if Path::new("/proc/self").exists() => {
+        Some(pid) if here && Path::new("/proc/self").exists() => {
             pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists()
         }
         _ => false,
@@ -391,7 +408,36 @@ fn absolute(path: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::Cell;
     use std::time::SystemTime;
+
+    thread_local! {
+        /// Makes this thread's next journal write fail as on a full disk.
+        pub(super) static FULL_DISK: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// A journal that cannot be written (a full disk) fails the commit and leaves the old
+    /// outputs and no temporary file (issue 24).
+    #[test]
+    fn a_full_disk_while_writing_the_journal_leaves_nothing_behind() {
+        let out = tempfile::tempdir().unwrap();
+        let (csv, png) = (
+            out.path().join("results/a.csv"),
+            out.path().join("figures/a.png"),
+        );
+        fs::create_dir_all(out.path().join("results")).unwrap();
+        fs::write(&csv, b"old csv").unwrap();
+        let mut staged = Staged::new(out.path());
+        staged.write(&csv, b"new csv").unwrap();
+        staged.write(&png, b"new png").unwrap();
+        FULL_DISK.with(|full| full.set(true));
+        let err = staged.commit().unwrap_err().to_string();
+        FULL_DISK.with(|full| full.set(false));
+        assert!(err.contains("os error 28"), "{err}");
+        assert_eq!(fs::read(&csv).unwrap(), b"old csv");
+        assert_eq!(files(&out.path().join("results")), [LOCK_FILE, "a.csv"]);
+        assert!(files(&out.path().join("figures")).is_empty());
+    }
 
     fn files(dir: &Path) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(dir)
@@ -545,13 +591,18 @@ mod tests {
         let stale = [
             file(".rfbench-a1B2c3.tmp", 7200),
             file(".figure-x9Y8z7.png", 7200),
-            // Seconds old, but its writer (a pid above Linux's limit) is not running.
-            file(".rfbench-4294967-dead01.tmp", 1),
+            // Seconds old, but its writer (a pid above Linux's limit) is not running here.
+            file(&format!(".rfbench-4294967-{}-dead01.tmp", host_tag()), 1),
         ];
         let kept = [
             // A live run's temporary: seconds old.
             file(".rfbench-live01.tmp", 1),
-            file(&format!(".rfbench-{}-mine01.tmp", std::process::id()), 1),
+            file(
+                &format!(".rfbench-{}-{}-mine01.tmp", std::process::id(), host_tag()),
+                1,
+            ),
+            // Seconds old, from another machine sharing the folder: its pid means nothing here.
+            file(".rfbench-4294967-h00000000-away01.tmp", 1),
             // Outputs and other files, however old.
             file("fig1.csv", 7200),
             file("fig1.png", 7200),

@@ -77,9 +77,9 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
 
     let (report, _) = check("kernel-error-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
-    // Every row (skipped ones too: empty equals empty) times the two checked columns, and the
-    // claims file's one claim.
-    assert_eq!(report.compared, 2 * 6 * 2 * 3 * 2 + 1);
+    // Every row (skipped ones too: empty equals empty) times the two checked columns and the
+    // three seed columns, and the claims file's one claim.
+    assert_eq!(report.compared, 2 * 6 * 2 * 3 * (2 + 3) + 1);
 
     // `render` redraws the figure and the table from the committed CSV alone, the same table.
     std::fs::remove_file(&outcome.rendered.figures[0]).unwrap();
@@ -1057,4 +1057,30 @@ fn a_figure_selecting_nothing_is_refused_before_the_run() {
         "{err}"
     );
     assert!(!dir.path().join("results").exists());
+}
+
+/// `render` draws only the spec's own rows: a results file holding a row of another experiment
+/// or profile (two files joined by hand) is refused, naming the row (issue 24).
+#[test]
+fn render_refuses_rows_of_another_run() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("gram-error-demo", &Profile::Full, &options).unwrap();
+    for (column, value) in [("experiment", "kernel-error-demo"), ("profile", "quick")] {
+        let (header, mut rows) = csv(&outcome.csv);
+        let i = header.iter().position(|h| h == column).unwrap();
+        let kept = rows.clone();
+        rows[3][i] = value.to_string();
+        let text = rfbench::results::write_records(&header, rows).unwrap();
+        std::fs::write(&outcome.csv, text).unwrap();
+        let err = rfbench::run::render("gram-error-demo", &Profile::Full, &options)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("row 5 is experiment") && err.contains("another run's rows"),
+            "{err}"
+        );
+        let text = rfbench::results::write_records(&header, kept).unwrap();
+        std::fs::write(&outcome.csv, text).unwrap();
+    }
+    rfbench::run::render("gram-error-demo", &Profile::Full, &options).unwrap();
 }

@@ -8,7 +8,8 @@ use std::path::Path;
 
 /// Writes `contents` to a new temporary file in `path`'s folder (created if missing): complete,
 /// synced and world-readable like any other output (temporary files start private). Named
-/// `.rfbench-PID-*.tmp`, so a later run can tell a dead writer's leftovers.
+/// `.rfbench-PID-HOST-*.tmp` ([`host_tag`]), so a later run on the same machine can tell a dead
+/// writer's leftovers.
 pub fn temporary_file(path: &Path, contents: &[u8]) -> io::Result<tempfile::TempPath> {
     let dir = path
         .parent()
@@ -16,7 +17,7 @@ pub fn temporary_file(path: &Path, contents: &[u8]) -> io::Result<tempfile::Temp
         .unwrap_or(Path::new("."));
     fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".rfbench-{}-", std::process::id()))
+        .prefix(&format!(".rfbench-{}-{}-", std::process::id(), host_tag()))
         .suffix(".tmp")
         .tempfile_in(dir)?;
     tmp.write_all(contents)?;
@@ -28,6 +29,20 @@ pub fn temporary_file(path: &Path, contents: &[u8]) -> io::Result<tempfile::Temp
         fs::set_permissions(tmp.path(), fs::Permissions::from_mode(0o644))?;
     }
     Ok(tmp.into_temp_path())
+}
+
+/// This machine in temporary files' names: `h` and the 8 hex digits of its host name's FNV-1a
+/// hash. A process id means something only on the machine that gave it: runs on several
+/// machines writing into one shared folder (the shards of a cluster job) must not take another
+/// machine's live writer for a dead one of theirs.
+pub fn host_tag() -> String {
+    let name = fs::read_to_string("/proc/sys/kernel/hostname")
+        .or_else(|_| fs::read_to_string("/etc/hostname"))
+        .unwrap_or_default();
+    let hash = name.trim().bytes().fold(0x811c_9dc5_u32, |h, b| {
+        (h ^ u32::from(b)).wrapping_mul(0x0100_0193)
+    });
+    format!("h{hash:08x}")
 }
 
 /// Replaces one file atomically: a reader sees the old file or the new one, never half of one,

@@ -123,7 +123,9 @@ impl Expected {
         match &self.source {
             DigestSource::Registry => (
                 format!("the registry (datasets.toml, dataset '{dataset}')"),
-                "the file is not the one the registry describes: replace it with the published                  file, or, if the publisher changed the file, correct its sha256 in                  datasets.toml"
+                "the file is not the one the registry describes: replace it with the published \
+                 file, or, if the publisher changed the file, correct its sha256 in \
+                 datasets.toml"
                     .to_string(),
             ),
             DigestSource::Lock { path, key } => (
@@ -132,7 +134,9 @@ impl Expected {
                     path.display()
                 ),
                 format!(
-                    "if the new file is the one you want, delete the line '{key}' from {} and                      run again (the new digest is recorded once the file parses); otherwise                      restore the original file",
+                    "if the new file is the one you want, delete the line '{key}' from {} and \
+                     run again (the new digest is recorded once the file parses); otherwise \
+                     restore the original file",
                     path.display()
                 ),
             ),
@@ -783,7 +787,28 @@ mod tests {
             "{msg}"
         );
         assert!(cache_files(cache.path()).is_empty());
+        // One space between words (issue 24: runs of 18 spaces mid-sentence).
+        assert!(!msg.contains("  "), "{msg}");
         server.join().unwrap();
+    }
+
+    /// Both fixes a checksum mismatch suggests read as sentences, one space between words.
+    #[test]
+    fn checksum_fixes_have_no_runs_of_spaces() {
+        let lock = DigestSource::Lock {
+            path: PathBuf::from("datasets.lock"),
+            key: "tiny/tiny.svm".into(),
+        };
+        for source in [DigestSource::Registry, lock] {
+            let expected = Expected {
+                sha256: "0".repeat(64),
+                source,
+            };
+            let (pinned_by, fix) = expected.source_and_fix("tiny");
+            for text in [pinned_by, fix] {
+                assert!(!text.contains("  "), "{text}");
+            }
+        }
     }
 
     #[test]

@@ -114,7 +114,19 @@ pub(crate) fn expand(
                 .iter()
                 .any(|l| l.iter().any(|p| p.name == name))
     };
-    let raw_cells = grid::expand(groups, &COMPONENTS, applicable);
+    let raw_cells = grid::expand(groups, &COMPONENTS, applicable).map_err(|too_many| {
+        let g = &groups[too_many.group];
+        c.fail(
+            &g.key,
+            g.line,
+            format!(
+                "with this axis ({} values) the grid passes {} cells, the most a spec may plan: \
+                 split the sweep into several specs or use fewer values",
+                g.rows.len(),
+                grid::MAX_CELLS
+            ),
+        )
+    })?;
     // A name no cell takes is a typo or a parameter of a component the spec does not use.
     for g in groups {
         for name in &g.names {

@@ -54,7 +54,25 @@ impl RawCell {
     }
 }
 
-fn product(cells: Vec<RawCell>, group: &Group, index: usize, keep: &[usize]) -> Vec<RawCell> {
+/// The most cells a spec may plan: a grid of millions of values is refused, naming the axis
+/// that passes the limit, before memory for it is asked for (issue 24: it aborted).
+pub const MAX_CELLS: usize = 1_000_000;
+
+/// The grid passes [`MAX_CELLS`] when group `group` is multiplied in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooMany {
+    pub group: usize,
+}
+
+fn product(
+    cells: Vec<RawCell>,
+    group: &Group,
+    index: usize,
+    keep: &[usize],
+) -> Result<Vec<RawCell>, TooMany> {
+    if cells.len().saturating_mul(group.rows.len()) > MAX_CELLS {
+        return Err(TooMany { group: index });
+    }
     let mut out = Vec::with_capacity(cells.len() * group.rows.len());
     for cell in cells {
         for row in &group.rows {
@@ -66,7 +84,7 @@ fn product(cells: Vec<RawCell>, group: &Group, index: usize, keep: &[usize]) -> 
             out.push(next);
         }
     }
-    out
+    Ok(out)
 }
 
 /// Expands `groups`: first the groups holding any of the `component_names` (they decide which
@@ -77,7 +95,7 @@ pub fn expand(
     groups: &[Group],
     component_names: &[&str],
     applicable: impl Fn(&RawCell, &str) -> bool,
-) -> Vec<RawCell> {
+) -> Result<Vec<RawCell>, TooMany> {
     let is_component = |g: &Group| {
         g.names
             .iter()
@@ -87,7 +105,7 @@ pub fn expand(
     for (i, g) in groups.iter().enumerate() {
         if g.scope == Scope::Global && is_component(g) {
             let keep: Vec<usize> = (0..g.names.len()).collect();
-            cells = product(cells, g, i, &keep);
+            cells = product(cells, g, i, &keep)?;
         }
     }
     let mut out = Vec::new();
@@ -121,7 +139,7 @@ pub fn expand(
             if keep.is_empty() {
                 continue;
             }
-            partial = product(partial, g, i, &keep);
+            partial = product(partial, g, i, &keep)?;
         }
         for mut cell in partial {
             cell.values
@@ -135,8 +153,13 @@ pub fn expand(
                 out.push(cell);
             }
         }
+        if out.len() > MAX_CELLS {
+            return Err(TooMany {
+                group: groups.len().saturating_sub(1),
+            });
+        }
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -186,7 +209,8 @@ mod tests {
         ];
         let cells = expand(&groups, &["map"], |cell, name| {
             cell.get("map").and_then(|v| v.as_str()) == Some("rff") || name == "map"
-        });
+        })
+        .unwrap();
         // rff: 2 D x 2 forms; exact: once.
         assert_eq!(cells.len(), 5);
         assert_eq!(
@@ -214,7 +238,8 @@ mod tests {
         ];
         let cells = expand(&groups, &["dataset", "map"], |cell, name| {
             name != "n_components" || cell.get("map") == Some(&s("ts"))
-        });
+        })
+        .unwrap();
         let shown: Vec<String> = cells
             .iter()
             .map(|c| {

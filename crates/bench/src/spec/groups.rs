@@ -59,10 +59,10 @@ pub(crate) fn run_settings(raw: &RawSpec, c: Checker<'_>, o: &Overlay) -> SpecRe
                 format!("must be an integer >= 0, got {other}"),
             ))
         }
-        None => return Err(c.whole("[run] needs `master_seed`")),
+        None => return Err(missing(c, "run", &raw.run, "master_seed")),
     };
     let Some(value) = raw.run.get("repetitions") else {
-        return Err(c.whole("[run] needs `repetitions`"));
+        return Err(missing(c, "run", &raw.run, "repetitions"));
     };
     let (key, v) = o.pick("run", "repetitions", value);
     let repetitions = match v.get_ref() {
@@ -81,6 +81,51 @@ pub(crate) fn run_settings(raw: &RawSpec, c: Checker<'_>, o: &Overlay) -> SpecRe
         master_seed,
         repetitions,
     })
+}
+
+/// `[table] needs `key``, or, when the table has a key one or two letters away from it (a
+/// misspelling alone in its table, issue 24), that key named at its line.
+fn missing(
+    c: Checker<'_>,
+    table: &str,
+    keys: &super::raw::Table,
+    wanted: &str,
+) -> crate::spec_error::SpecError {
+    misspelt(c, table, keys, wanted)
+        .unwrap_or_else(|| c.whole(format!("[{table}] needs `{wanted}`")))
+}
+
+/// The error for a key of `[table]` one or two edits from `wanted` (which it lacks).
+fn misspelt(
+    c: Checker<'_>,
+    table: &str,
+    keys: &super::raw::Table,
+    wanted: &str,
+) -> Option<crate::spec_error::SpecError> {
+    let (key, value) = keys
+        .iter()
+        .find(|(k, _)| k.as_str() != wanted && edit_distance(k, wanted) <= 2)?;
+    Some(c.at_span(
+        &format!("{table}.{key}"),
+        &value.span(),
+        format!("`{key}` is not a key of [{table}]: did you mean `{wanted}`? ([{table}] needs it)"),
+    ))
+}
+
+/// Levenshtein distance between two short names.
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(previous + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// The groups of every section, checked: one dataset at least, no name set twice in a scope,
@@ -123,6 +168,9 @@ pub(crate) fn collect(
         .iter()
         .any(|g| g.names.iter().any(|n| n == "dataset"))
     {
+        if let Some(e) = misspelt(c, "data", &raw.data, "dataset") {
+            return Err(e);
+        }
         return Err(c.whole(
             "no dataset: name one in [data] (`dataset = ...`, a list, or a zipped axis such as \
              `\"dataset, n_components\" = [...]`)",

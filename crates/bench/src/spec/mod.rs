@@ -298,7 +298,47 @@ impl RawSpec {
                 )
                 .into());
         }
-        self.claims_select_cells(plan, c, &cells)
+        self.claims_select_cells(plan, c, &cells)?;
+        self.paper_values_select_cells(plan, c, &cells)
+    }
+
+    /// Every paper value drawn in the plan's profile selects at least one of its cells: a value
+    /// not in the grid (a typo, a value of another profile: limit it with `profiles`) fails
+    /// here, not as a paper value without ours after the run.
+    fn paper_values_select_cells(
+        &self,
+        plan: &Plan,
+        c: Checker<'_>,
+        cells: &[crate::results::Coordinates],
+    ) -> Result<()> {
+        for value in &plan.paper_values {
+            if cells.iter().any(|k| outputs::selects(k, &value.select)) {
+                continue;
+            }
+            let i = self
+                .paper_values
+                .iter()
+                .position(|x| x.statistic.span() == value.statistic.span())
+                .unwrap_or(0);
+            let span = value
+                .select
+                .keys()
+                .next()
+                .map_or(value.statistic.span(), |k| k.span());
+            return Err(c
+                .at_span(
+                    &format!("paper_values[{i}].select"),
+                    &span,
+                    format!(
+                        "{} matches no cell of the {} profile's grid (a paper value of another \
+                         profile only: `profiles = [...]`)",
+                        outputs::describe_selector(&value.select),
+                        plan.profile.name()
+                    ),
+                )
+                .into());
+        }
+        Ok(())
     }
 
     /// Each side of every claim drawn in the plan's profile selects at least one of its cells

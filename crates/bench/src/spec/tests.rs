@@ -310,3 +310,51 @@ fn map_configurations_are_checked_by_the_library_before_any_data() {
     )
     .unwrap();
 }
+
+/// A misspelt key alone in its table is named, with its line and the key it resembles, not
+/// reported only as the real key missing (issue 24).
+#[test]
+fn a_misspelt_key_alone_in_its_table_is_named() {
+    for (right, wrong, line) in [
+        ("master_seed = 3", "master_sed = 3", 12),
+        ("repetitions = 2", "repetiton = 2", 13),
+        ("dataset = \"gaussian\"", "datset = \"gaussian\"", 7),
+    ] {
+        // Without the profiles, which would name `repetitions` first.
+        let start = SPEC.find("[profiles.quick]").unwrap();
+        let end = SPEC.find("[check]").unwrap();
+        let text = format!("{}{}", &SPEC[..start], &SPEC[end..]).replacen(right, wrong, 1);
+        let e = spec_error(&text, &Profile::Full);
+        let key = wrong.split(' ').next().unwrap();
+        assert_eq!(e.line, line, "{e}");
+        assert!(
+            e.to_string().contains(&format!("`{key}` is not a key of"))
+                && e.to_string().contains("did you mean"),
+            "{e}"
+        );
+    }
+    assert_eq!(groups::edit_distance("master_sed", "master_seed"), 1);
+    assert_eq!(groups::edit_distance("kitten", "sitting"), 3);
+    // Far from every needed key: the plain message.
+    let e = spec_error(
+        &SPEC.replacen("master_seed = 3", "seed = 3", 1),
+        &Profile::Full,
+    );
+    assert!(e.to_string().contains("[run] needs `master_seed`"), "{e}");
+}
+
+/// A grid of millions of cells is refused at plan time, naming the axis that passes the limit,
+/// instead of aborting on memory (issue 24).
+#[test]
+fn a_grid_of_millions_of_cells_is_refused() {
+    let many: Vec<String> = (1..=2000).map(|v| v.to_string()).collect();
+    let text = SPEC
+        .replacen("n = 50", &format!("n = [{}]", many.join(", ")), 1)
+        .replacen("pairs = 20", &format!("pairs = [{}]", many.join(", ")), 1);
+    let e = spec_error(&text, &Profile::Full);
+    assert!(
+        e.to_string().contains("the grid passes 1000000 cells"),
+        "{e}"
+    );
+    assert!(e.key.is_some(), "{e}");
+}
