@@ -88,6 +88,12 @@ impl Default for CrossValidation {
 }
 
 impl CrossValidation {
+    /// The fold row `row` is validated in (0-based): for running another tool on the very same
+    /// folds (scikit-learn's `PredefinedSplit`).
+    pub fn fold_of_row(&self, row: usize) -> usize {
+        fold_of(self.seed, row, self.folds)
+    }
+
     /// The common checks: a non-empty grid, at least 2 folds, valid limits. The values
     /// themselves are checked by each learner (lambda >= 0, C > 0).
     pub(crate) fn check(&self, parameter: &'static str) -> Result<()> {

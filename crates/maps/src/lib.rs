@@ -76,7 +76,7 @@ mod random_maclaurin;
 mod random_maclaurin_h01;
 mod ranges;
 pub mod seeds;
-mod sym_eig;
+pub mod sym_eig;
 mod tensor_sketch;
 #[cfg(test)]
 mod test_support;

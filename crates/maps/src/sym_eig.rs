@@ -1,5 +1,6 @@
-//! The symmetric eigendecomposition of Nystroem's `K_mm` by LAPACK's divide-and-conquer driver
-//! `dsyevd`.
+//! The symmetric eigendecomposition by LAPACK's divide-and-conquer driver `dsyevd`: Nystroem's
+//! `K_mm`, and the learners' kernel ridge cross-validation (one decomposition per fold, shared by
+//! every lambda).
 //!
 //! **Why not ndarray-linalg's `Eigh`.** It calls `dsyev`, which accumulates the eigenvectors by
 //! implicit QR iterations (`dsteqr`, plane rotations applied one `dlasr` sweep at a time):
@@ -13,7 +14,7 @@ use ndarray::{Array1, Array2};
 /// `(lambda, V)` with `a = V diag(lambda) V'`, eigenvalues ascending, eigenvectors in the columns
 /// of `V`. `a` must be square and symmetric (only its lower triangle is read); the error is
 /// LAPACK's `info` in words.
-pub(crate) fn eigh(a: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>), String> {
+pub fn eigh(a: Array2<f64>) -> Result<(Array1<f64>, Array2<f64>), String> {
     let n = a.nrows();
     assert_eq!(a.ncols(), n, "eigh of a non-square matrix");
     if n == 0 {
