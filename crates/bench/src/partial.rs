@@ -9,9 +9,10 @@
 //!
 //! Each row is one `write` of a whole line to a file opened for appending, so a kill leaves whole
 //! lines, except at worst a last line cut short, which resume drops. What is written survives
-//! the process at once; the file is also synced to disk at most every [`SYNC_INTERVAL`] (and at
-//! the end), so a machine that loses power loses at most that much work, without the cost of a
-//! sync per row on a shared file system for runs of many small cells.
+//! the process at once. The file is also synced to disk with a row when [`SYNC_INTERVAL`] or
+//! more has passed since the last sync: a machine that loses power loses the rows appended since
+//! the last sync, and runs of many small cells on a shared file system do not pay a sync per
+//! row.
 //!
 //! The file is locked (`flock`) while a run writes it: a second run of the same spec into the
 //! same folder at the same time goes on without one (it says so), rather than mixing rows.
@@ -26,7 +27,7 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::results::{self, Layout, Provenance, ResultRow};
 
-/// The longest a finished row stays unsynced.
+/// The least time between two syncs of the partial file.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
 /// The partial file of a run in progress, open for appending.
