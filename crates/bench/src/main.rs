@@ -477,14 +477,7 @@ fn render(global: &Global, spec: &SpecArgs, out_dir: Option<&PathBuf>) -> anyhow
         .with_context(|| format!("rendering {}", spec.spec))?;
     let mut out = String::new();
     let _ = writeln!(out, "{}", rendered.report);
-    for path in rendered
-        .figures
-        .iter()
-        .chain(&rendered.tables)
-        .chain(&rendered.claims_file)
-    {
-        let _ = writeln!(out, "wrote {}", path.display());
-    }
+    wrote_outputs(&mut out, &rendered);
     Ok(out)
 }
 
@@ -517,6 +510,18 @@ fn reproduce(
         );
     }
     Ok(text)
+}
+
+/// A `wrote PATH` line for every figure, table and claims file a run or a merge drew.
+fn wrote_outputs(out: &mut String, rendered: &rfbench::outputs::Rendered) {
+    for path in rendered
+        .figures
+        .iter()
+        .chain(&rendered.tables)
+        .chain(&rendered.claims_file)
+    {
+        let _ = writeln!(out, "wrote {}", path.display());
+    }
 }
 
 fn slurm_command(
@@ -564,15 +569,7 @@ fn merge(spec: &SpecArgs, shards: Option<usize>, options: &RunOptions) -> anyhow
         merged.shards,
         merged.skipped
     );
-    for path in merged
-        .rendered
-        .figures
-        .iter()
-        .chain(&merged.rendered.tables)
-        .chain(&merged.rendered.claims_file)
-    {
-        let _ = writeln!(out, "wrote {}", path.display());
-    }
+    wrote_outputs(&mut out, &merged.rendered);
     if !merged.failed.is_empty() {
         print!("{out}");
         bail!(
@@ -592,15 +589,7 @@ fn summary(outcome: &run::Outcome) -> String {
     let _ = writeln!(out, "{}: {}", plan.name, plan.title);
     let _ = writeln!(out, "{}", outcome.rendered.report);
     let _ = writeln!(out, "wrote {}", outcome.csv.display());
-    for path in outcome
-        .rendered
-        .figures
-        .iter()
-        .chain(&outcome.rendered.tables)
-        .chain(&outcome.rendered.claims_file)
-    {
-        let _ = writeln!(out, "wrote {}", path.display());
-    }
+    wrote_outputs(&mut out, &outcome.rendered);
     let runs = outcome.rows.len();
     let _ = writeln!(
         out,
