@@ -111,6 +111,12 @@ impl CsrMatrix {
         self.indptr.len() - 1
     }
 
+    /// The raw arrays `(n_cols, indptr, indices, values)`, as [`CsrMatrix::new`] takes them: how
+    /// the features leave the library without a copy (the Python package hands them to SciPy).
+    pub fn into_parts(self) -> (usize, Vec<usize>, Vec<u32>, Vec<f64>) {
+        (self.n_cols, self.indptr, self.indices, self.values)
+    }
+
     pub fn n_cols(&self) -> usize {
         self.n_cols
     }

@@ -51,6 +51,20 @@ pub enum FourierForm {
 }
 
 impl FourierForm {
+    /// Every form by the name specs and the Python package give it.
+    pub const NAMES: [(&'static str, FourierForm); 2] = [
+        ("paired", FourierForm::Paired),
+        ("phase", FourierForm::Phase),
+    ];
+
+    /// The form named `name` (`"paired"` or `"phase"`), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::NAMES
+            .iter()
+            .find(|(known, _)| *known == name)
+            .map(|&(_, form)| form)
+    }
+
     /// The number of frequencies behind `n_components` features, or an error for `D = 0` and for
     /// an odd `D` in the paired form.
     pub fn n_frequencies(self, n_components: usize) -> Result<usize> {
@@ -621,6 +635,14 @@ mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    #[test]
+    fn forms_are_found_by_name_and_nothing_else_is() {
+        assert_eq!(FourierForm::from_name("paired"), Some(FourierForm::Paired));
+        assert_eq!(FourierForm::from_name("phase"), Some(FourierForm::Phase));
+        assert_eq!(FourierForm::from_name("Phase"), None);
+        assert_eq!(FourierForm::from_name(""), None);
+    }
 
     /// The fast sine/cosine against the standard library on 10^6 arguments spread over every
     /// scale up to the fast path's limit, plus quadrant boundaries and zeros.

@@ -125,11 +125,9 @@ const SHIFT: &[&str] = &["gaussian", "laplacian", "matern"];
 /// Orthogonal and Fastfood frequencies: radial spectral densities only.
 const RADIAL: &[&str] = &["gaussian", "matern"];
 
+/// The `form` choice (checked against [`FORM`]'s names when the spec is read).
 fn form(p: &ParamValues) -> FourierForm {
-    match p.text("form") {
-        "phase" => FourierForm::Phase,
-        _ => FourierForm::Paired,
-    }
+    FourierForm::from_name(p.text("form")).unwrap_or_default()
 }
 
 /// A map's hyper-parameters read from a cell, before any data: [`MapConfig::check`] runs the

@@ -1,0 +1,102 @@
+"""Maps of the polynomial kernel ``(gamma <x, y> + coef0)^degree``: Tensor Sketch and Random
+Maclaurin, with scikit-learn's ``PolynomialCountSketch`` parameter names.
+
+The Rust sketches approximate ``(<x, y> + c)^p``. Since
+``(gamma <x, y> + coef0)^p = gamma^p (<x, y> + coef0 / gamma)^p``, a ``gamma`` other than 1 is the
+map for offset ``coef0 / gamma`` with its features multiplied by ``gamma^(p/2)``: no copy of the
+input, and at ``gamma = 1`` the features are the Rust crate's to the bit.
+"""
+
+from numbers import Integral, Real
+
+from sklearn.utils._param_validation import Interval
+
+from . import _kernels, _rfbench
+from ._base import MapTransformer
+
+
+class _PolynomialMap(MapTransformer):
+    _parameter_constraints = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "degree": [Interval(Integral, 1, None, closed="left")],
+        "gamma": [Interval(Real, 0, None, closed="neither")],
+        "coef0": [Interval(Real, 0, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def _sketch_kernel(self):
+        return _kernels.polynomial(self.degree, 1.0, self.coef0 / self.gamma)
+
+    def _feature_scale(self):
+        return self.gamma ** (self.degree / 2)
+
+
+class TensorSketch(_PolynomialMap):
+    """Tensor Sketch (Pham & Pagh 2013): the FFT of ``degree`` count sketches, an unbiased map of
+    ``(gamma <x, y> + coef0)^degree``, O(nnz + D log D) per row.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+        D, the number of features.
+    degree : int, default=2
+    gamma : float, default=1.0
+    coef0 : float, default=0.0
+        The kernel's offset (>= 0).
+    random_state : int, RandomState instance or None, default=None
+        An int is the Rust map's seed (same features as the Rust crate for the same seed).
+
+    Attributes
+    ----------
+    map_ : rfbench._rfbench.FittedMap
+    n_features_in_ : int
+    """
+
+    def __init__(self, n_components=100, *, degree=2, gamma=1.0, coef0=0.0, random_state=None):
+        self.n_components = n_components
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.random_state = random_state
+
+    def _fit_map(self, X, seed):
+        kernel = self._sketch_kernel()
+        return _rfbench.tensor_sketch(kernel, self.n_components, X.shape[1], seed)
+
+
+class RandomMaclaurin(_PolynomialMap):
+    """Random Maclaurin (Kar & Karnick 2012): products of ``N`` Rademacher projections with
+    ``P[N = n] = 2^-(n+1)``, an unbiased map of ``(gamma <x, y> + coef0)^degree``.
+
+    Parameters
+    ----------
+    n_components : int, default=100
+    degree : int, default=2
+    gamma : float, default=1.0
+    coef0 : float, default=0.0
+    h01 : bool, default=False
+        Hamid et al. (2014)'s H0/1: the degree-0 and degree-1 terms exactly (``1 + d`` more
+        features), the higher degrees by ``n_components`` random ones.
+    random_state : int, RandomState instance or None, default=None
+
+    Attributes
+    ----------
+    map_ : rfbench._rfbench.FittedMap
+    n_features_in_ : int
+    """
+
+    _parameter_constraints = {**_PolynomialMap._parameter_constraints, "h01": ["boolean"]}
+
+    def __init__(
+        self, n_components=100, *, degree=2, gamma=1.0, coef0=0.0, h01=False, random_state=None
+    ):
+        self.n_components = n_components
+        self.degree = degree
+        self.gamma = gamma
+        self.coef0 = coef0
+        self.h01 = h01
+        self.random_state = random_state
+
+    def _fit_map(self, X, seed):
+        kernel = self._sketch_kernel()
+        return _rfbench.random_maclaurin(kernel, self.n_components, self.h01, X.shape[1], seed)

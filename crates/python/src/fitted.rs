@@ -1,0 +1,238 @@
+//! A fitted map as a Python object: applied to dense float64 or float32 arrays and to CSR rows,
+//! pickled through the library's serde form (its random draws, not its seed).
+
+use ndarray::{Array2, ArrayView2};
+use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use rfbench_maps::{
+    CsrMatrix, DynFeatureMap, Fastfood, MapError, Nystroem, OrthogonalRandomFeatures, Prff,
+    RandomBinning, RandomFourierFeatures, RandomMaclaurin, RandomMaclaurinH01, Rows,
+    StructuredOrthogonalFeatures, TensorSketch,
+};
+
+use crate::rows::Input;
+use crate::value_error;
+
+/// What the Python object needs of a map beyond [`DynFeatureMap`].
+pub trait Fitted: DynFeatureMap {
+    /// The map's serde form (JSON, floats round-tripped exactly).
+    fn to_json(&self) -> serde_json::Result<String>;
+    /// The name of this module's function that reads the JSON back ([`FittedMap::__reduce__`]).
+    fn loader(&self) -> &'static str;
+    /// Whether [`Fitted::transform_f32`] is the map's own single-precision path.
+    fn has_f32(&self) -> bool {
+        false
+    }
+    /// Float32 rows to float32 features by the map's own single-precision path, where it has one.
+    fn transform_f32(&self, _x: ArrayView2<'_, f32>) -> Option<Result<Array2<f32>, MapError>> {
+        None
+    }
+    /// Whether [`Fitted::transform_sparse`] gives the features.
+    fn has_sparse(&self) -> bool {
+        false
+    }
+    /// The features as a sparse matrix, for a map whose features are mostly zeros (random
+    /// binning: `P` non-zeros in `P * width` columns).
+    fn transform_sparse(&self, _rows: Rows<'_>) -> Option<Result<CsrMatrix, MapError>> {
+        None
+    }
+}
+
+/// `Fitted` for a map type, and its loader `#[pyfunction]`; `f32` for the maps with a
+/// single-precision path.
+macro_rules! fitted {
+    (@common $map:ty, $loader:ident) => {
+        fn to_json(&self) -> serde_json::Result<String> {
+            serde_json::to_string(self)
+        }
+        fn loader(&self) -> &'static str {
+            stringify!($loader)
+        }
+    };
+    (@loader $map:ty, $loader:ident) => {
+        /// Reads a pickled map back (checked by the library's deserialiser).
+        #[pyfunction]
+        fn $loader(json: &str) -> PyResult<FittedMap> {
+            let map: $map = serde_json::from_str(json).map_err(value_error)?;
+            Ok(FittedMap::new(map))
+        }
+    };
+    ($map:ty, $loader:ident) => {
+        impl Fitted for $map {
+            fitted!(@common $map, $loader);
+        }
+        fitted!(@loader $map, $loader);
+    };
+    ($map:ty, $loader:ident, f32) => {
+        impl Fitted for $map {
+            fitted!(@common $map, $loader);
+            fn has_f32(&self) -> bool {
+                true
+            }
+            fn transform_f32(
+                &self,
+                x: ArrayView2<'_, f32>,
+            ) -> Option<Result<Array2<f32>, MapError>> {
+                Some(<$map>::transform_f32(self, x))
+            }
+        }
+        fitted!(@loader $map, $loader);
+    };
+    ($map:ty, $loader:ident, sparse) => {
+        impl Fitted for $map {
+            fitted!(@common $map, $loader);
+            fn has_sparse(&self) -> bool {
+                true
+            }
+            fn transform_sparse(&self, rows: Rows<'_>) -> Option<Result<CsrMatrix, MapError>> {
+                Some(<$map>::transform_sparse(self, rows))
+            }
+        }
+        fitted!(@loader $map, $loader);
+    };
+}
+
+fitted!(TensorSketch, load_tensor_sketch);
+fitted!(RandomMaclaurin, load_random_maclaurin);
+fitted!(RandomMaclaurinH01, load_random_maclaurin_h01);
+fitted!(RandomFourierFeatures, load_random_fourier, f32);
+fitted!(OrthogonalRandomFeatures, load_orthogonal, f32);
+fitted!(StructuredOrthogonalFeatures, load_structured_orthogonal);
+fitted!(Fastfood, load_fastfood);
+fitted!(RandomBinning, load_random_binning, sparse);
+fitted!(Nystroem, load_nystroem);
+fitted!(Prff, load_prff);
+
+pub fn register_loaders(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    for loader in [
+        wrap_pyfunction!(load_tensor_sketch, m)?,
+        wrap_pyfunction!(load_random_maclaurin, m)?,
+        wrap_pyfunction!(load_random_maclaurin_h01, m)?,
+        wrap_pyfunction!(load_random_fourier, m)?,
+        wrap_pyfunction!(load_orthogonal, m)?,
+        wrap_pyfunction!(load_structured_orthogonal, m)?,
+        wrap_pyfunction!(load_fastfood, m)?,
+        wrap_pyfunction!(load_random_binning, m)?,
+        wrap_pyfunction!(load_nystroem, m)?,
+        wrap_pyfunction!(load_prff, m)?,
+    ] {
+        m.add_function(loader)?;
+    }
+    Ok(())
+}
+
+/// A fitted map `z: R^d -> R^D`: a pure function of its random draws, so the same rows give the
+/// same bits whatever the thread count.
+#[pyclass(module = "rfbench._rfbench", frozen)]
+pub struct FittedMap(Box<dyn Fitted>);
+
+impl FittedMap {
+    pub fn new(map: impl Fitted + 'static) -> Self {
+        Self(Box::new(map))
+    }
+}
+
+#[pymethods]
+impl FittedMap {
+    /// `d`.
+    #[getter]
+    fn input_dim(&self) -> usize {
+        self.0.input_dim()
+    }
+
+    /// `D`.
+    #[getter]
+    fn output_dim(&self) -> usize {
+        self.0.output_dim()
+    }
+
+    /// Bytes of the map's random draws, landmarks and tables.
+    #[getter]
+    fn memory_bytes(&self) -> usize {
+        self.0.memory_bytes()
+    }
+
+    /// Whether float32 rows are mapped in single precision (else in double, then rounded).
+    #[getter]
+    fn native_float32(&self) -> bool {
+        self.0.has_f32()
+    }
+
+    /// The `n x D` features of dense float64 rows or CSR parts, GIL released.
+    fn transform<'py>(
+        &self,
+        py: Python<'py>,
+        rows: Input<'py>,
+    ) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let map = &*self.0;
+        let features = rows.with_rows(py, |rows| map.transform(rows))?;
+        Ok(features.into_pyarray(py))
+    }
+
+    /// Whether the map gives sparse features (`transform_sparse`).
+    #[getter]
+    fn sparse_output(&self) -> bool {
+        self.0.has_sparse()
+    }
+
+    /// Sparse features as CSR parts `(data, indices, indptr, (n, D))` for SciPy, GIL released;
+    /// a `ValueError` for a map whose features are dense.
+    #[allow(clippy::type_complexity)]
+    fn transform_sparse<'py>(
+        &self,
+        py: Python<'py>,
+        rows: Input<'py>,
+    ) -> PyResult<(
+        Bound<'py, PyArray1<f64>>,
+        Bound<'py, PyArray1<u32>>,
+        Bound<'py, PyArray1<usize>>,
+        (usize, usize),
+    )> {
+        let map = &*self.0;
+        if !map.has_sparse() {
+            return Err(value_error("this map's features are dense: use transform"));
+        }
+        let features =
+            rows.with_rows(py, |rows| map.transform_sparse(rows).expect("has_sparse"))?;
+        let n_rows = features.n_rows();
+        let (n_cols, indptr, indices, values) = features.into_parts();
+        Ok((
+            values.into_pyarray(py),
+            indices.into_pyarray(py),
+            indptr.into_pyarray(py),
+            (n_rows, n_cols),
+        ))
+    }
+
+    /// Float32 rows to float32 features by the map's single-precision path (`native_float32`);
+    /// a `ValueError` for a map without one.
+    fn transform_float32<'py>(
+        &self,
+        py: Python<'py>,
+        x: PyReadonlyArray2<'py, f32>,
+    ) -> PyResult<Bound<'py, PyArray2<f32>>> {
+        let (map, view) = (&*self.0, x.as_array());
+        let features = py
+            .detach(|| map.transform_f32(view))
+            .ok_or_else(|| value_error("this map has no single-precision path"))?
+            .map_err(value_error)?;
+        Ok(features.into_pyarray(py))
+    }
+
+    /// Pickling: the loader function of this map's type and the map's serde form.
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let loader = py.import("rfbench._rfbench")?.getattr(self.0.loader())?;
+        let json = self.0.to_json().map_err(value_error)?;
+        (loader, (json,)).into_pyobject(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "FittedMap(d={}, D={}, {})",
+            self.0.input_dim(),
+            self.0.output_dim(),
+            self.0.loader().trim_start_matches("load_")
+        )
+    }
+}
