@@ -43,8 +43,21 @@ compare DATA *FLAGS: build
 # builds them optimised).
 test: setup
     python3 scripts/check_structure.py --self-test
-    cargo test --workspace
-    cargo test --workspace --benches --no-run
+    cargo test --workspace --exclude rfbench-python
+    cargo test --workspace --exclude rfbench-python --benches --no-run
+    just test-python
+
+# The Python package (crates/python): built by maturin into a virtual environment in
+# target/python-venv, with scikit-learn and pytest from PyPI, then its tests (scikit-learn's own
+# estimator checks, bit-for-bit agreement with the crate's example reference_features, Gram errors
+# against scikit-learn's estimators).
+test-python: setup
+    cargo build --profile test -p rfbench-maps --example reference_features
+    [ -x target/python-venv/bin/python ] || python3 -m venv target/python-venv
+    target/python-venv/bin/pip install -q scikit-learn pytest
+    target/python-venv/bin/pip install -q --force-reinstall --no-deps ./crates/python
+    RFBENCH_REFERENCE_FEATURES=target/debug/examples/reference_features \
+        target/python-venv/bin/python -m pytest -q -p no:cacheprovider crates/python/tests
 
 # Regenerate every experiment's quick profile and compare it with the committed reference.
 check *FLAGS: build
