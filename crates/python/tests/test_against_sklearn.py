@@ -33,7 +33,7 @@ def errors(make, X, K):
 
 PAIRS = {
     "RBFSampler": (
-        lambda D, s: RandomFourierFeatures(D, gamma=0.25, random_state=s),
+        lambda D, s: RandomFourierFeatures(D, gamma=0.25, form="phase", random_state=s),
         lambda D, s: RBFSampler(gamma=0.25, n_components=D, random_state=s),
         lambda X: rbf_kernel(X, gamma=0.25),
         500,
@@ -78,3 +78,16 @@ def test_a_pipeline_in_a_grid_search():
     # Better than chance, and the best candidate's cross-validated accuracy is what it reports.
     assert search.best_score_ > 0.75
     assert search.best_score_ == pytest.approx(search.cv_results_["mean_test_score"].max())
+
+
+def test_the_readmes_examples_run():
+    """The Python examples of the repository's README and of the package's own README."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[3]
+    for readme in (root / "README.md", root / "crates" / "python" / "README.md"):
+        blocks = re.findall(r"```python\n(.*?)```", readme.read_text(), flags=re.S)
+        assert blocks, readme
+        for block in blocks:
+            exec(compile(block, str(readme), "exec"), {})

@@ -29,13 +29,14 @@ CONFIGURATIONS = {
     "tensor_sketch": TensorSketch(64, degree=3, coef0=1.0),
     "random_maclaurin": RandomMaclaurin(64, degree=2, coef0=1.0),
     "random_maclaurin_h01": RandomMaclaurin(64, degree=2, coef0=1.0, h01=True),
-    "rff_phase": RandomFourierFeatures(64, sigma=0.5),
+    "rff_phase": RandomFourierFeatures(64, sigma=0.5, form="phase"),
     "rff_paired_laplacian": RandomFourierFeatures(64, kernel="laplacian", sigma=2.0, form="paired"),
-    "rff_matern": RandomFourierFeatures(64, kernel="matern", nu=2.5, sigma=1.5),
-    "orf": OrthogonalRandomFeatures(64, sigma=0.5),
+    "rff_matern": RandomFourierFeatures(64, kernel="matern", nu=2.5, sigma=1.5, form="phase"),
+    "orf": OrthogonalRandomFeatures(64, sigma=0.5, form="phase"),
     "sorf_paired": StructuredOrthogonalRandomFeatures(64, sigma=0.5, form="paired"),
-    "fastfood": Fastfood(64, sigma=0.5),
-    "fastfood_fft_paired": Fastfood(64, sigma=0.5, method="fft", form="paired"),
+    "fastfood": Fastfood(64, sigma=0.5, form="phase"),
+    # form="auto" with an even D: the crate's paired form.
+    "fastfood_fft_paired": Fastfood(64, sigma=0.5, method="fft"),
     "random_binning": RandomBinning(16, width=256, sigma=2.0),
     "nystroem": Nystroem(32, sigma=0.5),
     "nystroem_polynomial": Nystroem(32, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0),
@@ -84,7 +85,7 @@ def test_features_equal_the_rust_crates_bit_for_bit(reference, label):
 def test_float32_features_equal_the_rust_single_precision_path(reference):
     X, folder = reference
     expected = np.fromfile(folder / "rff_phase_f32.f32", dtype="<f4").reshape(X.shape[0], -1)
-    estimator = RandomFourierFeatures(64, sigma=0.5, random_state=SEED).fit(X)
+    estimator = RandomFourierFeatures(64, sigma=0.5, form="phase", random_state=SEED).fit(X)
     Z = estimator.transform(X.astype(np.float32))
     assert Z.dtype == np.float32
     np.testing.assert_array_equal(Z, expected)

@@ -101,6 +101,13 @@ def test_float32_in_float32_out():
     assert not TensorSketch().fit(X).map_.native_float32
 
 
+def test_form_auto_is_paired_for_an_even_d_and_phase_for_an_odd_one():
+    for D, form in ((64, "paired"), (63, "phase")):
+        auto = RandomFourierFeatures(D, random_state=2).fit_transform(X)
+        explicit = RandomFourierFeatures(D, form=form, random_state=2).fit_transform(X)
+        np.testing.assert_array_equal(auto, explicit)
+
+
 def test_h01_adds_the_exact_low_degree_terms():
     Z = RandomMaclaurin(40, h01=True, random_state=0).fit_transform(X)
     assert Z.shape == (50, 40 + 1 + X.shape[1])

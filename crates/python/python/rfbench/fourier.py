@@ -20,7 +20,7 @@ _BANDWIDTH = {
 _FOURIER = {
     "n_components": [Interval(Integral, 1, None, closed="left")],
     "kernel": [StrOptions(set(_kernels.SHIFT_INVARIANT))],
-    "form": [StrOptions({"paired", "phase"})],
+    "form": [StrOptions({"auto", "paired", "phase"})],
     **_BANDWIDTH,
 }
 
@@ -39,10 +39,11 @@ _DOC_PARAMETERS = """
         the Matern length scale (default 1).
     nu : float, default=1.5
         Matern smoothness, one of 0.5, 1.5, 2.5.
-    form : {"phase", "paired"}, default="phase"
-        ``phase``: ``sqrt(2/D) cos(Wx + b)`` from D frequencies (scikit-learn's RBFSampler, and
-        any D); ``paired``: ``[cos(Wx), sin(Wx)] / sqrt(D/2)`` from D/2 frequencies, lower
-        variance at equal D but D must be even (the Rust crate's default).
+    form : {"auto", "paired", "phase"}, default="auto"
+        ``paired``: ``[cos(Wx), sin(Wx)] / sqrt(D/2)`` from D/2 frequencies (the Rust crate's
+        default): lower variance at equal D and half the projections, D must be even;
+        ``phase``: ``sqrt(2/D) cos(Wx + b)`` from D frequencies (scikit-learn's RBFSampler), any
+        D; ``auto``: paired when D is even, else phase.
     random_state : int, RandomState instance or None, default=None
         An int is the Rust map's seed (the same features as the Rust crate for the same seed).
 
@@ -65,7 +66,7 @@ class _FourierMap(MapTransformer):
         gamma=None,
         sigma=None,
         nu=1.5,
-        form="phase",
+        form="auto",
         random_state=None,
     ):
         self.n_components = n_components
@@ -79,9 +80,15 @@ class _FourierMap(MapTransformer):
     def _kernel(self):
         return _kernels.shift_invariant(self.kernel, self.gamma, self.sigma, self.nu)
 
+    def _form(self):
+        """The form ``auto`` stands for: paired when D is even, else phase."""
+        if self.form != "auto":
+            return self.form
+        return "paired" if self.n_components % 2 == 0 else "phase"
+
     def _fit_map(self, X, seed):
         fit = type(self)._fit_function
-        return fit(self._kernel(), self.n_components, self.form, X.shape[1], seed)
+        return fit(self._kernel(), self.n_components, self._form(), X.shape[1], seed)
 
 
 class RandomFourierFeatures(_FourierMap):
@@ -129,7 +136,7 @@ class Fastfood(_FourierMap):
         gamma=None,
         sigma=None,
         nu=1.5,
-        form="phase",
+        form="auto",
         method="hadamard",
         random_state=None,
     ):
@@ -147,7 +154,7 @@ class Fastfood(_FourierMap):
     def _fit_map(self, X, seed):
         fft = self.method == "fft"
         return _rfbench.fastfood(
-            self._kernel(), self.n_components, self.form, fft, X.shape[1], seed
+            self._kernel(), self.n_components, self._form(), fft, X.shape[1], seed
         )
 
 
