@@ -31,6 +31,8 @@ pub enum LearnerError {
     InvalidTolerance(f64),
     #[error("max_iter must be at least 1, got {0}")]
     ZeroMaxIter(usize),
+    #[error("the primal Newton solver needs a differentiable loss: the squared hinge (L2), not the hinge (L1)")]
+    PrimalNeedsSquaredHinge,
     #[error("bias feature value must be finite and > 0, got {0}")]
     InvalidBias(f64),
     #[error("weight of class {label} must be finite and > 0, got {weight}")]

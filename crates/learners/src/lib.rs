@@ -4,6 +4,10 @@
 //! - [`LinearSvm`]: linear SVM (hinge or squared hinge loss) by dual coordinate descent, the
 //!   LIBLINEAR solver (Hsieh et al. 2008), with its defaults and stopping rule so that objective
 //!   values can be compared with LIBLINEAR's; one-vs-rest for more than two classes.
+//!   The squared hinge loss can also be trained in the primal by LIBLINEAR's trust-region Newton
+//!   method (`-s 2`; [`Solver::Primal`], or [`Solver::Auto`] by shape).
+//! - [`LogisticRegression`]: L2-regularised logistic regression by the same Newton method
+//!   (LIBLINEAR's `-s 0`), one-vs-rest for more classes.
 //! - [`Ridge`]: ridge regression and the ridge classifier, solved from the normal equations
 //!   `(Z'Z + lambda I) w = Z'y` by Cholesky, with `Z'Z` accumulated over row blocks so that the
 //!   `n x D` feature matrix is never needed whole; lambda by k-fold cross-validation over a grid
@@ -35,11 +39,14 @@ mod kernel_baselines;
 mod kernel_cache;
 mod linear_svm;
 mod linfa_traits;
+mod logistic;
 pub mod metrics;
+mod primal;
 mod ridge;
 mod smo;
 mod smo_cached;
 mod svm_dual;
+mod tron;
 
 pub use cached_kernel_svm::{
     CachedKernelSvm, CachedKernelSvmParams, CachedKernelSvmValidParams, DEFAULT_CACHE_BYTES,
@@ -53,7 +60,11 @@ pub use kernel_baselines::{
     KernelRidgeValidParams, KernelSvm, KernelSvmParams, KernelSvmValidParams,
     DEFAULT_MAX_KERNEL_BYTES,
 };
-pub use linear_svm::{class_labels_from_f64, LinearSvm, LinearSvmParams, LinearSvmValidParams};
+pub use linear_svm::{
+    class_labels_from_f64, LinearModel, LinearSvm, LinearSvmParams, LinearSvmValidParams,
+    LogisticRegression, Solver, AUTO_PRIMAL_RATIO, DUAL_EPS, PRIMAL_EPS,
+};
+pub use logistic::{LogisticRegressionParams, LogisticRegressionValidParams};
 /// The one kernel vocabulary, `rfbench-maps`'s: the baselines take it (or any
 /// [`KernelFunction`]).
 pub use rfbench_maps::Kernel;

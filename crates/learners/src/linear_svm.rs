@@ -1,8 +1,14 @@
-//! Linear SVM classifier trained by dual coordinate descent (see [`crate::dual_cd`] for the
-//! algorithm), with LIBLINEAR's conventions so that results can be compared with it:
+//! Linear SVM classifier trained by dual coordinate descent ([`crate::dual_cd`], LIBLINEAR's
+//! `-s 1` / `-s 3`) or, for the squared hinge loss, by the primal trust-region Newton method
+//! ([`crate::primal`], LIBLINEAR's `-s 2`), with LIBLINEAR's conventions so that results can be
+//! compared with it:
 //!
 //! - primal problem `min_w 1/2 |w|^2 + sum_i C_i loss(y_i w'x_i)` with the hinge (L1) or squared
-//!   hinge (L2) loss; defaults `C = 1`, L2 loss, `eps = 0.1`, `max_iter = 1000`;
+//!   hinge (L2) loss; defaults `C = 1`, L2 loss, `max_iter = 1000`, and LIBLINEAR's tolerance of
+//!   the solver (`eps = 0.1` dual, `0.01` primal);
+//! - the solver: dual, primal, or [`Solver::Auto`], which picks by shape (the primal method when
+//!   the rows outnumber the columns [`AUTO_PRIMAL_RATIO`] to one; the dual one's cost grows with
+//!   the passes it needs, which grow with `n / d`, the primal one's with its Newton steps);
 //! - bias as an appended constant feature of value `bias` (default 1, LIBLINEAR's `-B 1`): the bias
 //!   weight is regularised like every other weight;
 //! - class weights multiply `C` (LIBLINEAR's `-wi`): in the binary case rows of class `c` get
@@ -19,9 +25,40 @@ use rayon::prelude::*;
 use rfbench_maps::{MapError, Rows};
 
 use crate::dual_cd::{
-    solve_dual, ConvergenceReport, DenseRows, DualSettings, DualSolution, SparseRows, SvmLoss,
+    solve_dual, ConvergenceReport, DenseRows, DualRows, DualSettings, SparseRows, SvmLoss,
 };
 use crate::error::{check_svm_params, LearnerError, Result};
+use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem};
+
+/// LIBLINEAR's default tolerance of the dual solvers (`-s 1`, `-s 3`).
+pub const DUAL_EPS: f64 = 0.1;
+/// LIBLINEAR's default tolerance of the primal solvers (`-s 0`, `-s 2`).
+pub const PRIMAL_EPS: f64 = 0.01;
+/// [`Solver::Auto`] takes the primal method when `n >= AUTO_PRIMAL_RATIO * d`.
+pub const AUTO_PRIMAL_RATIO: usize = 1000;
+
+/// Which method trains a [`LinearSvm`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Solver {
+    /// Dual coordinate descent (LIBLINEAR `-s 1`, `-s 3`).
+    #[default]
+    Dual,
+    /// Primal trust-region Newton (LIBLINEAR `-s 2`); squared hinge loss only.
+    Primal,
+    /// By shape: [`LinearSvmValidParams::solver_for`].
+    Auto,
+}
+
+impl Solver {
+    /// The name specs and result files give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Solver::Dual => "dual",
+            Solver::Primal => "primal",
+            Solver::Auto => "auto",
+        }
+    }
+}
 use rfbench_maps::seeds::sub_seed;
 
 /// Unchecked hyper-parameters of [`LinearSvm`].
@@ -29,8 +66,10 @@ use rfbench_maps::seeds::sub_seed;
 pub struct LinearSvmParams {
     c: f64,
     loss: SvmLoss,
-    eps: f64,
+    /// `None`: the solver's LIBLINEAR default ([`DUAL_EPS`], [`PRIMAL_EPS`]).
+    eps: Option<f64>,
     max_iter: usize,
+    solver: Solver,
     bias: Option<f64>,
     shrinking: bool,
     seed: u64,
@@ -46,8 +85,9 @@ impl Default for LinearSvmParams {
         Self {
             c: 1.0,
             loss: SvmLoss::L2,
-            eps: 0.1,
+            eps: None,
             max_iter: 1000,
+            solver: Solver::Dual,
             bias: Some(1.0),
             shrinking: true,
             seed: 0,
@@ -70,9 +110,15 @@ impl LinearSvmParams {
         self.loss = loss;
         self
     }
-    /// Stopping tolerance on the projected-gradient gap, `> 0` (default 0.1, LIBLINEAR's).
+    /// Stopping tolerance, `> 0`: on the projected-gradient gap for the dual solver (default
+    /// 0.1), on `|g| / |g0|` scaled as LIBLINEAR does for the primal one (default 0.01).
     pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
+        self.eps = Some(eps);
+        self
+    }
+    /// Dual coordinate descent (default), primal Newton, or by shape.
+    pub fn solver(mut self, solver: Solver) -> Self {
+        self.solver = solver;
         self
     }
     /// Maximum number of outer iterations, `>= 1` (default 1000, LIBLINEAR's).
@@ -104,7 +150,15 @@ impl LinearSvmParams {
     }
 
     pub fn check(self) -> Result<LinearSvmValidParams> {
-        check_svm_params(self.c, self.eps, Some(self.max_iter), self.bias)?;
+        check_svm_params(
+            self.c,
+            self.eps.unwrap_or(DUAL_EPS),
+            Some(self.max_iter),
+            self.bias,
+        )?;
+        if self.solver == Solver::Primal && self.loss == SvmLoss::L1 {
+            return Err(LearnerError::PrimalNeedsSquaredHinge);
+        }
         for &(label, weight) in &self.class_weights {
             if !(weight.is_finite() && weight > 0.0) {
                 return Err(LearnerError::InvalidClassWeight { label, weight });
@@ -119,6 +173,17 @@ impl LinearSvmParams {
     }
 }
 
+impl LinearSvmParams {
+    fn common(&self) -> CommonSettings<'_> {
+        CommonSettings {
+            c: self.c,
+            class_weights: &self.class_weights,
+            bias: self.bias,
+            seed: self.seed,
+        }
+    }
+}
+
 impl LinearSvmValidParams {
     pub fn params(&self) -> &LinearSvmParams {
         &self.0
@@ -128,132 +193,256 @@ impl LinearSvmValidParams {
     pub fn fit<'a>(&self, x: impl Into<Rows<'a>>, labels: &[i64]) -> Result<LinearSvm> {
         let x = x.into();
         let p = &self.0;
-        let (n, d) = (x.n_rows(), x.n_cols());
-        if n == 0 {
-            return Err(LearnerError::EmptyData);
+        let solver = self.solver_for(x.n_rows(), x.n_cols());
+        let binary = SvmSolve { params: p, solver };
+        let mut model = fit_one_vs_rest(x, labels, &p.common(), &binary)?;
+        model.solver = solver;
+        Ok(model)
+    }
+
+    /// The solver `fit` uses on `n` rows of `d` columns: the one asked for, or for
+    /// [`Solver::Auto`] the primal Newton method when the rows outnumber the columns by at least
+    /// [`AUTO_PRIMAL_RATIO`] (and the loss is the squared hinge, which it needs), else dual
+    /// coordinate descent.
+    pub fn solver_for(&self, n: usize, d: usize) -> Solver {
+        let p = &self.0;
+        match p.solver {
+            Solver::Auto if p.loss == SvmLoss::L2 && n >= AUTO_PRIMAL_RATIO * d.max(1) => {
+                Solver::Primal
+            }
+            Solver::Auto => Solver::Dual,
+            chosen => chosen,
         }
-        if d == 0 {
-            return Err(LearnerError::NoFeatures);
+    }
+}
+
+/// What every linear model's fit shares: cost, class weights, bias, master seed.
+pub(crate) struct CommonSettings<'a> {
+    pub c: f64,
+    pub class_weights: &'a [(i64, f64)],
+    pub bias: Option<f64>,
+    pub seed: u64,
+}
+
+/// One binary sub-problem's solver: weights over the columns then the bias weight, and how it
+/// ended.
+pub(crate) trait BinarySolve: Sync {
+    fn solve<R: DualRows>(
+        &self,
+        rows: &R,
+        d: usize,
+        y: &[f64],
+        costs: (f64, f64),
+        seed: u64,
+    ) -> (Vec<f64>, ConvergenceReport);
+}
+
+struct SvmSolve<'a> {
+    params: &'a LinearSvmParams,
+    solver: Solver,
+}
+
+impl BinarySolve for SvmSolve<'_> {
+    fn solve<R: DualRows>(
+        &self,
+        rows: &R,
+        d: usize,
+        y: &[f64],
+        (c_positive, c_negative): (f64, f64),
+        seed: u64,
+    ) -> (Vec<f64>, ConvergenceReport) {
+        let p = self.params;
+        if self.solver == Solver::Primal {
+            let problem = PrimalProblem {
+                rows,
+                n_cols: d,
+                y,
+                c_positive,
+                c_negative,
+                bias: p.bias,
+                loss: PrimalLoss::SquaredHinge,
+            };
+            return primal_report(&problem, p.eps.unwrap_or(PRIMAL_EPS), p.max_iter);
         }
-        if labels.len() != n {
-            return Err(LearnerError::LengthMismatch {
-                rows: n,
-                labels: labels.len(),
-            });
-        }
-        check_finite(&x)?;
-        let classes = sorted_classes(labels);
-        if classes.len() < 2 {
-            return Err(LearnerError::SingleClass { label: classes[0] });
-        }
-        let weight_of = |label: i64| {
-            p.class_weights
-                .iter()
-                .find(|&&(l, _)| l == label)
-                .map_or(1.0, |&(_, w)| w)
+        let settings = DualSettings {
+            loss: p.loss,
+            c_positive,
+            c_negative,
+            eps: p.eps.unwrap_or(DUAL_EPS),
+            max_iter: p.max_iter,
+            bias: p.bias,
+            shrinking: p.shrinking,
+            seed,
         };
-        if let Some(&(label, _)) = p
+        let solution = solve_dual(rows, d, y, &settings);
+        (solution.w, solution.report)
+    }
+}
+
+/// Solves a primal problem to LIBLINEAR's tolerance for `eps`, reported like the dual solver:
+/// `iterations` are Newton steps, `gap` is `|g| / |g0|`, `objective` the primal `f(w)`,
+/// `support_vectors` the rows with a non-zero Hessian weight.
+pub(crate) fn primal_report<R: DualRows>(
+    problem: &PrimalProblem<'_, R>,
+    eps: f64,
+    max_iter: usize,
+) -> (Vec<f64>, ConvergenceReport) {
+    let tolerance = liblinear_tolerance(eps, problem.y);
+    let solution = solve_primal(problem, tolerance, max_iter);
+    let report = ConvergenceReport {
+        iterations: solution.report.iterations,
+        gap: solution.report.relative_gradient,
+        objective: solution.report.objective,
+        support_vectors: solution.active_rows,
+        converged: solution.report.converged,
+    };
+    (solution.w, report)
+}
+
+/// Fits one model for two classes (positive side: the larger label), one per class otherwise
+/// (one-vs-rest), each sub-problem by `solver`, in parallel; each sub-problem's seed comes from
+/// the master seed and its position, so the result does not depend on the thread count.
+pub(crate) fn fit_one_vs_rest(
+    x: Rows<'_>,
+    labels: &[i64],
+    common: &CommonSettings<'_>,
+    solver: &impl BinarySolve,
+) -> Result<LinearModel> {
+    let (n, d) = (x.n_rows(), x.n_cols());
+    if n == 0 {
+        return Err(LearnerError::EmptyData);
+    }
+    if d == 0 {
+        return Err(LearnerError::NoFeatures);
+    }
+    if labels.len() != n {
+        return Err(LearnerError::LengthMismatch {
+            rows: n,
+            labels: labels.len(),
+        });
+    }
+    check_finite(&x)?;
+    let classes = sorted_classes(labels);
+    if classes.len() < 2 {
+        return Err(LearnerError::SingleClass { label: classes[0] });
+    }
+    let problems = sub_problems(&classes, common)?;
+    let solutions: Vec<(Vec<f64>, ConvergenceReport)> = match x {
+        Rows::Sparse(m) => solve_all(&SparseRows(m), d, labels, &problems, common.seed, solver),
+        Rows::Dense(v) => {
+            let dense = v.as_standard_layout();
+            let data = dense
+                .as_slice()
+                .expect("a standard-layout array is contiguous");
+            solve_all(
+                &DenseRows { data, n_cols: d },
+                d,
+                labels,
+                &problems,
+                common.seed,
+                solver,
+            )
+        }
+    };
+    let m = solutions.len();
+    let mut weights = Array2::zeros((m, d));
+    let mut intercepts = Array1::zeros(m);
+    let mut reports = Vec::with_capacity(m);
+    for (k, (w, report)) in solutions.into_iter().enumerate() {
+        weights
+            .row_mut(k)
+            .assign(&ndarray::ArrayView1::from(&w[..d]));
+        if let Some(b) = common.bias {
+            intercepts[k] = b * w[d];
+        }
+        reports.push(report);
+    }
+    Ok(LinearModel {
+        classes,
+        weights,
+        intercepts,
+        reports,
+        solver: Solver::Primal,
+    })
+}
+
+/// The sub-problems `(positive class, C of positives, C of negatives)`: class weights multiply C.
+fn sub_problems(classes: &[i64], common: &CommonSettings<'_>) -> Result<Vec<(i64, f64, f64)>> {
+    let weight_of = |label: i64| {
+        common
             .class_weights
             .iter()
-            .find(|(l, _)| classes.binary_search(l).is_err())
-        {
-            return Err(LearnerError::UnknownClassWeight { label });
-        }
+            .find(|&&(l, _)| l == label)
+            .map_or(1.0, |&(_, w)| w)
+    };
+    if let Some(&(label, _)) = common
+        .class_weights
+        .iter()
+        .find(|(l, _)| classes.binary_search(l).is_err())
+    {
+        return Err(LearnerError::UnknownClassWeight { label });
+    }
+    let c = common.c;
+    Ok(if classes.len() == 2 {
+        vec![(
+            classes[1],
+            c * weight_of(classes[1]),
+            c * weight_of(classes[0]),
+        )]
+    } else {
+        classes.iter().map(|&k| (k, c * weight_of(k), c)).collect()
+    })
+}
 
-        // One sub-problem per model: (positive class, C of positives, C of negatives).
-        let problems: Vec<(i64, f64, f64)> = if classes.len() == 2 {
-            vec![(
-                classes[1],
-                p.c * weight_of(classes[1]),
-                p.c * weight_of(classes[0]),
-            )]
-        } else {
-            classes
-                .iter()
-                .map(|&c| (c, p.c * weight_of(c), p.c))
-                .collect()
-        };
-
-        let dense_copy;
-        let solve = |k: usize, &(positive, c_positive, c_negative): &(i64, f64, f64)| {
+fn solve_all<R: DualRows>(
+    rows: &R,
+    d: usize,
+    labels: &[i64],
+    problems: &[(i64, f64, f64)],
+    seed: u64,
+    solver: &impl BinarySolve,
+) -> Vec<(Vec<f64>, ConvergenceReport)> {
+    problems
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(positive, c_positive, c_negative))| {
             let y: Vec<f64> = labels
                 .iter()
                 .map(|&l| if l == positive { 1.0 } else { -1.0 })
                 .collect();
-            let settings = DualSettings {
-                loss: p.loss,
-                c_positive,
-                c_negative,
-                eps: p.eps,
-                max_iter: p.max_iter,
-                bias: p.bias,
-                shrinking: p.shrinking,
-                seed: sub_seed(p.seed, k as u64),
-            };
-            (y, settings)
-        };
-        let solutions: Vec<DualSolution> = match x {
-            Rows::Sparse(m) => {
-                let rows = SparseRows(m);
-                problems
-                    .par_iter()
-                    .enumerate()
-                    .map(|(k, pr)| {
-                        let (y, s) = solve(k, pr);
-                        solve_dual(&rows, d, &y, &s)
-                    })
-                    .collect()
-            }
-            Rows::Dense(v) => {
-                dense_copy = v.as_standard_layout();
-                let data = dense_copy
-                    .as_slice()
-                    .expect("a standard-layout array is contiguous");
-                let rows = DenseRows { data, n_cols: d };
-                problems
-                    .par_iter()
-                    .enumerate()
-                    .map(|(k, pr)| {
-                        let (y, s) = solve(k, pr);
-                        solve_dual(&rows, d, &y, &s)
-                    })
-                    .collect()
-            }
-        };
-
-        let m = solutions.len();
-        let mut weights = Array2::zeros((m, d));
-        let mut intercepts = Array1::zeros(m);
-        let mut reports = Vec::with_capacity(m);
-        for (k, sol) in solutions.into_iter().enumerate() {
-            weights
-                .row_mut(k)
-                .assign(&ndarray::ArrayView1::from(&sol.w[..d]));
-            if let Some(b) = p.bias {
-                intercepts[k] = b * sol.w[d];
-            }
-            reports.push(sol.report);
-        }
-        Ok(LinearSvm {
-            classes,
-            weights,
-            intercepts,
-            reports,
+            solver.solve(
+                rows,
+                d,
+                &y,
+                (c_positive, c_negative),
+                sub_seed(seed, k as u64),
+            )
         })
-    }
+        .collect()
 }
 
-/// A trained linear SVM: one weight vector and intercept per model (one model for two classes,
-/// one per class otherwise).
+/// A trained linear model (a [`LinearSvm`] or a [`LogisticRegression`]): one weight vector and
+/// intercept per model (one model for two classes, one per class otherwise).
 #[derive(Debug, Clone, PartialEq)]
-pub struct LinearSvm {
+pub struct LinearModel {
     classes: Vec<i64>,
     weights: Array2<f64>,
     intercepts: Array1<f64>,
     reports: Vec<ConvergenceReport>,
+    solver: Solver,
 }
 
-impl LinearSvm {
+/// A linear SVM trained by [`LinearSvmParams`].
+pub type LinearSvm = LinearModel;
+
+/// L2-regularised logistic regression trained by [`crate::LogisticRegressionParams`].
+pub type LogisticRegression = LinearModel;
+
+impl LinearModel {
+    /// The solver that trained it ([`Solver::Dual`] or [`Solver::Primal`], never `Auto`).
+    pub fn solver(&self) -> Solver {
+        self.solver
+    }
     /// The class labels, sorted.
     pub fn classes(&self) -> &[i64] {
         &self.classes

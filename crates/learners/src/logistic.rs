@@ -1,0 +1,126 @@
+//! L2-regularised logistic regression, LIBLINEAR's `-s 0`: `min_w 1/2 |w|^2 + sum_i C_i
+//! log(1 + exp(-y_i w'x_i))` by the trust-region Newton method ([`crate::primal`]), with
+//! LIBLINEAR's conventions (bias as an appended regularised feature, default `-B 1`; class weights
+//! multiply C; one-vs-rest for more than two classes; `eps = 0.01` scaled by the smaller class's
+//! share).
+
+use rfbench_maps::Rows;
+
+use crate::dual_cd::{ConvergenceReport, DualRows};
+use crate::error::{check_svm_params, LearnerError, Result};
+use crate::linear_svm::{
+    fit_one_vs_rest, primal_report, BinarySolve, CommonSettings, LogisticRegression, Solver,
+    PRIMAL_EPS,
+};
+use crate::primal::{PrimalLoss, PrimalProblem};
+
+/// Unchecked hyper-parameters of [`LogisticRegression`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogisticRegressionParams {
+    c: f64,
+    eps: f64,
+    max_iter: usize,
+    bias: Option<f64>,
+    class_weights: Vec<(i64, f64)>,
+}
+
+/// Hyper-parameters that passed [`LogisticRegressionParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogisticRegressionValidParams(LogisticRegressionParams);
+
+impl Default for LogisticRegressionParams {
+    fn default() -> Self {
+        Self {
+            c: 1.0,
+            eps: PRIMAL_EPS,
+            max_iter: 1000,
+            bias: Some(1.0),
+            class_weights: Vec::new(),
+        }
+    }
+}
+
+impl LogisticRegressionParams {
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Cost `C > 0` (default 1).
+    pub fn c(mut self, c: f64) -> Self {
+        self.c = c;
+        self
+    }
+    /// Tolerance on `|g| / |g0|` before LIBLINEAR's class-share scaling, `> 0` (default 0.01).
+    pub fn eps(mut self, eps: f64) -> Self {
+        self.eps = eps;
+        self
+    }
+    /// Maximum Newton steps, `>= 1` (default 1000).
+    pub fn max_iter(mut self, max_iter: usize) -> Self {
+        self.max_iter = max_iter;
+        self
+    }
+    /// Value of the appended constant feature (`> 0`), or `None` (default `Some(1)`).
+    pub fn bias(mut self, bias: Option<f64>) -> Self {
+        self.bias = bias;
+        self
+    }
+    /// Multiplies `C` for the rows of class `label` by `weight > 0`.
+    pub fn class_weight(mut self, label: i64, weight: f64) -> Self {
+        self.class_weights.retain(|&(l, _)| l != label);
+        self.class_weights.push((label, weight));
+        self
+    }
+
+    pub fn check(self) -> Result<LogisticRegressionValidParams> {
+        check_svm_params(self.c, self.eps, Some(self.max_iter), self.bias)?;
+        for &(label, weight) in &self.class_weights {
+            if !(weight.is_finite() && weight > 0.0) {
+                return Err(LearnerError::InvalidClassWeight { label, weight });
+            }
+        }
+        Ok(LogisticRegressionValidParams(self))
+    }
+
+    /// `check()` then [`LogisticRegressionValidParams::fit`].
+    pub fn fit<'a>(self, x: impl Into<Rows<'a>>, labels: &[i64]) -> Result<LogisticRegression> {
+        self.check()?.fit(x, labels)
+    }
+}
+
+impl LogisticRegressionValidParams {
+    /// Trains on rows `x` (dense or sparse) with integer class labels.
+    pub fn fit<'a>(&self, x: impl Into<Rows<'a>>, labels: &[i64]) -> Result<LogisticRegression> {
+        let p = &self.0;
+        let common = CommonSettings {
+            c: p.c,
+            class_weights: &p.class_weights,
+            bias: p.bias,
+            seed: 0,
+        };
+        let model = fit_one_vs_rest(x.into(), labels, &common, self)?;
+        debug_assert_eq!(model.solver(), Solver::Primal);
+        Ok(model)
+    }
+}
+
+impl BinarySolve for LogisticRegressionValidParams {
+    fn solve<R: DualRows>(
+        &self,
+        rows: &R,
+        d: usize,
+        y: &[f64],
+        (c_positive, c_negative): (f64, f64),
+        _seed: u64,
+    ) -> (Vec<f64>, ConvergenceReport) {
+        let problem = PrimalProblem {
+            rows,
+            n_cols: d,
+            y,
+            c_positive,
+            c_negative,
+            bias: self.0.bias,
+            loss: PrimalLoss::Logistic,
+        };
+        primal_report(&problem, self.0.eps, self.0.max_iter)
+    }
+}
