@@ -7,8 +7,8 @@
 //!   hinge (L2) loss; defaults `C = 1`, L2 loss, `max_iter = 1000`, and LIBLINEAR's tolerance of
 //!   the solver (`eps = 0.1` dual, `0.01` primal);
 //! - the solver: dual, primal, or [`Solver::Auto`], which picks by shape (the primal method when
-//!   the rows outnumber the columns [`AUTO_PRIMAL_RATIO`] to one; the dual one's cost grows with
-//!   the passes it needs, which grow with `n / d`, the primal one's with its Newton steps);
+//!   there are at least [`AUTO_PRIMAL_RATIO`] times as many rows as columns, as scikit-learn's
+//!   `LinearSVC(dual="auto")` does; measured on the catalogue's shapes in docs/performance.md);
 //! - bias as an appended constant feature of value `bias` (default 1, LIBLINEAR's `-B 1`): the bias
 //!   weight is regularised like every other weight;
 //! - class weights multiply `C` (LIBLINEAR's `-wi`): in the binary case rows of class `c` get
@@ -34,8 +34,9 @@ use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem
 pub const DUAL_EPS: f64 = 0.1;
 /// LIBLINEAR's default tolerance of the primal solvers (`-s 0`, `-s 2`).
 pub const PRIMAL_EPS: f64 = 0.01;
-/// [`Solver::Auto`] takes the primal method when `n >= AUTO_PRIMAL_RATIO * d`.
-pub const AUTO_PRIMAL_RATIO: usize = 1000;
+/// [`Solver::Auto`] takes the primal method when `n >= AUTO_PRIMAL_RATIO * d`: on every shape of
+/// the catalogue with more rows than columns it was the faster one, 2x to 19x (docs/performance.md).
+pub const AUTO_PRIMAL_RATIO: usize = 1;
 
 /// Which method trains a [`LinearSvm`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

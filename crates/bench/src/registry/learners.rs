@@ -7,7 +7,7 @@ use std::time::Instant;
 use ndarray::{Array2, Axis, CowArray, Ix2};
 use rfbench_learners::{
     class_labels_from_f64, CachedKernelSvmParams, CrossValidation, KernelRidgeParams, LearnerError,
-    LinearSvmParams, RidgeClassifierParams, RidgeParams, SvmLoss,
+    LinearSvmParams, LogisticRegressionParams, RidgeClassifierParams, RidgeParams, SvmLoss,
 };
 use rfbench_maps::{Kernel, Rows};
 
@@ -345,6 +345,39 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
     })
 }
 
+fn logistic_params(p: &ParamValues) -> LogisticRegressionParams {
+    let bias = p.f64("bias");
+    LogisticRegressionParams::new()
+        .c(p.f64("C"))
+        .eps(p.f64("eps"))
+        .max_iter(p.usize("max_iter"))
+        .bias((bias != 0.0).then_some(bias))
+}
+
+fn logistic(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let params = logistic_params(i.params);
+    let labels = class_labels_from_f64(i.y_train)?;
+    let (model, train_seconds) = timed(|| params.fit(i.train, &labels));
+    let model = model?;
+    let (pred, predict_seconds) = timed(|| model.predict(i.test));
+    let iterations = model
+        .reports()
+        .iter()
+        .map(|r| r.iterations)
+        .max()
+        .unwrap_or(0);
+    Ok(LearnerOutput {
+        predictions: labels_to_f64(pred?),
+        train_seconds,
+        predict_seconds,
+        extras: vec![
+            ("iterations", iterations as f64),
+            ("converged", f64::from(u8::from(model.converged()))),
+        ],
+        tuned: Vec::new(),
+    })
+}
+
 fn kernel_svm_params(p: &ParamValues) -> CachedKernelSvmParams {
     CachedKernelSvmParams::new()
         .c(p.f64("C"))
@@ -466,6 +499,34 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train_streamed: None,
     },
     LearnerInfo {
+        name: "logistic",
+        label: "logistic regression",
+        doc: "L2-regularised logistic regression by the trust-region Newton method (LIBLINEAR -s 0), one-vs-rest.",
+        params: &[
+            positive("C", Some(1.0), "cost of the logistic loss (LIBLINEAR -c)"),
+            positive("eps", Some(0.01), "tolerance on |g| / |g0|, scaled by the smaller class's share (LIBLINEAR -e)"),
+            ParamSpec {
+                name: "bias",
+                kind: ParamKind::Float(rfbench_maps::Interval::NON_NEGATIVE),
+                default: Some(Default::Float(1.0)),
+                doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
+            },
+            ParamSpec {
+                name: "max_iter",
+                kind: ParamKind::Int { min: 1, max: 1 << 31 },
+                default: Some(Default::Int(1000)),
+                doc: "Newton steps before stopping unconverged",
+            },
+        ],
+        needs: Needs::Features,
+        tasks: &[TaskKind::Classification],
+        extras: &["iterations", "converged"],
+        tunes: &[],
+        train: logistic,
+        check: |p| logistic_params(p).check().map(drop),
+        train_streamed: None,
+    },
+    LearnerInfo {
         name: "ridge",
         label: "ridge",
         doc: "Ridge regression / one-vs-rest ridge classifier by Cholesky of Z'Z + lambda I.",
@@ -559,6 +620,42 @@ mod tests {
         let mut params = defaults(svm.params);
         params.0.insert("cache_mb".into(), Value::Int(0));
         assert!((svm.check)(&params).is_err());
+    }
+
+    /// The `logistic` entry trains LIBLINEAR's `-s 0` model: on separable-enough rows its
+    /// predictions are mostly right and it reports a converged Newton run.
+    #[test]
+    fn the_logistic_entry_trains_and_reports_its_run() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let (n, n_test, d) = (600, 200, 5);
+        let z = Array2::from_shape_fn((n + n_test, d), |_| rng.random::<f64>() - 0.5);
+        let label = |i: usize| {
+            if z[[i, 0]] + 0.5 * z[[i, 1]] > 0.0 {
+                1.0
+            } else {
+                -1.0
+            }
+        };
+        let y: Vec<f64> = (0..n).map(label).collect();
+        let logistic_entry = LEARNERS.iter().find(|l| l.name == "logistic").unwrap();
+        let params = defaults(logistic_entry.params);
+        let (train, test) = (z.slice(ndarray::s![..n, ..]), z.slice(ndarray::s![n.., ..]));
+        let out = (logistic_entry.train)(&LearnerInput {
+            params: &params,
+            kernel: &Kernel::linear(),
+            seed: 1,
+            task: TaskKind::Classification,
+            train: Rows::Dense(train),
+            test: Rows::Dense(test),
+            y_train: &y,
+        })
+        .unwrap();
+        let right = (0..n_test)
+            .filter(|&k| out.predictions[k] == label(n + k))
+            .count();
+        assert!(right > 180, "{right} of {n_test}");
+        assert_eq!(out.extras[1], ("converged", 1.0));
+        assert!(out.extras[0].1 >= 1.0);
     }
 
     /// Streamed ridge (blocks of STREAM_BLOCK_ROWS rows) against ridge on the whole matrix (one
