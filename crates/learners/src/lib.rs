@@ -5,7 +5,7 @@
 //!   LIBLINEAR solver (Hsieh et al. 2008), with its defaults and stopping rule so that objective
 //!   values can be compared with LIBLINEAR's; one-vs-rest for more than two classes.
 //!   The squared hinge loss can also be trained in the primal by LIBLINEAR's trust-region Newton
-//!   method (`-s 2`; [`Solver::Primal`], or [`Solver::Auto`] by shape).
+//!   method (`-s 2`; [`Solver::Primal`], or [`Solver::Auto`] by shape and convergence).
 //! - [`LogisticRegression`]: L2-regularised logistic regression by the same Newton method
 //!   (LIBLINEAR's `-s 0`), one-vs-rest for more classes.
 //! - [`Ridge`]: ridge regression and the ridge classifier, solved from the normal equations
@@ -62,7 +62,7 @@ pub use kernel_baselines::{
 };
 pub use linear_svm::{
     class_labels_from_f64, LinearModel, LinearSvm, LinearSvmParams, LinearSvmValidParams,
-    LogisticRegression, Solver, AUTO_PRIMAL_RATIO, DUAL_EPS, PRIMAL_EPS,
+    LogisticRegression, Solver, AUTO_DUAL_PASSES, AUTO_PRIMAL_RATIO, DUAL_EPS, PRIMAL_EPS,
 };
 pub use logistic::{LogisticRegressionParams, LogisticRegressionValidParams};
 /// The one kernel vocabulary, `rfbench-maps`'s: the baselines take it (or any

@@ -6,9 +6,11 @@
 //! - primal problem `min_w 1/2 |w|^2 + sum_i C_i loss(y_i w'x_i)` with the hinge (L1) or squared
 //!   hinge (L2) loss; defaults `C = 1`, L2 loss, `max_iter = 1000`, and LIBLINEAR's tolerance of
 //!   the solver (`eps = 0.1` dual, `0.01` primal);
-//! - the solver: dual, primal, or [`Solver::Auto`], which picks by shape (the primal method when
-//!   there are at least [`AUTO_PRIMAL_RATIO`] times as many rows as columns, as scikit-learn's
-//!   `LinearSVC(dual="auto")` does; measured on the catalogue's shapes in docs/performance.md);
+//! - the solver: dual, primal, or [`Solver::Auto`]: the primal method when there are at least as
+//!   many rows as columns (scikit-learn's `LinearSVC(dual="auto")` rule); with fewer rows, dual
+//!   coordinate descent for at most [`AUTO_DUAL_PASSES`] passes, then, if it has not converged,
+//!   the primal method from the start (the dual method's passes to convergence depend on the
+//!   data's conditioning, not only its shape: measured in docs/performance.md);
 //! - bias as an appended constant feature of value `bias` (default 1, LIBLINEAR's `-B 1`): the bias
 //!   weight is regularised like every other weight;
 //! - class weights multiply `C` (LIBLINEAR's `-wi`): in the binary case rows of class `c` get
@@ -35,8 +37,12 @@ pub const DUAL_EPS: f64 = 0.1;
 /// LIBLINEAR's default tolerance of the primal solvers (`-s 0`, `-s 2`).
 pub const PRIMAL_EPS: f64 = 0.01;
 /// [`Solver::Auto`] takes the primal method when `n >= AUTO_PRIMAL_RATIO * d`: on every shape of
-/// the catalogue with more rows than columns it was the faster one, 2x to 19x (docs/performance.md).
+/// the catalogue with more rows than columns it was the faster one, 2.5x to 116x
+/// (docs/performance.md).
 pub const AUTO_PRIMAL_RATIO: usize = 1;
+/// With fewer rows than that, [`Solver::Auto`] gives dual coordinate descent this many passes
+/// before it falls back to the primal method.
+pub const AUTO_DUAL_PASSES: usize = 50;
 
 /// Which method trains a [`LinearSvm`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -46,7 +52,7 @@ pub enum Solver {
     Dual,
     /// Primal trust-region Newton (LIBLINEAR `-s 2`); squared hinge loss only.
     Primal,
-    /// By shape: [`LinearSvmValidParams::solver_for`].
+    /// By shape and convergence: [`LinearSvmValidParams::solver_for`].
     Auto,
 }
 
@@ -196,22 +202,18 @@ impl LinearSvmValidParams {
         let p = &self.0;
         let solver = self.solver_for(x.n_rows(), x.n_cols());
         let binary = SvmSolve { params: p, solver };
-        let mut model = fit_one_vs_rest(x, labels, &p.common(), &binary)?;
-        model.solver = solver;
-        Ok(model)
+        fit_one_vs_rest(x, labels, &p.common(), &binary)
     }
 
-    /// The solver `fit` uses on `n` rows of `d` columns: the one asked for, or for
-    /// [`Solver::Auto`] the primal Newton method when the rows outnumber the columns by at least
-    /// [`AUTO_PRIMAL_RATIO`] (and the loss is the squared hinge, which it needs), else dual
-    /// coordinate descent.
+    /// The solver `fit` starts with on `n` rows of `d` columns: the one asked for; for
+    /// [`Solver::Auto`], the primal method when `n >= AUTO_PRIMAL_RATIO * d`, dual coordinate
+    /// descent for the hinge loss (the primal method needs the squared hinge), else `Auto`
+    /// itself: dual for [`AUTO_DUAL_PASSES`] passes, then primal if it has not converged.
     pub fn solver_for(&self, n: usize, d: usize) -> Solver {
         let p = &self.0;
         match p.solver {
-            Solver::Auto if p.loss == SvmLoss::L2 && n >= AUTO_PRIMAL_RATIO * d.max(1) => {
-                Solver::Primal
-            }
-            Solver::Auto => Solver::Dual,
+            Solver::Auto if p.loss == SvmLoss::L1 => Solver::Dual,
+            Solver::Auto if n >= AUTO_PRIMAL_RATIO * d.max(1) => Solver::Primal,
             chosen => chosen,
         }
     }
@@ -235,8 +237,12 @@ pub(crate) trait BinarySolve: Sync {
         y: &[f64],
         costs: (f64, f64),
         seed: u64,
-    ) -> (Vec<f64>, ConvergenceReport);
+    ) -> Solved;
 }
+
+/// A sub-problem's weights (columns, then the bias weight), how its solver ended, and which
+/// solver it was.
+pub(crate) type Solved = (Vec<f64>, ConvergenceReport, Solver);
 
 struct SvmSolve<'a> {
     params: &'a LinearSvmParams,
@@ -251,9 +257,9 @@ impl BinarySolve for SvmSolve<'_> {
         y: &[f64],
         (c_positive, c_negative): (f64, f64),
         seed: u64,
-    ) -> (Vec<f64>, ConvergenceReport) {
+    ) -> Solved {
         let p = self.params;
-        if self.solver == Solver::Primal {
+        let primal = || {
             let problem = PrimalProblem {
                 rows,
                 n_cols: d,
@@ -263,20 +269,35 @@ impl BinarySolve for SvmSolve<'_> {
                 bias: p.bias,
                 loss: PrimalLoss::SquaredHinge,
             };
-            return primal_report(&problem, p.eps.unwrap_or(PRIMAL_EPS), p.max_iter);
-        }
-        let settings = DualSettings {
-            loss: p.loss,
-            c_positive,
-            c_negative,
-            eps: p.eps.unwrap_or(DUAL_EPS),
-            max_iter: p.max_iter,
-            bias: p.bias,
-            shrinking: p.shrinking,
-            seed,
+            let (w, report) = primal_report(&problem, p.eps.unwrap_or(PRIMAL_EPS), p.max_iter);
+            (w, report, Solver::Primal)
         };
-        let solution = solve_dual(rows, d, y, &settings);
-        (solution.w, solution.report)
+        let dual = |max_iter| {
+            let settings = DualSettings {
+                loss: p.loss,
+                c_positive,
+                c_negative,
+                eps: p.eps.unwrap_or(DUAL_EPS),
+                max_iter,
+                bias: p.bias,
+                shrinking: p.shrinking,
+                seed,
+            };
+            let solution = solve_dual(rows, d, y, &settings);
+            (solution.w, solution.report, Solver::Dual)
+        };
+        match self.solver {
+            Solver::Primal => primal(),
+            Solver::Dual => dual(p.max_iter),
+            Solver::Auto => {
+                let first = dual(p.max_iter.min(AUTO_DUAL_PASSES));
+                if first.1.converged {
+                    first
+                } else {
+                    primal()
+                }
+            }
+        }
     }
 }
 
@@ -328,7 +349,7 @@ pub(crate) fn fit_one_vs_rest(
         return Err(LearnerError::SingleClass { label: classes[0] });
     }
     let problems = sub_problems(&classes, common)?;
-    let solutions: Vec<(Vec<f64>, ConvergenceReport)> = match x {
+    let solutions: Vec<Solved> = match x {
         Rows::Sparse(m) => solve_all(&SparseRows(m), d, labels, &problems, common.seed, solver),
         Rows::Dense(v) => {
             let dense = v.as_standard_layout();
@@ -349,7 +370,11 @@ pub(crate) fn fit_one_vs_rest(
     let mut weights = Array2::zeros((m, d));
     let mut intercepts = Array1::zeros(m);
     let mut reports = Vec::with_capacity(m);
-    for (k, (w, report)) in solutions.into_iter().enumerate() {
+    let mut solver = Solver::Dual;
+    for (k, (w, report, used)) in solutions.into_iter().enumerate() {
+        if used == Solver::Primal {
+            solver = Solver::Primal;
+        }
         weights
             .row_mut(k)
             .assign(&ndarray::ArrayView1::from(&w[..d]));
@@ -363,7 +388,7 @@ pub(crate) fn fit_one_vs_rest(
         weights,
         intercepts,
         reports,
-        solver: Solver::Primal,
+        solver,
     })
 }
 
@@ -402,7 +427,7 @@ fn solve_all<R: DualRows>(
     problems: &[(i64, f64, f64)],
     seed: u64,
     solver: &impl BinarySolve,
-) -> Vec<(Vec<f64>, ConvergenceReport)> {
+) -> Vec<Solved> {
     problems
         .par_iter()
         .enumerate()
@@ -440,7 +465,8 @@ pub type LinearSvm = LinearModel;
 pub type LogisticRegression = LinearModel;
 
 impl LinearModel {
-    /// The solver that trained it ([`Solver::Dual`] or [`Solver::Primal`], never `Auto`).
+    /// The solver that trained it: [`Solver::Primal`] if any sub-problem was solved in the
+    /// primal, else [`Solver::Dual`] (never `Auto`).
     pub fn solver(&self) -> Solver {
         self.solver
     }
@@ -729,6 +755,25 @@ mod tests {
         assert_eq!(one, fit_dense(2));
         assert_eq!(one, fit_dense(3));
         assert_eq!(one.weights().nrows(), 7);
+        // The primal Newton solvers on more rows than one block of a parallel pass (2,048), so
+        // that the blocks' partial sums are split over the threads.
+        let (x, labels) = blobs(5000, 6, 3, 13);
+        let fit_primal = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let svm = LinearSvmParams::new()
+                    .solver(Solver::Primal)
+                    .fit(&x, &labels);
+                let logistic = crate::LogisticRegressionParams::new().fit(&x, &labels);
+                (svm.unwrap(), logistic.unwrap())
+            })
+        };
+        let one = fit_primal(1);
+        assert_eq!(one, fit_primal(2));
+        assert_eq!(one, fit_primal(3));
     }
 
     #[test]
@@ -791,6 +836,81 @@ mod tests {
         assert!(!r.converged);
         assert_eq!(r.iterations, 3);
         assert!(r.gap > 1e-12);
+    }
+
+    /// The primal and dual solvers reach the same optimum of the squared hinge problem: the
+    /// primal objective of the dual's weights equals the primal solver's to 1e-6 relative, and the
+    /// primal one's is never larger (both run to tight tolerances).
+    #[test]
+    fn primal_and_dual_solvers_reach_the_same_optimum() {
+        let (x, labels) = blobs(300, 6, 3, 11);
+        let fit = |solver| {
+            LinearSvmParams::new()
+                .solver(solver)
+                .eps(1e-8)
+                .max_iter(100_000)
+                .fit(&x, &labels)
+                .unwrap()
+        };
+        let (dual, primal) = (fit(Solver::Dual), fit(Solver::Primal));
+        assert_eq!(
+            (dual.solver(), primal.solver()),
+            (Solver::Dual, Solver::Primal)
+        );
+        for k in 0..3 {
+            let y: Vec<f64> = labels
+                .iter()
+                .map(|&l| if l == k as i64 { 1.0 } else { -1.0 })
+                .collect();
+            let f = |m: &LinearSvm| {
+                let w = m.weights().row(k).to_owned();
+                let b = m.intercepts()[k];
+                let margins = (0..x.nrows()).map(|i| y[i] * (x.row(i).dot(&w) + b));
+                0.5 * (w.dot(&w) + b * b) + margins.map(|m| (1.0 - m).max(0.0).powi(2)).sum::<f64>()
+            };
+            let (fd, fp) = (f(&dual), f(&primal));
+            assert!(
+                (fd - fp).abs() <= 1e-6 * fp,
+                "class {k}: dual {fd} primal {fp}"
+            );
+            assert!(fp <= fd * (1.0 + 1e-9), "class {k}: dual {fd} primal {fp}");
+            // The primal report's objective is that value.
+            assert!((primal.reports()[k].objective - fp).abs() <= 1e-9 * fp);
+        }
+    }
+
+    /// `auto`: the primal method with at least as many rows as columns, the dual one for the
+    /// hinge loss, and with fewer rows the dual method for a few passes, then the primal one if
+    /// it has not converged (forced here by `max_iter = 1`).
+    #[test]
+    fn auto_picks_by_shape_and_falls_back_on_convergence() {
+        let auto = LinearSvmParams::new().solver(Solver::Auto);
+        let (tall, labels) = blobs(200, 5, 2, 3);
+        assert_eq!(
+            auto.clone().fit(&tall, &labels).unwrap().solver(),
+            Solver::Primal
+        );
+        let hinge = auto.clone().loss(SvmLoss::L1);
+        assert_eq!(hinge.fit(&tall, &labels).unwrap().solver(), Solver::Dual);
+        let (wide, labels) = blobs(40, 200, 2, 4);
+        assert_eq!(
+            auto.clone().fit(&wide, &labels).unwrap().solver(),
+            Solver::Dual
+        );
+        let short = auto
+            .clone()
+            .eps(1e-12)
+            .max_iter(1)
+            .fit(&wide, &labels)
+            .unwrap();
+        assert_eq!(short.solver(), Solver::Primal);
+        assert!(matches!(
+            LinearSvmParams::new()
+                .solver(Solver::Primal)
+                .loss(SvmLoss::L1)
+                .check(),
+            Err(LearnerError::PrimalNeedsSquaredHinge)
+        ));
     }
 
     #[test]

@@ -6,11 +6,11 @@
 
 use rfbench_maps::Rows;
 
-use crate::dual_cd::{ConvergenceReport, DualRows};
+use crate::dual_cd::DualRows;
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::linear_svm::{
-    fit_one_vs_rest, primal_report, BinarySolve, CommonSettings, LogisticRegression, Solver,
-    PRIMAL_EPS,
+    fit_one_vs_rest, primal_report, BinarySolve, CommonSettings, LogisticRegression, Solved,
+    Solver, PRIMAL_EPS,
 };
 use crate::primal::{PrimalLoss, PrimalProblem};
 
@@ -111,7 +111,7 @@ impl BinarySolve for LogisticRegressionValidParams {
         y: &[f64],
         (c_positive, c_negative): (f64, f64),
         _seed: u64,
-    ) -> (Vec<f64>, ConvergenceReport) {
+    ) -> Solved {
         let problem = PrimalProblem {
             rows,
             n_cols: d,
@@ -121,6 +121,7 @@ impl BinarySolve for LogisticRegressionValidParams {
             bias: self.0.bias,
             loss: PrimalLoss::Logistic,
         };
-        primal_report(&problem, self.0.eps, self.0.max_iter)
+        let (w, report) = primal_report(&problem, self.0.eps, self.0.max_iter);
+        (w, report, Solver::Primal)
     }
 }
