@@ -37,7 +37,7 @@ pub const DUAL_EPS: f64 = 0.1;
 /// LIBLINEAR's default tolerance of the primal solvers (`-s 0`, `-s 2`).
 pub const PRIMAL_EPS: f64 = 0.01;
 /// [`Solver::Auto`] takes the primal method when `n >= AUTO_PRIMAL_RATIO * d`: on every shape of
-/// the catalogue with more rows than columns it was the faster one, 2.5x to 116x
+/// the catalogue with more rows than columns it was the faster one, 2.6x to 89x
 /// (docs/performance.md).
 pub const AUTO_PRIMAL_RATIO: usize = 1;
 /// With fewer rows than that, [`Solver::Auto`] gives dual coordinate descent this many passes
