@@ -243,7 +243,10 @@ impl TryFrom<RandomMaclaurinData> for RandomMaclaurin {
             input_dim,
             features,
             n_vectors,
-            signs: signs.iter().map(|&s| if s > 0.0 { 1 } else { -1 }).collect(),
+            signs: signs
+                .iter()
+                .map(|&s| if s > 0.0 { 1 } else { -1 })
+                .collect(),
         })
     }
 }
@@ -302,14 +305,7 @@ impl FeatureMap for RandomMaclaurin {
 
     fn map_row(&self, row: &Row<'_>, out: &mut [f64], projections: &mut Vec<f64>) {
         projections.iter_mut().for_each(|v| *v = 0.0);
-        let m = self.n_vectors;
-        row.for_each_nonzero(|i, x| {
-            let signs = &self.signs[i * m..(i + 1) * m];
-            projections
-                .iter_mut()
-                .zip(signs)
-                .for_each(|(p, &s)| *p += f64::from(s) * x);
-        });
+        project(&self.signs, row, projections);
         for (o, f) in out.iter_mut().zip(&self.features) {
             *o = f.weight
                 * projections[f.first..f.first + f.degree]
@@ -317,6 +313,49 @@ impl FeatureMap for RandomMaclaurin {
                     .product::<f64>();
         }
     }
+}
+
+/// `projections[v] += sum_i x_i signs[i * m + v]` over the row's non-zeros `x_i` (`m` the
+/// length of `projections`), compiled for AVX-512F or AVX2 where the processor has them: the
+/// byte-to-double conversion of the signs needs them to vectorise (the x86-64 baseline, SSE2,
+/// has no sign-extending byte loads), and the sums are the same in every build (no FMA: each
+/// term is rounded, then added, in the same order).
+fn project(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the processor supports AVX-512F (checked just above).
+        return unsafe { project_avx512(signs, row, projections) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor supports AVX2 (checked just above).
+        return unsafe { project_avx2(signs, row, projections) };
+    }
+    project_portable(signs, row, projections)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn project_avx512(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
+    project_portable(signs, row, projections)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn project_avx2(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
+    project_portable(signs, row, projections)
+}
+
+#[inline(always)]
+fn project_portable(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
+    let m = projections.len();
+    row.for_each_nonzero(|i, x| {
+        let signs = &signs[i * m..(i + 1) * m];
+        projections
+            .iter_mut()
+            .zip(signs)
+            .for_each(|(p, &s)| *p += f64::from(s) * x);
+    });
 }
 
 #[cfg(test)]
