@@ -166,11 +166,7 @@ impl LinearSvmParams {
         if self.solver == Solver::Primal && self.loss == SvmLoss::L1 {
             return Err(LearnerError::PrimalNeedsSquaredHinge);
         }
-        for &(label, weight) in &self.class_weights {
-            if !(weight.is_finite() && weight > 0.0) {
-                return Err(LearnerError::InvalidClassWeight { label, weight });
-            }
-        }
+        check_class_weights(&self.class_weights)?;
         Ok(LinearSvmValidParams(self))
     }
 
@@ -216,6 +212,14 @@ impl LinearSvmValidParams {
             Solver::Auto if n >= AUTO_PRIMAL_RATIO * d.max(1) => Solver::Primal,
             chosen => chosen,
         }
+    }
+}
+
+/// Every class weight finite and `> 0`.
+pub(crate) fn check_class_weights(weights: &[(i64, f64)]) -> Result<()> {
+    match weights.iter().find(|(_, w)| !(w.is_finite() && *w > 0.0)) {
+        Some(&(label, weight)) => Err(LearnerError::InvalidClassWeight { label, weight }),
+        None => Ok(()),
     }
 }
 

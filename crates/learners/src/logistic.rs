@@ -7,10 +7,10 @@
 use rfbench_maps::Rows;
 
 use crate::dual_cd::DualRows;
-use crate::error::{check_svm_params, LearnerError, Result};
+use crate::error::{check_svm_params, Result};
 use crate::linear_svm::{
-    fit_one_vs_rest, primal_report, BinarySolve, CommonSettings, LogisticRegression, Solved,
-    Solver, PRIMAL_EPS,
+    check_class_weights, fit_one_vs_rest, primal_report, BinarySolve, CommonSettings,
+    LogisticRegression, Solved, Solver, PRIMAL_EPS,
 };
 use crate::primal::{PrimalLoss, PrimalProblem};
 
@@ -73,11 +73,7 @@ impl LogisticRegressionParams {
 
     pub fn check(self) -> Result<LogisticRegressionValidParams> {
         check_svm_params(self.c, self.eps, Some(self.max_iter), self.bias)?;
-        for &(label, weight) in &self.class_weights {
-            if !(weight.is_finite() && weight > 0.0) {
-                return Err(LearnerError::InvalidClassWeight { label, weight });
-            }
-        }
+        check_class_weights(&self.class_weights)?;
         Ok(LogisticRegressionValidParams(self))
     }
 

@@ -63,50 +63,29 @@ fn random_maclaurin(
     }
 }
 
-#[pyfunction]
-fn random_fourier(
-    py: Python<'_>,
-    kernel: &PyKernel,
-    n_components: usize,
-    form_name: &str,
-    n_features_in: usize,
-    seed: u64,
-) -> PyResult<FittedMap> {
-    let params = RandomFourierParams::for_kernel(&kernel.0, n_components)
-        .map_err(value_error)?
-        .form(form(form_name)?);
-    fit_map(py, || params.seed(seed).fit(n_features_in))
+/// A Fourier-type map whose params take a kernel, `D` and a form: one function each.
+macro_rules! fourier_fit {
+    ($name:ident, $params:ty) => {
+        #[pyfunction]
+        fn $name(
+            py: Python<'_>,
+            kernel: &PyKernel,
+            n_components: usize,
+            form_name: &str,
+            n_features_in: usize,
+            seed: u64,
+        ) -> PyResult<FittedMap> {
+            let params = <$params>::for_kernel(&kernel.0, n_components)
+                .map_err(value_error)?
+                .form(form(form_name)?);
+            fit_map(py, || params.seed(seed).fit(n_features_in))
+        }
+    };
 }
 
-#[pyfunction]
-fn orthogonal(
-    py: Python<'_>,
-    kernel: &PyKernel,
-    n_components: usize,
-    form_name: &str,
-    n_features_in: usize,
-    seed: u64,
-) -> PyResult<FittedMap> {
-    let params = OrthogonalRandomFeaturesParams::for_kernel(&kernel.0, n_components)
-        .map_err(value_error)?
-        .form(form(form_name)?);
-    fit_map(py, || params.seed(seed).fit(n_features_in))
-}
-
-#[pyfunction]
-fn structured_orthogonal(
-    py: Python<'_>,
-    kernel: &PyKernel,
-    n_components: usize,
-    form_name: &str,
-    n_features_in: usize,
-    seed: u64,
-) -> PyResult<FittedMap> {
-    let params = StructuredOrthogonalParams::for_kernel(&kernel.0, n_components)
-        .map_err(value_error)?
-        .form(form(form_name)?);
-    fit_map(py, || params.seed(seed).fit(n_features_in))
-}
+fourier_fit!(random_fourier, RandomFourierParams);
+fourier_fit!(orthogonal, OrthogonalRandomFeaturesParams);
+fourier_fit!(structured_orthogonal, StructuredOrthogonalParams);
 
 /// Fastfood; `fft` picks the circulant (FFT) blocks instead of the Hadamard ones.
 #[pyfunction]

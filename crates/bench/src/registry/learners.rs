@@ -459,6 +459,27 @@ const C_OR_CV: ParamSpec = ParamSpec {
     default: Some(Default::Float(1.0)),
     doc: "penalty of the hinge losses, or \"cv\": k-fold cross-validation on the training rows over 2^-5..2^5, extended while at an edge up to 2^-15..2^15",
 };
+/// LIBLINEAR's `-B`, shared by the linear models.
+const BIAS: ParamSpec = ParamSpec {
+    name: "bias",
+    kind: ParamKind::Float(rfbench_maps::Interval::NON_NEGATIVE),
+    default: Some(Default::Float(1.0)),
+    doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
+};
+
+/// `max_iter` of the linear models: `doc` says what one iteration is.
+const fn max_iter(doc: &'static str) -> ParamSpec {
+    ParamSpec {
+        name: "max_iter",
+        kind: ParamKind::Int {
+            min: 1,
+            max: 1 << 31,
+        },
+        default: Some(Default::Int(1000)),
+        doc,
+    }
+}
+
 const FOLDS: ParamSpec = ParamSpec {
     name: "folds",
     kind: ParamKind::Int { min: 2, max: 100 },
@@ -477,18 +498,8 @@ pub const LEARNERS: &[LearnerInfo] = &[
             FOLDS,
             choice("loss", &["l1", "l2"], "l2", "l1: hinge (LIBLINEAR -s 3); l2: squared hinge (-s 1, its default)"),
             positive("eps", Some(0.1), "stopping tolerance on the projected-gradient gap (LIBLINEAR -e)"),
-            ParamSpec {
-                name: "bias",
-                kind: ParamKind::Float(rfbench_maps::Interval::NON_NEGATIVE),
-                default: Some(Default::Float(1.0)),
-                doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
-            },
-            ParamSpec {
-                name: "max_iter",
-                kind: ParamKind::Int { min: 1, max: 1 << 31 },
-                default: Some(Default::Int(1000)),
-                doc: "passes over the data before stopping unconverged",
-            },
+            BIAS,
+            max_iter("passes over the data before stopping unconverged"),
         ],
         needs: Needs::Features,
         tasks: &[TaskKind::Classification],
@@ -505,18 +516,8 @@ pub const LEARNERS: &[LearnerInfo] = &[
         params: &[
             positive("C", Some(1.0), "cost of the logistic loss (LIBLINEAR -c)"),
             positive("eps", Some(0.01), "tolerance on |g| / |g0|, scaled by the smaller class's share (LIBLINEAR -e)"),
-            ParamSpec {
-                name: "bias",
-                kind: ParamKind::Float(rfbench_maps::Interval::NON_NEGATIVE),
-                default: Some(Default::Float(1.0)),
-                doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
-            },
-            ParamSpec {
-                name: "max_iter",
-                kind: ParamKind::Int { min: 1, max: 1 << 31 },
-                default: Some(Default::Int(1000)),
-                doc: "Newton steps before stopping unconverged",
-            },
+            BIAS,
+            max_iter("Newton steps before stopping unconverged"),
         ],
         needs: Needs::Features,
         tasks: &[TaskKind::Classification],
