@@ -1,7 +1,9 @@
-//! Issue 28's before/after for exact kernel ridge with lambda by cross-validation: each fold's
-//! training block `K_TT` is eigendecomposed once and shared by every lambda; the decomposition
-//! moved from LAPACK's QR-iteration driver `dsyev` (ndarray-linalg's `eigh`) to the
-//! divide-and-conquer `dsyevd` ([`rfbench_maps::sym_eig::eigh`]), and the folds run in parallel.
+//! Issue 28's first before/after for exact kernel ridge with lambda by cross-validation: each
+//! fold's training block `K_TT` was eigendecomposed once and shared by every lambda, and the
+//! decomposition moved from LAPACK's QR-iteration driver `dsyev` (ndarray-linalg's `eigh`) to the
+//! divide-and-conquer `dsyevd` ([`rfbench_maps::sym_eig::eigh`]). The learner has since replaced
+//! the eigendecomposition by the cheaper tridiagonal reduction (`dsytrd`, see the learners'
+//! `tridiagonal` module); the last line below times the whole search as the learner now runs it.
 //!
 //! On synthetic regression rows shaped like Table 2's Insurance (n rows, d = 85, Gaussian kernel,
 //! sigma = the square root of d), with 5 folds (each training block 4n/5 square):

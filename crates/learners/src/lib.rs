@@ -46,6 +46,7 @@ mod ridge;
 mod smo;
 mod smo_cached;
 mod svm_dual;
+mod tridiagonal;
 mod tron;
 
 pub use cached_kernel_svm::{
