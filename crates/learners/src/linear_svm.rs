@@ -65,6 +65,13 @@ impl Solver {
             Solver::Auto => "auto",
         }
     }
+
+    /// The solver of that [`name`](Self::name), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [Solver::Dual, Solver::Primal, Solver::Auto]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
 }
 use rfbench_maps::seeds::sub_seed;
 

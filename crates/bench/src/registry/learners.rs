@@ -7,7 +7,7 @@ use std::time::Instant;
 use ndarray::{Array2, Axis, CowArray, Ix2};
 use rfbench_learners::{
     class_labels_from_f64, CachedKernelSvmParams, CrossValidation, KernelRidgeParams, LearnerError,
-    LinearSvmParams, LogisticRegressionParams, RidgeClassifierParams, RidgeParams, SvmLoss,
+    LinearSvmParams, LogisticRegressionParams, RidgeClassifierParams, RidgeParams, Solver, SvmLoss,
 };
 use rfbench_maps::{Kernel, Rows};
 
@@ -293,13 +293,17 @@ fn linear_svm_params(p: &ParamValues, seed: u64) -> (LinearSvmParams, Option<f64
     };
     let bias = p.f64("bias");
     let c = p.get("C").and_then(|v| v.as_f64());
-    let params = LinearSvmParams::new()
+    let solver = Solver::from_name(p.text("solver")).expect("validated against the solver names");
+    let mut params = LinearSvmParams::new()
         .c(c.unwrap_or(1.0))
         .loss(loss)
-        .eps(p.f64("eps"))
+        .solver(solver)
         .max_iter(p.usize("max_iter"))
         .bias((bias != 0.0).then_some(bias))
         .seed(seed);
+    if let Some(eps) = p.get("eps").and_then(|v| v.as_f64()) {
+        params = params.eps(eps);
+    }
     (params, c)
 }
 
@@ -336,6 +340,7 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         extras: vec![
             ("iterations", iterations as f64),
             ("converged", f64::from(u8::from(model.converged()))),
+            ("primal", f64::from(u8::from(model.solver() == Solver::Primal))),
         ],
         tuned: vec![learner_tuned(
             "C",
@@ -455,7 +460,7 @@ fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
 const C: ParamSpec = positive("C", Some(1.0), "penalty of the hinge losses");
 const C_OR_CV: ParamSpec = ParamSpec {
     name: "C",
-    kind: ParamKind::NumberOrCv,
+    kind: ParamKind::NumberOr("cv"),
     default: Some(Default::Float(1.0)),
     doc: "penalty of the hinge losses, or \"cv\": k-fold cross-validation on the training rows over 2^-5..2^5, extended while at an edge up to 2^-15..2^15",
 };
@@ -492,18 +497,24 @@ pub const LEARNERS: &[LearnerInfo] = &[
     LearnerInfo {
         name: "linear-svm",
         label: "linear SVM",
-        doc: "Linear SVM by dual coordinate descent (LIBLINEAR's solver), one-vs-rest.",
+        doc: "Linear SVM, one-vs-rest, by LIBLINEAR's solvers: dual coordinate descent or the primal trust-region Newton method.",
         params: &[
             C_OR_CV,
             FOLDS,
             choice("loss", &["l1", "l2"], "l2", "l1: hinge (LIBLINEAR -s 3); l2: squared hinge (-s 1, its default)"),
-            positive("eps", Some(0.1), "stopping tolerance on the projected-gradient gap (LIBLINEAR -e)"),
+            choice("solver", &["dual", "primal", "auto"], "dual", "dual: coordinate descent (-s 1 / -s 3); primal: trust-region Newton (-s 2, squared hinge only); auto: primal when rows >= features, else 50 dual passes and primal if they did not converge (column primal says which ran)"),
+            ParamSpec {
+                name: "eps",
+                kind: ParamKind::NumberOr("default"),
+                default: Some(Default::Text("default")),
+                doc: "stopping tolerance (LIBLINEAR -e), or \"default\": LIBLINEAR's for the solver that runs (0.1 on the dual's projected-gradient gap, 0.01 on the primal's |g| / |g0|)",
+            },
             BIAS,
-            max_iter("passes over the data before stopping unconverged"),
+            max_iter("passes over the data (dual) or Newton steps (primal) before stopping unconverged"),
         ],
         needs: Needs::Features,
         tasks: &[TaskKind::Classification],
-        extras: &["iterations", "converged"],
+        extras: &["iterations", "converged", "primal"],
         tunes: &["C"],
         train: linear_svm,
         check: |p| linear_svm_params(p, 0).0.check().map(drop),
@@ -534,7 +545,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
         params: &[
             ParamSpec {
                 name: "lambda",
-                kind: ParamKind::NumberOrCv,
+                kind: ParamKind::NumberOr("cv"),
                 default: Some(Default::Text("cv")),
                 doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows",
             },
@@ -574,7 +585,7 @@ pub const LEARNERS: &[LearnerInfo] = &[
         params: &[
             ParamSpec {
                 name: "lambda",
-                kind: ParamKind::NumberOrCv,
+                kind: ParamKind::NumberOr("cv"),
                 default: Some(Default::Text("cv")),
                 doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows (2^-10..2^10, extended while at an edge up to 2^-30..2^30)",
             },

@@ -138,8 +138,9 @@ pub enum ParamKind {
     /// A positive finite number, or a rule on the training rows: `"median"` or
     /// `{ percentile = 5.0, pairs = 10000 }`.
     Bandwidth,
-    /// A number `> 0` or the word `"cv"` (chosen by cross-validation on the training rows).
-    NumberOrCv,
+    /// A number `> 0` or the one word given: `"cv"` (chosen by cross-validation on the training
+    /// rows), `"default"` (the library's default for the solver that runs).
+    NumberOr(&'static str),
 }
 
 impl fmt::Display for ParamKind {
@@ -154,7 +155,7 @@ impl fmt::Display for ParamKind {
                 f,
                 "number > 0, \"median\", {{ percentile = P, pairs = N }}, or {{ cv = [v, ...], folds = K }} (kind learning)"
             ),
-            ParamKind::NumberOrCv => write!(f, "number > 0 or \"cv\""),
+            ParamKind::NumberOr(word) => write!(f, "number > 0 or \"{word}\""),
         }
     }
 }
@@ -224,18 +225,18 @@ impl ParamSpec {
                     bad(&format!("{s:?}"))
                 }
             }
-            (ParamKind::Bandwidth | ParamKind::NumberOrCv, toml::Value::Integer(v)) => {
+            (ParamKind::Bandwidth | ParamKind::NumberOr(_), toml::Value::Integer(v)) => {
                 self.parse(&toml::Value::Float(*v as f64))
             }
-            (ParamKind::Bandwidth | ParamKind::NumberOrCv, toml::Value::Float(v)) => {
+            (ParamKind::Bandwidth | ParamKind::NumberOr(_), toml::Value::Float(v)) => {
                 if v.is_finite() && *v > 0.0 {
                     Ok(Value::Float(*v + 0.0))
                 } else {
                     bad(&v.to_string())
                 }
             }
-            (ParamKind::NumberOrCv, toml::Value::String(s)) if s == "cv" => {
-                Ok(Value::Text("cv".into()))
+            (ParamKind::NumberOr(word), toml::Value::String(s)) if s == word => {
+                Ok(Value::Text(s.clone()))
             }
             (ParamKind::Bandwidth, toml::Value::String(s)) if s == "median" => {
                 Ok(Value::Rule(BandwidthRule {
