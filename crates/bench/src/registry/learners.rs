@@ -340,7 +340,10 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
         extras: vec![
             ("iterations", iterations as f64),
             ("converged", f64::from(u8::from(model.converged()))),
-            ("primal", f64::from(u8::from(model.solver() == Solver::Primal))),
+            (
+                "primal",
+                f64::from(u8::from(model.solver() == Solver::Primal)),
+            ),
         ],
         tuned: vec![learner_tuned(
             "C",
