@@ -8,7 +8,10 @@
 //!   uses it (n = 100,000, d = 20, the defaults, a 75/25 split). The algorithm:
 //!   1. `n_classes * n_clusters_per_class` clusters, each centred on a distinct vertex of the
 //!      hypercube `{-class_sep, +class_sep}^n_informative`; cluster `k` has class `k % n_classes`
-//!      and `n / n_clusters` rows, the remainder given one row each to the first clusters.
+//!      and `n / n_clusters` rows, the remainder given one row each to the first clusters. The
+//!      vertices are chosen, and ordered, as scikit-learn's `sample_without_replacement` does
+//!      (see `distinct_codes`): with its defaults, cluster `k` is on vertex `k` in binary, so the
+//!      two classes sit on opposite sides of the square, never on its diagonals.
 //!   2. Each cluster's informative coordinates are N(0, I) times a random matrix `A_k` with
 //!      entries uniform in [-1, 1] (a random covariance), plus the cluster's vertex.
 //!   3. `n_redundant` columns are `X_informative B` with `B` uniform in [-1, 1].
@@ -263,6 +266,30 @@ fn generate_unshuffled(p: &MakeClassification, rng: &mut ChaCha8Rng) -> Unshuffl
     }
 }
 
+/// `count` distinct codes in `0..population`, in the order scikit-learn's
+/// `sample_without_replacement` gives them (its documented `method = "auto"`): when they are more
+/// than 99 % of the population, by reservoir sampling, which starts from `0, 1, ..., count - 1` in
+/// order and keeps that order for the codes it does not replace (all of them when `count =
+/// population`); otherwise a uniformly random subset in random order (scikit-learn's permutation
+/// or tracking selection, which have that distribution). The order matters: cluster `k` sits on
+/// vertex `codes[k]` and has class `k % n_classes`, so with scikit-learn's defaults (4 clusters on
+/// the 4 vertices of a square, 2 classes) the classes always sit on opposite sides of the square,
+/// never on its diagonals (an XOR no linear model can separate), which a random order gives one
+/// time in three (issue 27, item 5).
+fn distinct_codes(population: usize, count: usize, rng: &mut ChaCha8Rng) -> Vec<usize> {
+    if (count as f64) <= 0.99 * population as f64 {
+        return index::sample(rng, population, count).into_vec();
+    }
+    let mut codes: Vec<usize> = (0..count).collect();
+    for code in count..population {
+        let slot = rng.random_range(0..=code);
+        if slot < count {
+            codes[slot] = code;
+        }
+    }
+    codes
+}
+
 /// `count` distinct vertices of the `dimensions`-cube as bits, one row per vertex. Above 30
 /// dimensions only the last 30 coordinates are drawn without replacement and the rest are free
 /// random bits (scikit-learn does the same): `count <= 2^30` vertices are then distinct through
@@ -270,7 +297,7 @@ fn generate_unshuffled(p: &MakeClassification, rng: &mut ChaCha8Rng) -> Unshuffl
 fn hypercube_vertices(count: usize, dimensions: usize, rng: &mut ChaCha8Rng) -> Array2<bool> {
     let exact = dimensions.min(30);
     let free = dimensions - exact;
-    let codes = index::sample(rng, 1usize << exact, count).into_vec();
+    let codes = distinct_codes(1usize << exact, count, rng);
     let mut vertices = Array2::from_elem((count, dimensions), false);
     for (i, code) in codes.into_iter().enumerate() {
         for j in 0..free {
@@ -594,6 +621,50 @@ mod tests {
             (changed - expected).abs() < 5.0 * standard_error,
             "{changed}"
         );
+    }
+
+    /// scikit-learn's order (its documented `sample_without_replacement`): all of the codes come
+    /// in order, a reservoir above 99 % of them keeps the first ones where they are not replaced,
+    /// and a smaller sample is random in order and in content. With the defaults the two classes
+    /// are then never on a diagonal of the square (the first informative coordinate, code bit 1,
+    /// is the same for clusters 0 and 1 and for 2 and 3; the class alternates with bit 0).
+    #[test]
+    fn vertices_come_in_scikit_learns_order() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for _ in 0..20 {
+            assert_eq!(distinct_codes(4, 4, &mut rng), vec![0, 1, 2, 3]);
+        }
+        // 199 of 200: each code below 199 stays in its slot unless code 199 replaced it.
+        let reservoir = distinct_codes(200, 199, &mut rng);
+        let moved: Vec<usize> = (0..199).filter(|&k| reservoir[k] != k).collect();
+        assert!(moved.len() <= 1 && moved.iter().all(|&k| reservoir[k] == 199));
+        let mut orders = std::collections::HashSet::new();
+        for _ in 0..50 {
+            let codes = distinct_codes(16, 4, &mut rng);
+            let mut sorted = codes.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), 4);
+            orders.insert(codes);
+        }
+        assert!(
+            orders.len() > 40,
+            "a 4-of-16 sample must vary: {} distinct",
+            orders.len()
+        );
+        let params = MakeClassification {
+            n: 400,
+            ..MakeClassification::default()
+        };
+        for seed in 0..10 {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            let data = generate_unshuffled(&params, &mut rng);
+            for (k, vertex) in data.centroids.rows().into_iter().enumerate() {
+                // Vertex k in binary, most significant bit first: (bit 1, bit 0) of k.
+                assert_eq!(vertex[0] > 0.0, k & 2 != 0, "seed {seed}, cluster {k}");
+                assert_eq!(vertex[1] > 0.0, k & 1 != 0, "seed {seed}, cluster {k}");
+            }
+        }
     }
 
     #[test]
