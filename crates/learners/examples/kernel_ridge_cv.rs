@@ -10,7 +10,7 @@
 //!
 //! - both drivers on the same fold blocks, interleaved (dsyev, dsyevd, dsyev, dsyevd, ...), with
 //!   the largest difference between their eigenvalues;
-//! - the whole `cross_validate_lambda` (kernel matrix, 5 decompositions, every lambda), as the
+//! - the whole `cross_validate_lambda` (kernel matrix, 5 tridiagonal reductions, every lambda), as the
 //!   learner now runs it.
 //!
 //! `cargo run --release -p rfbench-learners --example kernel_ridge_cv -- [n] [rounds]`

@@ -50,11 +50,16 @@ impl Tridiagonal {
         let n = k.nrows();
         assert_eq!(k.ncols(), n, "tridiagonal reduction of a non-square matrix");
         let order = order_of(n)?;
-        let mut reflectors = k
-            .as_standard_layout()
-            .into_owned()
-            .into_raw_vec_and_offset()
-            .0;
+        // The caller's matrix becomes the reflectors' storage: no copy when it is row-major
+        // (its `n^2` values are then contiguous from the buffer's offset).
+        let k = if k.is_standard_layout() {
+            k
+        } else {
+            k.as_standard_layout().into_owned()
+        };
+        let (mut reflectors, offset) = k.into_raw_vec_and_offset();
+        reflectors.drain(..offset.unwrap_or(0));
+        reflectors.truncate(n * n);
         let mut diagonal = vec![0.0; n];
         let mut off_diagonal = vec![0.0; n.saturating_sub(1).max(1)];
         let mut tau = vec![0.0; n.max(1)];
@@ -327,6 +332,30 @@ mod tests {
         );
         let identity = q.t().dot(&q) - Array2::<f64>::eye(n);
         assert!(identity.iter().all(|v| v.abs() < 1e-13), "Q'Q != I");
+    }
+
+    /// An owned matrix whose data starts inside its buffer (sliced in place) is read from
+    /// its first element, not from the buffer's.
+    #[test]
+    fn a_sliced_matrix_is_reduced_from_its_own_values() {
+        let a = gram(9, 9, 11);
+        // A NaN row, then the matrix: dropping the row keeps the layout standard, at an offset.
+        let mut padded = Array2::from_elem((10, 9), f64::NAN);
+        padded.slice_mut(ndarray::s![1.., ..]).assign(&a);
+        padded.slice_collapse(ndarray::s![1.., ..]);
+        assert!(padded.is_standard_layout());
+        let b = Array2::<f64>::ones((9, 1));
+        let from_sliced = Tridiagonal::reduce(padded).unwrap();
+        let from_copy = Tridiagonal::reduce(a).unwrap();
+        let (x, y) = (
+            from_sliced
+                .matrix
+                .solve_shifted(0.5, from_sliced.q_transpose_times(b.view()).unwrap().view()),
+            from_copy
+                .matrix
+                .solve_shifted(0.5, from_copy.q_transpose_times(b.view()).unwrap().view()),
+        );
+        assert_eq!(x.unwrap().unwrap(), y.unwrap().unwrap());
     }
 
     #[test]
