@@ -98,7 +98,7 @@ pub use orthogonal::{
     OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
     StructuredOrthogonalFeatures, StructuredOrthogonalParams, StructuredOrthogonalValidParams,
 };
-pub use prff::{Prff, PrffParams, PrffValidParams};
+pub use prff::{Prff, PrffParams, PrffValidParams, PrffWeighting};
 pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};
 pub use random_fourier::{RandomFourierFeatures, RandomFourierParams, RandomFourierValidParams};
 pub use random_maclaurin::{RandomMaclaurin, RandomMaclaurinParams, RandomMaclaurinValidParams};

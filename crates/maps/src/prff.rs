@@ -11,6 +11,12 @@
 //!
 //! with the features `1..j-1` already learnt and fixed (the paper's "boosting" reading: each new
 //! feature fits the residual of the ones before, normalised as if `j` were the final size).
+//! This is the second line of the paper's eq. (4), [`PrffWeighting::Average`], the default. Its
+//! first line weights the new feature by 2 against the residual of the average of the previous
+//! ones, `k - (2/(j-1)) sum_{l < j} c_l c_l - 2 c_j c_j`: [`PrffWeighting::Residual`]. The two
+//! lines are not equal (the paper writes `=` between them); with a fixed step, the average
+//! reading moves feature `j` about `j` times less than the first, so late features stay near
+//! their random draw. docs/papers.md (prff-fig2, prff-fig3) has both readings' numbers.
 //! Writing `r_ik` for the residual and `s_i = sin(w_j' x_i + b_j)`, symmetry of `r` gives
 //! `dL/dw_j = 4 / (j B^2) sum_i s_i (sum_k r_ik c_j(x_k)) x_i`.
 //! The step is the paper's Algorithm 1, `w_j <- w_j - alpha (lambda w_j + dL/dw_j)` (so the
@@ -61,7 +67,49 @@ pub struct PrffParams {
     l2_penalty: f64,
     max_iterations: usize,
     tolerance: f64,
+    /// Absent from maps serialised before it existed: those used the default.
+    #[serde(default)]
+    weighting: PrffWeighting,
     seed: u64,
+}
+
+/// How the loss of feature `j` weights it against the features before it: the two lines of the
+/// paper's eq. (4) (see the module doc).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PrffWeighting {
+    /// Every feature `2 / j`, the new one included: `k - (2/j) sum_{l <= j} c_l c_l`.
+    #[default]
+    Average,
+    /// The new feature `2`, the previous ones their average: `k - (2/(j-1)) sum_{l < j} c_l c_l
+    /// - 2 c_j c_j`.
+    Residual,
+}
+
+impl PrffWeighting {
+    /// The name specs and result files give it.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrffWeighting::Average => "average",
+            PrffWeighting::Residual => "residual",
+        }
+    }
+
+    /// The weighting of that [`name`](Self::name), if any.
+    pub fn from_name(name: &str) -> Option<Self> {
+        [PrffWeighting::Average, PrffWeighting::Residual]
+            .into_iter()
+            .find(|w| w.name() == name)
+    }
+
+    /// `(weight of the previous features, weight of the new one)` for feature `j` (0-based).
+    fn weights(self, j: usize) -> (f64, f64) {
+        match self {
+            PrffWeighting::Average => (2.0 / (j + 1) as f64, 2.0 / (j + 1) as f64),
+            // Feature 0 has no previous features: any weight multiplies an empty sum.
+            PrffWeighting::Residual => (2.0 / j.max(1) as f64, 2.0),
+        }
+    }
 }
 
 /// Checked hyper-parameters: `sigma > 0` finite, `n_components >= 1`, `batch_size >= 1`,
@@ -82,8 +130,15 @@ impl PrffParams {
             l2_penalty: 0.0,
             max_iterations: 100,
             tolerance: 1e-8,
+            weighting: PrffWeighting::Average,
             seed: DEFAULT_SEED,
         }
+    }
+
+    /// Which line of eq. (4) the loss follows ([`PrffWeighting`]).
+    pub fn weighting(mut self, weighting: PrffWeighting) -> Self {
+        self.weighting = weighting;
+        self
     }
 
     /// Points per mini-batch `B` (capped at the number of rows).
@@ -166,13 +221,14 @@ fn gaussian(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>, sigma: f64) -> f64 {
     (-sq / (2.0 * sigma * sigma)).exp()
 }
 
-/// The mini-batch problem of one feature: `L(w) = 1/(2B^2) |target - (2/j) c c'|_F^2` with
-/// `target = K - (2/j) sum_{l<j} c_l c_l'` and `c = cos(X w + b)`.
+/// The mini-batch problem of one feature: `L(w) = 1/(2B^2) |target - s c c'|_F^2` with
+/// `target = K - t sum_{l<j} c_l c_l'` and `c = cos(X w + b)`; `s = t = 2/j` for
+/// [`PrffWeighting::Average`], `s = 2`, `t = 2/(j-1)` for [`PrffWeighting::Residual`].
 struct BatchProblem<'a> {
     batch: &'a Array2<f64>,
     target: Array2<f64>,
     bias: f64,
-    /// `2 / j`.
+    /// `s`, the new feature's weight.
     scale: f64,
 }
 
@@ -183,7 +239,7 @@ impl BatchProblem<'_> {
         (t.mapv(f64::cos), t.mapv(f64::sin))
     }
 
-    /// The residual `target - (2/j) c c'` as a matrix.
+    /// The residual `target - s c c'` as a matrix.
     fn residual(&self, c: &Array1<f64>) -> Array2<f64> {
         Array2::from_shape_fn(self.target.dim(), |(i, k)| {
             self.target[(i, k)] - c[i] * c[k] * self.scale
@@ -198,7 +254,7 @@ impl BatchProblem<'_> {
         r.iter().map(|v| v * v).sum::<f64>() / (2.0 * b * b)
     }
 
-    /// Loss and gradient `dL/dw = 2 (2/j) / B^2 sum_i s_i (R c)_i x_i`.
+    /// Loss and gradient `dL/dw = 2 s / B^2 sum_i sin_i (R c)_i x_i`.
     fn loss_and_gradient(&self, w: &Array1<f64>) -> (f64, Array1<f64>) {
         let b = self.batch.nrows() as f64;
         let (c, s) = self.phases(w);
@@ -275,23 +331,7 @@ impl PrffValidParams {
         j: usize,
     ) -> Array1<f64> {
         let p = &self.0;
-        let bsz = batch.nrows();
-        let scale = 2.0 / (j + 1) as f64;
-        let mut target = Array2::from_shape_fn((bsz, bsz), |(i, k)| {
-            gaussian(batch.row(i), batch.row(k), p.sigma)
-        });
-        if j > 0 {
-            let previous = Array2::from_shape_fn((bsz, j), |(i, l)| {
-                (dot(batch.row(i), frequencies.row(l)) + phases[l]).cos()
-            });
-            target.scaled_add(-scale, &gram_of_rows(&previous));
-        }
-        let problem = BatchProblem {
-            batch,
-            target,
-            bias: phases[j],
-            scale,
-        };
+        let problem = self.batch_problem(batch, frequencies, phases, j);
         let mut w = frequencies.row(j).to_owned();
         let mut previous_loss = f64::INFINITY;
         for _ in 0..p.max_iterations {
@@ -304,6 +344,34 @@ impl PrffValidParams {
             w.scaled_add(-p.learning_rate, &step);
         }
         w
+    }
+
+    /// The loss of feature `j` (0-based) on `batch`, the features before it fixed.
+    fn batch_problem<'a>(
+        &self,
+        batch: &'a Array2<f64>,
+        frequencies: &Array2<f64>,
+        phases: &[f64],
+        j: usize,
+    ) -> BatchProblem<'a> {
+        let p = &self.0;
+        let bsz = batch.nrows();
+        let (previous_scale, scale) = p.weighting.weights(j);
+        let mut target = Array2::from_shape_fn((bsz, bsz), |(i, k)| {
+            gaussian(batch.row(i), batch.row(k), p.sigma)
+        });
+        if j > 0 {
+            let previous = Array2::from_shape_fn((bsz, j), |(i, l)| {
+                (dot(batch.row(i), frequencies.row(l)) + phases[l]).cos()
+            });
+            target.scaled_add(-previous_scale, &gram_of_rows(&previous));
+        }
+        BatchProblem {
+            batch,
+            target,
+            bias: phases[j],
+            scale,
+        }
     }
 }
 
@@ -490,6 +558,83 @@ mod tests {
         }
         distances.sort_by(f64::total_cmp);
         distances[distances.len() / 20]
+    }
+
+    /// Each weighting's batch loss is its line of eq. (4), computed naively; and the first
+    /// feature, which has no predecessors, is learnt identically by both.
+    #[test]
+    fn the_two_weightings_are_the_two_lines_of_eq_4() {
+        let (sigma, j) = (1.5, 3);
+        let batch = gaussian_data(16, 3, 5);
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let frequencies = gaussian_data(5, 3, 7) / sigma;
+        let phases: Vec<f64> = (0..5).map(|_| rng.random::<f64>() * 6.28).collect();
+        let w = gaussian_data(1, 3, 8).row(0).to_owned();
+        let c = |row: ArrayView1<'_, f64>, f: ArrayView1<'_, f64>, b: f64| {
+            (row.iter().zip(f).map(|(a, b)| a * b).sum::<f64>() + b).cos()
+        };
+        for (weighting, previous, new) in [
+            (PrffWeighting::Average, 2.0 / 4.0, 2.0 / 4.0),
+            (PrffWeighting::Residual, 2.0 / 3.0, 2.0),
+        ] {
+            let params = PrffParams::new(sigma, 5).weighting(weighting).check().unwrap();
+            let loss = params.batch_problem(&batch, &frequencies, &phases, j).loss(&w);
+            let mut naive = 0.0;
+            for x in batch.rows() {
+                for y in batch.rows() {
+                    let mut e = gaussian(x, y, sigma);
+                    for l in 0..j {
+                        let f = frequencies.row(l);
+                        e -= previous * c(x, f, phases[l]) * c(y, f, phases[l]);
+                    }
+                    e -= new * c(x, w.view(), phases[j]) * c(y, w.view(), phases[j]);
+                    naive += e * e;
+                }
+            }
+            naive /= 2.0 * 16.0 * 16.0;
+            assert!((loss - naive).abs() < 1e-12 * naive, "{weighting:?}: {loss} vs {naive}");
+        }
+        let data = gaussian_data(200, 3, 9);
+        let fit = |weighting| {
+            PrffParams::new(sigma, 1)
+                .weighting(weighting)
+                .learning_rate(0.5)
+                .fit(&data)
+                .unwrap()
+        };
+        let (average, residual) = (fit(PrffWeighting::Average), fit(PrffWeighting::Residual));
+        assert_eq!(average.frequencies, residual.frequencies);
+    }
+
+    /// Why the weighting matters: with the same step, the average reading moves late features
+    /// about `j` times less than the residual reading does.
+    #[test]
+    fn late_features_move_far_less_under_the_average_weighting() {
+        let (sigma, m) = (2.0, 40);
+        let data = gaussian_data(600, 4, 10);
+        let fit = |weighting, iterations| {
+            PrffParams::new(sigma, m)
+                .weighting(weighting)
+                .learning_rate(0.05)
+                .max_iterations(iterations)
+                .tolerance(0.0)
+                .fit(&data)
+                .unwrap()
+                .frequencies
+        };
+        let start = fit(PrffWeighting::Average, 0);
+        let moved = |f: &Array2<f64>, l: usize| {
+            (&f.column(l) - &start.column(l)).mapv(|v| v * v).sum().sqrt()
+        };
+        let (average, residual) = (fit(PrffWeighting::Average, 20), fit(PrffWeighting::Residual, 20));
+        let last = m - 1;
+        assert!(moved(&average, last) > 0.0);
+        assert!(
+            moved(&residual, last) > 10.0 * moved(&average, last),
+            "last feature moved {} (residual) against {} (average)",
+            moved(&residual, last),
+            moved(&average, last)
+        );
     }
 
     /// The analytic gradient matches central finite differences of the loss.

@@ -4,7 +4,7 @@
 
 use rfbench_maps::{
     DynFeatureMap, FastfoodParams, FastfoodTransform, FourierForm, Kernel, MapError,
-    NystroemParams, OrthogonalRandomFeaturesParams, PrffParams, RandomBinningParams,
+    NystroemParams, OrthogonalRandomFeaturesParams, PrffParams, PrffWeighting, RandomBinningParams,
     RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams, Rows,
     StructuredOrthogonalParams, TensorSketchParams,
 };
@@ -246,7 +246,11 @@ fn prff(p: &ParamValues, k: &Kernel) -> Config {
             .learning_rate(p.f64("learning_rate"))
             .l2_penalty(p.f64("l2_penalty"))
             .max_iterations(p.usize("max_iterations"))
-            .tolerance(p.f64("tolerance")),
+            .tolerance(p.f64("tolerance"))
+            .weighting(
+                PrffWeighting::from_name(p.text("weighting"))
+                    .expect("validated against the weighting names"),
+            ),
     )
 }
 
@@ -396,6 +400,7 @@ pub const MAPS: &[MapInfo] = &[
             real("l2_penalty", PrffParams::L2_PENALTY, 0.0, "penalty on the frequencies' deviation"),
             count("max_iterations", Some(100), "optimisation iterations"),
             real("tolerance", PrffParams::TOLERANCE, 1e-8, "stop when the loss changes less"),
+            choice("weighting", &["average", "residual"], "average", "the loss of feature j: average = eq. (4)'s second line, every feature 2/j; residual = its first line, the new feature 2 against the average of the ones before"),
         ],
         kernels: &["gaussian"],
         fits_on_data: true,
