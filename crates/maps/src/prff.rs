@@ -577,8 +577,13 @@ mod tests {
             (PrffWeighting::Average, 2.0 / 4.0, 2.0 / 4.0),
             (PrffWeighting::Residual, 2.0 / 3.0, 2.0),
         ] {
-            let params = PrffParams::new(sigma, 5).weighting(weighting).check().unwrap();
-            let loss = params.batch_problem(&batch, &frequencies, &phases, j).loss(&w);
+            let params = PrffParams::new(sigma, 5)
+                .weighting(weighting)
+                .check()
+                .unwrap();
+            let loss = params
+                .batch_problem(&batch, &frequencies, &phases, j)
+                .loss(&w);
             let mut naive = 0.0;
             for x in batch.rows() {
                 for y in batch.rows() {
@@ -592,7 +597,10 @@ mod tests {
                 }
             }
             naive /= 2.0 * 16.0 * 16.0;
-            assert!((loss - naive).abs() < 1e-12 * naive, "{weighting:?}: {loss} vs {naive}");
+            assert!(
+                (loss - naive).abs() < 1e-12 * naive,
+                "{weighting:?}: {loss} vs {naive}"
+            );
         }
         let data = gaussian_data(200, 3, 9);
         let fit = |weighting| {
@@ -624,9 +632,15 @@ mod tests {
         };
         let start = fit(PrffWeighting::Average, 0);
         let moved = |f: &Array2<f64>, l: usize| {
-            (&f.column(l) - &start.column(l)).mapv(|v| v * v).sum().sqrt()
+            (&f.column(l) - &start.column(l))
+                .mapv(|v| v * v)
+                .sum()
+                .sqrt()
         };
-        let (average, residual) = (fit(PrffWeighting::Average, 20), fit(PrffWeighting::Residual, 20));
+        let (average, residual) = (
+            fit(PrffWeighting::Average, 20),
+            fit(PrffWeighting::Residual, 20),
+        );
         let last = m - 1;
         assert!(moved(&average, last) > 0.0);
         assert!(

@@ -5,9 +5,9 @@
 use pyo3::prelude::*;
 use rfbench_maps::{
     FastfoodParams, FastfoodTransform, FourierForm, MapError, NystroemParams,
-    OrthogonalRandomFeaturesParams, PrffParams, RandomBinningParams, RandomFourierParams,
-    RandomMaclaurinH01Params, RandomMaclaurinParams, StructuredOrthogonalParams,
-    TensorSketchParams,
+    OrthogonalRandomFeaturesParams, PrffParams, PrffWeighting, RandomBinningParams,
+    RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams,
+    StructuredOrthogonalParams, TensorSketchParams,
 };
 
 use crate::fitted::{Fitted, FittedMap};
@@ -156,11 +156,18 @@ fn prff(
     l2_penalty: f64,
     max_iterations: usize,
     tolerance: f64,
+    weighting: &str,
     rows: Input<'_>,
     seed: u64,
 ) -> PyResult<FittedMap> {
+    let weighting = PrffWeighting::from_name(weighting).ok_or_else(|| {
+        value_error(format!(
+            "weighting must be 'average' or 'residual', got {weighting:?}"
+        ))
+    })?;
     let params = PrffParams::for_kernel(&kernel.0, n_components)
         .map_err(value_error)?
+        .weighting(weighting)
         .batch_size(batch_size)
         .learning_rate(learning_rate)
         .l2_penalty(l2_penalty)

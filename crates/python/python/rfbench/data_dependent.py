@@ -107,6 +107,10 @@ class PseudoRandomFourierFeatures(MapTransformer):
         draws.
     tolerance : float, default=1e-8
         A feature's descent stops once the batch loss changes by less than this.
+    weighting : {"average", "residual"}, default="average"
+        Which line of the paper's eq. (4) the loss of feature j follows: "average" weights every
+        feature 2/j (its second line), "residual" the new feature 2 against the average of the
+        ones before (its first line). docs/papers.md compares them.
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -124,6 +128,7 @@ class PseudoRandomFourierFeatures(MapTransformer):
         "l2_penalty": [Interval(Real, 0, None, closed="left")],
         "max_iterations": [Interval(Integral, 0, None, closed="left")],
         "tolerance": [Interval(Real, 0, None, closed="left")],
+        "weighting": [StrOptions({"average", "residual"})],
         "random_state": ["random_state"],
     }
 
@@ -138,6 +143,7 @@ class PseudoRandomFourierFeatures(MapTransformer):
         l2_penalty=0.0,
         max_iterations=100,
         tolerance=1e-8,
+        weighting="average",
         random_state=None,
     ):
         self.n_components = n_components
@@ -148,6 +154,7 @@ class PseudoRandomFourierFeatures(MapTransformer):
         self.l2_penalty = l2_penalty
         self.max_iterations = max_iterations
         self.tolerance = tolerance
+        self.weighting = weighting
         self.random_state = random_state
 
     def _fit_map(self, X, seed):
@@ -160,6 +167,7 @@ class PseudoRandomFourierFeatures(MapTransformer):
             self.l2_penalty,
             self.max_iterations,
             self.tolerance,
+            self.weighting,
             rows_for_rust(X),
             seed,
         )
