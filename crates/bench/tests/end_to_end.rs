@@ -1062,6 +1062,29 @@ fn a_figure_selecting_nothing_is_refused_before_the_run() {
     assert!(!dir.path().join("results").exists());
 }
 
+/// A table that leaves a varying coordinate out of its rows, columns and `where` is refused
+/// when the spec is planned, naming the coordinate, before anything runs (not after the run, when
+/// its cells could not be placed).
+#[test]
+fn a_table_with_two_cells_in_one_place_is_refused_before_the_run() {
+    let (dir, options) = workspace();
+    let spec = dir.path().join("experiments/kernel-error-demo.toml");
+    let text = std::fs::read_to_string(&spec).unwrap().replacen(
+        "rows = [\"dataset\", \"map\", \"offset\"]",
+        "rows = [\"dataset\", \"map\"]",
+        1,
+    );
+    std::fs::write(&spec, text).unwrap();
+    let err = load_plan(&options.root, "kernel-error-demo", &Profile::Full)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("key `tables[0].rows`") && err.contains("differing in [\"offset\"]"),
+        "{err}"
+    );
+    assert!(!dir.path().join("results").exists());
+}
+
 /// `render` draws only the spec's own rows: a results file holding a row of another experiment
 /// or profile (two files joined by hand) is refused, naming the row (issue 24).
 #[test]

@@ -29,6 +29,7 @@ pub(crate) use plot::{color, register_embedded_font};
 pub use results::{
     CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Sample, Skipped, Stats,
 };
+pub(crate) use table::colliding_cell;
 pub use table::{RawPaperCell, RawTable};
 pub use validate::RawSelector;
 pub use verdict::{shared_draw, PairVerdict, Verdict};

@@ -297,6 +297,36 @@ fn other_metrics(
         .collect()
 }
 
+/// The first of `cells` (the table's `where` applied) that lands in the place of an earlier one,
+/// with the coordinates the two differ in: the plan refuses such a table before anything runs,
+/// since after the run the table could not be drawn (a coordinate left out of `rows`, `columns`
+/// and `where`).
+pub(crate) fn colliding_cell<'a>(
+    spec: &RawTable,
+    cells: &'a [Coordinates],
+) -> Option<(&'a Coordinates, Vec<String>)> {
+    let rows: Vec<String> = spec
+        .rows
+        .get_ref()
+        .iter()
+        .map(|r| r.get_ref().clone())
+        .collect();
+    let columns: Vec<String> = spec.columns.iter().map(|r| r.get_ref().clone()).collect();
+    let mut placed: BTreeMap<At, &Coordinates> = BTreeMap::new();
+    for cell in cells.iter().filter(|k| selects(k, &spec.filter)) {
+        let at = (values(cell, &rows), values(cell, &columns));
+        if let Some(other) = placed.insert(at, cell) {
+            let differing = cell
+                .iter()
+                .filter(|(name, v)| other.get(*name) != Some(*v))
+                .map(|(name, _)| name.clone())
+                .collect();
+            return Some((cell, differing));
+        }
+    }
+    None
+}
+
 /// Our cells (those the table's `where` selects) by place; two in one place is an error naming
 /// the coordinates they differ in.
 fn place_ours<'a>(

@@ -299,7 +299,50 @@ impl RawSpec {
                 .into());
         }
         self.claims_select_cells(plan, c, &cells)?;
-        self.paper_values_select_cells(plan, c, &cells)
+        self.paper_values_select_cells(plan, c, &cells)?;
+        self.tables_place_cells(plan, c, &cells)
+    }
+
+    /// Every table drawn in the plan's profile has one place per cell it selects: a coordinate
+    /// that varies but is in none of its `rows`, `columns` and `where` fails here, naming it,
+    /// not after every cell has run (it cost a 67-minute run once).
+    fn tables_place_cells(
+        &self,
+        plan: &Plan,
+        c: Checker<'_>,
+        cells: &[crate::results::Coordinates],
+    ) -> Result<()> {
+        for table in &plan.tables {
+            let Some((cell, differing)) = outputs::colliding_cell(table, cells) else {
+                continue;
+            };
+            let i = self
+                .tables
+                .iter()
+                .position(|t| t.rows.span() == table.rows.span())
+                .unwrap_or(0);
+            let placed: Vec<&String> = table
+                .rows
+                .get_ref()
+                .iter()
+                .chain(&table.columns)
+                .map(|n| n.get_ref())
+                .collect();
+            return Err(c
+                .at_span(
+                    &format!("tables[{i}].rows"),
+                    &table.rows.span(),
+                    format!(
+                        "two cells of the {} profile's grid fall in one table cell ({}), \
+                         differing in {differing:?}; add those to `rows` or `columns`, or fix \
+                         them with `where`",
+                        plan.profile.name(),
+                        outputs::describe(placed.into_iter(), cell)
+                    ),
+                )
+                .into());
+        }
+        Ok(())
     }
 
     /// Every paper value drawn in the plan's profile selects at least one of its cells: a value
