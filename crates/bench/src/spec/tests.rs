@@ -116,18 +116,18 @@ fn an_output_is_drawn_in_the_profiles_it_lists() {
     let tables = r#"
 [[tables]]
 name = "everywhere"
-rows = ["map"]
+rows = ["map", "n_components", "d"]
 value = "relative_error"
 
 [[tables]]
 name = "one-d-only"
-rows = ["map"]
+rows = ["map", "n_components", "d"]
 value = "relative_error"
 profiles = ["one-d"]
 
 [[tables]]
 name = "not-one-d"
-rows = ["map"]
+rows = ["map", "n_components", "d"]
 value = "relative_error"
 profiles = ["full", "quick"]
 "#;
