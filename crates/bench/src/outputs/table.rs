@@ -304,27 +304,30 @@ fn other_metrics(
 pub(crate) fn colliding_cell<'a>(
     spec: &RawTable,
     cells: &'a [Coordinates],
-) -> Option<(&'a Coordinates, Vec<String>)> {
-    let rows: Vec<String> = spec
-        .rows
-        .get_ref()
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect();
-    let columns: Vec<String> = spec.columns.iter().map(|r| r.get_ref().clone()).collect();
+) -> Option<(&'a Coordinates, Vec<&'a String>)> {
+    let (rows, columns) = place_columns(spec);
     let mut placed: BTreeMap<At, &Coordinates> = BTreeMap::new();
     for cell in cells.iter().filter(|k| selects(k, &spec.filter)) {
         let at = (values(cell, &rows), values(cell, &columns));
         if let Some(other) = placed.insert(at, cell) {
-            let differing = cell
-                .iter()
-                .filter(|(name, v)| other.get(*name) != Some(*v))
-                .map(|(name, _)| name.clone())
-                .collect();
-            return Some((cell, differing));
+            return Some((cell, differing(cell, other)));
         }
     }
     None
+}
+
+/// The coordinates a table's rows and columns are made of.
+fn place_columns(spec: &RawTable) -> (Vec<String>, Vec<String>) {
+    let names = |list: &[Spanned<String>]| list.iter().map(|r| r.get_ref().clone()).collect();
+    (names(spec.rows.get_ref()), names(&spec.columns))
+}
+
+/// The coordinates of `a` whose values `b` does not share.
+fn differing<'a>(a: &'a Coordinates, b: &Coordinates) -> Vec<&'a String> {
+    a.iter()
+        .filter(|(name, v)| b.get(*name) != Some(*v))
+        .map(|(name, _)| name)
+        .collect()
 }
 
 /// Our cells (those the table's `where` selects) by place; two in one place is an error naming
@@ -335,13 +338,7 @@ fn place_ours<'a>(
     summary: &'a [CellStats],
     key: &str,
 ) -> Result<Layout<'a>> {
-    let row_columns: Vec<String> = spec
-        .rows
-        .get_ref()
-        .iter()
-        .map(|r| r.get_ref().clone())
-        .collect();
-    let column_columns: Vec<String> = spec.columns.iter().map(|r| r.get_ref().clone()).collect();
+    let (row_columns, column_columns) = place_columns(spec);
     let mut cells: BTreeMap<At, Cell> = BTreeMap::new();
     for c in summary
         .iter()
@@ -357,12 +354,7 @@ fn place_ours<'a>(
             skipped: c.skipped.as_ref(),
         };
         if let Some(other) = cells.insert(at, cell) {
-            let differing: Vec<&String> = c
-                .coordinates
-                .iter()
-                .filter(|(name, v)| other.coordinates.get(*name) != Some(*v))
-                .map(|(name, _)| name)
-                .collect();
+            let differing = differing(&c.coordinates, other.coordinates);
             return Err(Error::Results {
                 path: results.path.clone(),
                 message: format!(
