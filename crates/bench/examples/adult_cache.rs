@@ -14,7 +14,7 @@
 
 use std::time::Instant;
 
-use rfbench::data::{self, FetchOptions, Registry};
+use rfbench_data::{FetchOptions, Registry};
 
 const ROUNDS: usize = 15;
 
@@ -27,17 +27,17 @@ fn main() -> anyhow::Result<()> {
         cache_dir: scratch.path().to_path_buf(),
         ..FetchOptions::from_env()
     };
-    let paths = data::fetch(entry, &opts)?;
-    let first = data::load_report(entry, &opts)?;
+    let paths = rfbench_data::fetch(entry, &opts)?;
+    let first = rfbench_data::load_report(entry, &opts)?;
     anyhow::ensure!(!first.from_cache, "the scratch cache should start empty");
 
     let (mut parse, mut read) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         let t = Instant::now();
-        let parsed = data::parse_files(entry, &paths)?;
+        let parsed = rfbench_data::parse_files(entry, &paths)?;
         parse.push(t.elapsed().as_secs_f64());
         let t = Instant::now();
-        let cached = data::read_parsed_cache(&first.cache, &entry.name)?;
+        let cached = rfbench_data::read_parsed_cache(&first.cache, &entry.name)?;
         read.push(t.elapsed().as_secs_f64());
         anyhow::ensure!(
             parsed.x == cached.x && parsed.y == cached.y,

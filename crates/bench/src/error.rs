@@ -13,7 +13,7 @@ pub enum Error {
     #[error("unknown experiment {name:?}; known: {}", known.join(", "))]
     UnknownExperiment { name: String, known: Vec<String> },
     #[error(transparent)]
-    Data(#[from] crate::data::DataError),
+    Data(#[from] rfbench_data::DataError),
     #[error(transparent)]
     Map(#[from] rfbench_maps::MapError),
     #[error(transparent)]

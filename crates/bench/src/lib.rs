@@ -1,10 +1,10 @@
 //! The rfbench runner: experiment specs (TOML) -> datasets -> grid of cells -> CSV -> figures,
 //! tables, claims -> checks.
 //!
-//! `registry` names every component (maps, learners, kernels, synthetic data, experiment kinds)
-//! with its parameters as data; `spec` parses and validates a spec, in stages, into a
-//! [`spec::Plan`] of cells; `kinds` measure one cell; `data` fetches, verifies, parses and
-//! preprocesses datasets; `results` writes self-describing CSV; `outputs` reads it back for
+//! The components (maps, learners, kernels, synthetic data, experiment kinds) and their
+//! parameters are data in the `rfbench-registry` crate, the datasets (fetch, verify, parse,
+//! preprocess) the `rfbench-data` crate; this crate reads both. `spec` parses and validates a
+//! spec, in stages, into a [`spec::Plan`] of cells; `kinds` measure one cell; `results` writes self-describing CSV; `outputs` reads it back for
 //! figures, tables, claims and the paper's numbers; `stats` has the t tests claims, checks and
 //! `compare` decide by; `check` compares a rerun with the committed reference; `catalogue` writes
 //! `results/README.md` from every committed result. `run` strings them together for the binary.
@@ -18,7 +18,6 @@ pub mod memory;
 pub mod merge;
 pub mod outputs;
 pub mod partial;
-pub mod registry;
 pub mod results;
 pub mod run;
 pub mod seeds;
@@ -30,5 +29,3 @@ pub mod staging;
 pub mod stats;
 
 pub use error::{Error, Result};
-/// The dataset layer, its own crate (`rfbench-data`); re-exported so `rfbench::data` keeps working.
-pub use rfbench_data as data;

@@ -9,8 +9,6 @@ use anyhow::{bail, Context};
 use clap::{Parser, Subcommand};
 use rfbench::check::Mode;
 use rfbench::compare::CompareOptions;
-use rfbench::data;
-use rfbench::registry;
 use rfbench::run::{self, Progress, RunOptions};
 use rfbench::shard::Shard;
 use rfbench::slurm::SlurmOptions;
@@ -269,9 +267,9 @@ impl CompareArgs {
     fn options(&self) -> anyhow::Result<CompareOptions> {
         let task = match self.task.as_deref() {
             None => None,
-            Some("binary") => Some(data::Task::Binary),
-            Some("multiclass") => Some(data::Task::Multiclass),
-            Some("regression") => Some(data::Task::Regression),
+            Some("binary") => Some(rfbench_data::Task::Binary),
+            Some("multiclass") => Some(rfbench_data::Task::Multiclass),
+            Some("regression") => Some(rfbench_data::Task::Regression),
             Some(other) => bail!("--task {other}: binary, multiclass or regression"),
         };
         Ok(CompareOptions {
@@ -352,7 +350,7 @@ impl Global {
             out_dir,
             master_seed,
             progress: Progress::detect(),
-            fetch: data::FetchOptions::from_env(),
+            fetch: rfbench_data::FetchOptions::from_env(),
             memory_limit: self.memory_limit,
             allow_skipped: false,
             shard: None,
@@ -369,10 +367,10 @@ fn run() -> anyhow::Result<String> {
         Command::Compare(args) => compare(&global, args),
         Command::List => list(&global),
         Command::Report { check } => report(&global, *check),
-        Command::Maps => Ok(registry::describe_maps()),
-        Command::Learners => Ok(registry::describe_learners()),
-        Command::Kernels => Ok(registry::describe_kernels()),
-        Command::Reference => Ok(registry::reference_markdown()),
+        Command::Maps => Ok(rfbench_registry::describe_maps()),
+        Command::Learners => Ok(rfbench_registry::describe_learners()),
+        Command::Kernels => Ok(rfbench_registry::describe_kernels()),
+        Command::Reference => Ok(rfbench_registry::reference_markdown()),
         Command::Render { spec, out_dir } => render(&global, spec, out_dir.as_ref()),
         Command::Reproduce {
             spec,
@@ -643,12 +641,12 @@ fn check(
 }
 
 fn datasets(global: &Global, command: &DatasetsCommand) -> anyhow::Result<String> {
-    let registry = data::Registry::from_file(&global.root.join("datasets.toml"))?;
-    let fetch = data::FetchOptions::from_env();
+    let registry = rfbench_data::Registry::from_file(&global.root.join("datasets.toml"))?;
+    let fetch = rfbench_data::FetchOptions::from_env();
     match command {
         DatasetsCommand::List => Ok(datasets_list(&registry)),
         DatasetsCommand::Fetch { name } => {
-            let loaded = data::load_report(registry.get(name)?, &fetch)?;
+            let loaded = rfbench_data::load_report(registry.get(name)?, &fetch)?;
             let mut out = String::new();
             for s in &loaded.sources {
                 let _ = writeln!(out, "{}  {}", s.sha256, s.path.display());
@@ -661,7 +659,7 @@ fn datasets(global: &Global, command: &DatasetsCommand) -> anyhow::Result<String
     }
 }
 
-fn datasets_list(registry: &data::Registry) -> String {
+fn datasets_list(registry: &rfbench_data::Registry) -> String {
     let mut out = String::new();
     for e in registry.entries() {
         let pinned = e.files.iter().filter(|f| f.sha256.is_some()).count();
@@ -680,8 +678,8 @@ fn datasets_list(registry: &data::Registry) -> String {
 }
 
 fn datasets_verify(
-    registry: &data::Registry,
-    fetch: &data::FetchOptions,
+    registry: &rfbench_data::Registry,
+    fetch: &rfbench_data::FetchOptions,
     name: Option<&str>,
 ) -> anyhow::Result<String> {
     let entries: Vec<_> = match name {
@@ -691,13 +689,15 @@ fn datasets_verify(
     let mut out = String::new();
     let mut bad = 0;
     for e in entries {
-        for (f, status) in e.files.iter().zip(data::verify(e, fetch)?) {
+        for (f, status) in e.files.iter().zip(rfbench_data::verify(e, fetch)?) {
             let line = match status {
-                data::FileStatus::Verified { path } => format!("ok        {}", path.display()),
-                data::FileStatus::Unlocked { path, sha256 } => {
+                rfbench_data::FileStatus::Verified { path } => {
+                    format!("ok        {}", path.display())
+                }
+                rfbench_data::FileStatus::Unlocked { path, sha256 } => {
                     format!("unlocked  {} (sha256 {sha256})", path.display())
                 }
-                data::FileStatus::Mismatch {
+                rfbench_data::FileStatus::Mismatch {
                     path,
                     expected,
                     actual,
@@ -708,7 +708,7 @@ fn datasets_verify(
                         path.display()
                     )
                 }
-                data::FileStatus::Missing => "missing".to_string(),
+                rfbench_data::FileStatus::Missing => "missing".to_string(),
             };
             let _ = writeln!(out, "{:<26} {:<40} {line}", e.name, f.file);
         }
@@ -719,9 +719,12 @@ fn datasets_verify(
     Ok(out)
 }
 
-fn datasets_info(entry: &data::DatasetEntry, fetch: &data::FetchOptions) -> anyhow::Result<String> {
+fn datasets_info(
+    entry: &rfbench_data::DatasetEntry,
+    fetch: &rfbench_data::FetchOptions,
+) -> anyhow::Result<String> {
     let start = std::time::Instant::now();
-    let loaded = data::load_report(entry, fetch)?;
+    let loaded = rfbench_data::load_report(entry, fetch)?;
     let seconds = start.elapsed().as_secs_f64();
     let s = loaded.dataset.summary();
     let mut out = String::new();
@@ -737,7 +740,7 @@ fn datasets_info(entry: &data::DatasetEntry, fetch: &data::FetchOptions) -> anyh
         s.density
     );
     match &s.classes {
-        Some(classes) if entry.task != data::Task::Regression => {
+        Some(classes) if entry.task != rfbench_data::Task::Regression => {
             let parts: Vec<String> = classes
                 .iter()
                 .map(|(label, count)| {
@@ -770,7 +773,7 @@ fn datasets_info(entry: &data::DatasetEntry, fetch: &data::FetchOptions) -> anyh
     let _ = writeln!(
         out,
         "lock file: {}",
-        data::lock_path(entry, fetch).display()
+        rfbench_data::lock_path(entry, fetch).display()
     );
     Ok(out)
 }

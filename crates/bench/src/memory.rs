@@ -13,14 +13,14 @@
 //! the peak to the megabyte. The limit is the machine's memory unless `--memory-limit GB`
 //! says otherwise.
 
-use crate::data::Registry;
 use crate::error::Result;
 use crate::kinds::STREAM_ABOVE_BYTES;
-use crate::registry::learners::STREAM_BLOCK_ROWS;
-use crate::registry::maps::MapSize;
-use crate::registry::{Needs, Value};
 use crate::spec::{Cell, DatasetSource, Plan, SpecError};
+use rfbench_data::Registry;
 use rfbench_learners::DEFAULT_MAX_KERNEL_BYTES;
+use rfbench_registry::learners::STREAM_BLOCK_ROWS;
+use rfbench_registry::maps::MapSize;
+use rfbench_registry::{Needs, Value};
 
 /// One term of the estimate: bytes, what they are, and the parameter that drives them.
 #[derive(Debug, Clone, PartialEq)]

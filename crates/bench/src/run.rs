@@ -17,18 +17,18 @@ use rayon::prelude::*;
 use rfbench_maps::Kernel;
 
 use crate::check::{self, CheckReport};
-use crate::data::{self, distance_percentile, DataError, Prepared, Step};
 use crate::error::{Error, Result};
 use crate::kinds::{self, train_rows, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::partial::{self, Partial};
-use crate::registry::{self, BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
 use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
 use crate::seeds::derive_seed;
 use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
+use rfbench_data::{distance_percentile, DataError, Norm, Prepared, Step};
+use rfbench_registry::{BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
 
 /// Where a run reads its inputs and writes its outputs.
 #[derive(Debug, Clone)]
@@ -42,7 +42,7 @@ pub struct RunOptions {
     /// Progress: a bar on a terminal, a line every few seconds otherwise, or nothing.
     pub progress: Progress,
     /// Cache and mirror directories for the datasets.
-    pub fetch: data::FetchOptions,
+    pub fetch: rfbench_data::FetchOptions,
     /// Bytes a cell may be estimated to need before the plan is refused ([`memory`]); `None`:
     /// the machine's memory.
     pub memory_limit: Option<u64>,
@@ -97,7 +97,7 @@ fn prepare_data(
     plan: &Plan,
     cell: &Cell,
     data_seed: u64,
-    fetch: &data::FetchOptions,
+    fetch: &rfbench_data::FetchOptions,
 ) -> Result<std::result::Result<Prepared, String>> {
     let (dataset, defaults) = match cell.source {
         DatasetSource::Synthetic(generator) => (
@@ -106,7 +106,7 @@ fn prepare_data(
         ),
         DatasetSource::Registry => {
             let entry = plan.datasets.get(&cell.dataset)?;
-            let dataset = match data::load(entry, fetch) {
+            let dataset = match rfbench_data::load(entry, fetch) {
                 Ok(d) => d,
                 // Data this machine cannot get (no network, a user's own file not here): the
                 // cell is skipped with the reason; anything else (a wrong file) is an error.
@@ -159,8 +159,10 @@ fn resolve_kernel(plan: &Plan, cell: &Cell, data: &Prepared) -> Result<ResolvedK
         let resolved = match value {
             Value::Rule(rule) => {
                 let seed = derive_seed(plan.master_seed, &format!("bandwidth|{}", cell.data_key()));
-                let sigma =
-                    distance_percentile(&train_rows(data), rule.percentile, rule.pairs, seed)?;
+                // Distances in the norm the kernel's bandwidth scales (the Laplacian's L1).
+                let norm = info.bandwidth_norm.unwrap_or(Norm::L2);
+                let rows = train_rows(data);
+                let sigma = distance_percentile(&rows, norm, rule.percentile, rule.pairs, seed)?;
                 if !(sigma.is_finite() && sigma > 0.0) {
                     return Err(Error::Experiment(format!(
                         "dataset {:?}: the bandwidth rule ({rule}) gives {sigma}: the sampled rows coincide",
@@ -576,7 +578,7 @@ pub(crate) fn render_csv(
         figures_dir: out_dir.join("figures"),
         results_dir: out_dir.join("results"),
         labels: Labels(
-            registry::labels()
+            rfbench_registry::labels()
                 .into_iter()
                 .chain(plan.labels.iter().cloned())
                 .collect(),

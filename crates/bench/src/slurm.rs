@@ -13,11 +13,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::data::DataError;
 use crate::error::{Error, Result};
 use crate::run::RunOptions;
 use crate::shard::Shard;
 use crate::spec::{load_plan, DatasetSource, Plan, Profile};
+use rfbench_data::DataError;
 
 /// The job's resources and shape, as given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,7 +103,7 @@ impl SlurmOptions {
 /// The registry datasets the plan's cells load (synthetic sources need no fetching; a spec's
 /// own `[[dataset]]` tables are loaded by the run itself).
 fn registry_datasets(plan: &Plan, root: &Path) -> Vec<String> {
-    let shared = crate::data::Registry::from_file(&root.join("datasets.toml")).ok();
+    let shared = rfbench_data::Registry::from_file(&root.join("datasets.toml")).ok();
     let mut names: Vec<String> = plan
         .cells
         .iter()
@@ -307,9 +307,9 @@ pub struct Submitted {
 
 /// Fetches the datasets here, then submits the array and the merge job with `sbatch`.
 pub fn submit(scripts: &Scripts, run: &RunOptions) -> Result<Submitted> {
-    let registry = crate::data::Registry::from_file(&run.root.join("datasets.toml"))?;
+    let registry = rfbench_data::Registry::from_file(&run.root.join("datasets.toml"))?;
     for name in &scripts.datasets {
-        match crate::data::load_report(registry.get(name)?, &run.fetch) {
+        match rfbench_data::load_report(registry.get(name)?, &run.fetch) {
             Ok(_) => {}
             // Data this machine cannot get: its cells are skipped, as in any run.
             Err(e @ (DataError::Download { .. } | DataError::NoSource { .. })) => {

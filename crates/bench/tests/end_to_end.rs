@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rfbench::data::FetchOptions;
 use rfbench::run::{check, reproduce, RunOptions};
 use rfbench::spec::{load_plan, Profile};
+use rfbench_data::FetchOptions;
 
 mod common;
 use common::*;

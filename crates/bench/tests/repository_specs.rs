@@ -128,7 +128,7 @@ fn the_readme_example_spec_plans() {
 /// before any data is fetched.
 #[test]
 fn every_spec_fits_the_memory_check() {
-    let registry = rfbench::data::Registry::from_file(&root().join("datasets.toml")).unwrap();
+    let registry = rfbench_data::Registry::from_file(&root().join("datasets.toml")).unwrap();
     for name in rfbench::spec::list_experiments(&root()).unwrap() {
         for profile in rfbench::spec::profiles(&root(), &name).unwrap() {
             let plan = load_plan(&root(), &name, &profile).unwrap();

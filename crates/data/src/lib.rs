@@ -56,7 +56,7 @@ pub use libsvm::parse_libsvm;
 pub use lock::LockFile;
 pub use preprocess::{
     distance_percentile, min_max, random_split, standardize, stratified_split, subsample_indices,
-    unit_norm, ColumnScaler,
+    unit_norm, ColumnScaler, Norm,
 };
 pub use registry::{
     line_of, Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,

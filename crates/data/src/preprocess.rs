@@ -170,8 +170,26 @@ pub fn min_max(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
     ColumnScaler::min_max(x, 0..n_train)?.transform(x)
 }
 
-/// Euclidean distance between two sparse rows (increasing column order), by merging.
-fn row_distance(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
+/// The norm of `x - y` a bandwidth scales: the Gaussian's and Matern's `|x - y|_2`, the
+/// Laplacian's `|x - y|_1`. A bandwidth rule measures distances in its kernel's norm, so that
+/// "the median distance" means the same thing to the kernel as to the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Norm {
+    L1,
+    L2,
+}
+
+impl Norm {
+    pub fn name(self) -> &'static str {
+        match self {
+            Norm::L1 => "L1",
+            Norm::L2 => "Euclidean",
+        }
+    }
+}
+
+/// The distance between two sparse rows (increasing column order) in `norm`, by merging.
+fn row_distance(norm: Norm, a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
     let (mut i, mut j, mut sum) = (0, 0, 0.0);
     while i < a.0.len() || j < b.0.len() {
         let diff = match (a.0.get(i), b.0.get(j)) {
@@ -193,16 +211,24 @@ fn row_distance(a: (&[u32], &[f64]), b: (&[u32], &[f64])) -> f64 {
                 -b.1[j - 1]
             }
         };
-        sum += diff * diff;
+        sum += match norm {
+            Norm::L1 => diff.abs(),
+            Norm::L2 => diff * diff,
+        };
     }
-    sum.sqrt()
+    match norm {
+        Norm::L1 => sum,
+        Norm::L2 => sum.sqrt(),
+    }
 }
 
 /// The `percentile`-th percentile (0-100, linear interpolation between order statistics) of
-/// the Euclidean distances of `n_pairs` random pairs of distinct rows, drawn with `seed`.
-/// PRFF's bandwidth rule is `percentile = 5`.
+/// the distances in `norm` of `n_pairs` random pairs of distinct rows, drawn with `seed` (the
+/// same pairs whatever the norm). PRFF's bandwidth rule is `percentile = 5`; the median
+/// heuristic `percentile = 50`.
 pub fn distance_percentile(
     x: &CsrMatrix,
+    norm: Norm,
     percentile: f64,
     n_pairs: usize,
     seed: u64,
@@ -229,7 +255,7 @@ pub fn distance_percentile(
             if j >= i {
                 j += 1;
             }
-            row_distance(x.row_parts(i), x.row_parts(j))
+            row_distance(norm, x.row_parts(i), x.row_parts(j))
         })
         .collect();
     distances.sort_by(f64::total_cmp);
@@ -354,14 +380,18 @@ mod tests {
     }
 
     #[test]
-    fn sparse_distance_matches_dense() {
+    fn sparse_distance_matches_dense_in_both_norms() {
         let x = sample();
         let d = x.to_dense();
         for i in 0..4 {
             for j in 0..4 {
-                let dense = (&d.row(i) - &d.row(j)).mapv(|v| v * v).sum().sqrt();
-                let sparse = row_distance(x.row_parts(i), x.row_parts(j));
-                assert!((dense - sparse).abs() < 1e-12, "{i} {j}");
+                let diff = &d.row(i) - &d.row(j);
+                let l2 = diff.mapv(|v| v * v).sum().sqrt();
+                let l1 = diff.mapv(f64::abs).sum();
+                let sparse_l2 = row_distance(Norm::L2, x.row_parts(i), x.row_parts(j));
+                let sparse_l1 = row_distance(Norm::L1, x.row_parts(i), x.row_parts(j));
+                assert!((l2 - sparse_l2).abs() < 1e-12, "{i} {j}");
+                assert!((l1 - sparse_l1).abs() < 1e-12, "{i} {j}");
             }
         }
     }
@@ -370,12 +400,20 @@ mod tests {
     fn distance_percentile_on_known_distances() {
         // Points 0, 1, 3 on a line: distances 1, 2, 3. Many pairs cover all three.
         let x = CsrMatrix::from_dense(array![[0.0], [1.0], [3.0]].view()).unwrap();
-        assert_eq!(distance_percentile(&x, 0.0, 500, 7).unwrap(), 1.0);
-        assert_eq!(distance_percentile(&x, 100.0, 500, 7).unwrap(), 3.0);
-        let p5 = distance_percentile(&x, 5.0, 500, 7).unwrap();
+        assert_eq!(distance_percentile(&x, Norm::L2, 0.0, 500, 7).unwrap(), 1.0);
+        assert_eq!(
+            distance_percentile(&x, Norm::L2, 100.0, 500, 7).unwrap(),
+            3.0
+        );
+        let p5 = distance_percentile(&x, Norm::L2, 5.0, 500, 7).unwrap();
         assert_eq!(p5, 1.0, "a third of 500 pairs have distance 1");
-        assert_eq!(p5, distance_percentile(&x, 5.0, 500, 7).unwrap());
-        assert!(distance_percentile(&x, 101.0, 5, 7).is_err());
+        assert_eq!(p5, distance_percentile(&x, Norm::L2, 5.0, 500, 7).unwrap());
+        assert!(distance_percentile(&x, Norm::L2, 101.0, 5, 7).is_err());
+        // Points (0, 0), (1, 1): distance sqrt(2) in L2, 2 in L1, whatever the pair drawn.
+        let y = CsrMatrix::from_dense(array![[0.0, 0.0], [1.0, 1.0]].view()).unwrap();
+        assert_eq!(distance_percentile(&y, Norm::L1, 50.0, 9, 7).unwrap(), 2.0);
+        let l2 = distance_percentile(&y, Norm::L2, 50.0, 9, 7).unwrap();
+        assert!((l2 - 2f64.sqrt()).abs() < 1e-15);
     }
 
     #[test]

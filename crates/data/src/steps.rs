@@ -101,6 +101,33 @@ impl Step {
         }
     }
 
+    /// The step as one element of a `preprocess` list, read back by [`Step::from_toml`] to the
+    /// same step. Fails only for a seed TOML cannot hold (above `i64::MAX`).
+    pub fn to_toml(&self) -> std::result::Result<toml::Value, String> {
+        let mut table = toml::Table::new();
+        table.insert("step".into(), self.name().into());
+        match *self {
+            Step::UnitNorm | Step::Standardize | Step::MinMax => return Ok(self.name().into()),
+            Step::Subsample { n, seed } => {
+                let integer = |v: u64, what: &str| {
+                    i64::try_from(v).map_err(|_| {
+                        format!("step \"subsample\": {what} {v} is above TOML's largest integer")
+                    })
+                };
+                table.insert("n".into(), integer(n as u64, "n")?.into());
+                table.insert("seed".into(), integer(seed, "seed")?.into());
+            }
+            Step::Split {
+                test_fraction,
+                stratify,
+            } => {
+                table.insert("test_fraction".into(), test_fraction.into());
+                table.insert("stratify".into(), stratify.into());
+            }
+        }
+        Ok(toml::Value::Table(table))
+    }
+
     /// Applies the step to `data` in place; `data_seed` draws a `split`.
     pub fn apply(&self, data: &mut Prepared, data_seed: u64) -> Result<()> {
         match *self {
@@ -319,6 +346,32 @@ mod tests {
                 stratify: false
             })
         );
+    }
+
+    /// What a front end writes is what a spec reads back.
+    #[test]
+    fn every_step_round_trips_through_toml() {
+        let steps = [
+            Step::UnitNorm,
+            Step::Standardize,
+            Step::MinMax,
+            Step::Subsample {
+                n: 7,
+                seed: 1 << 40,
+            },
+            Step::Split {
+                test_fraction: 0.3,
+                stratify: false,
+            },
+        ];
+        for step in steps {
+            assert_eq!(Step::from_toml(&step.to_toml().unwrap()), Ok(step));
+        }
+        let too_big = Step::Subsample {
+            n: 1,
+            seed: u64::MAX,
+        };
+        assert!(too_big.to_toml().unwrap_err().contains("largest integer"));
     }
 
     #[test]

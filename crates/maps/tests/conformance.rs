@@ -15,7 +15,8 @@
 //! blocked `gemm` products, `map_row` through one axpy per non-zero) and Nystroem (the kernel
 //! block by `‖x‖² + ‖l‖² - 2 x'l` and a vectorised `exp`, then a product with `K_mm^{-1/2}`).
 //! Their tolerance is stated with the map (see [`Exactness`]). A new map is done when it is in
-//! [`maps`] and passes.
+//! [`maps`] and passes; a test fails naming any map of the registry (`rfbench-registry`) that
+//! is not.
 
 use ndarray::{s, Array2, ArrayViewMut2};
 use rand::{Rng, SeedableRng};
@@ -508,15 +509,44 @@ fn every_map_passes_on_sparse_data() {
     }
 }
 
-/// The list is every map: its names are distinct and the harness sees all of them.
+/// The registry map an entry of [`maps`] configures: its name, or its name and a variant
+/// (`rff-phase`, `nystroem-polynomial`).
+fn registry_map_of(entry: &str) -> Option<&'static str> {
+    let feature_maps = || {
+        rfbench_registry::MAPS
+            .iter()
+            .filter(|m| m.is_feature_map())
+            .map(|m| m.name)
+    };
+    feature_maps().find(|&m| m == entry).or_else(|| {
+        feature_maps()
+            .filter(|m| entry.starts_with(&format!("{m}-")))
+            .max_by_key(|m| m.len())
+    })
+}
+
+/// The list is every map of the registry (discovered, not counted): its names are distinct,
+/// each names a registry map, and every registry feature map has at least one entry.
 #[test]
-fn the_list_names_every_map_once() {
+fn the_list_covers_every_registry_map() {
     let names: Vec<_> = maps().into_iter().map(|(name, ..)| name).collect();
     let mut unique = names.clone();
     unique.sort();
     unique.dedup();
-    assert_eq!(unique.len(), names.len());
-    assert_eq!(names.len(), 13);
+    assert_eq!(unique.len(), names.len(), "{names:?}");
+    for name in &names {
+        assert!(
+            registry_map_of(name).is_some(),
+            "{name}: no registry map of that name (crates/registry/src/maps.rs)"
+        );
+    }
+    for map in rfbench_registry::MAPS.iter().filter(|m| m.is_feature_map()) {
+        assert!(
+            names.iter().any(|n| registry_map_of(n) == Some(map.name)),
+            "registry map {:?} has no entry in crates/maps/tests/conformance.rs: add one to `maps()`",
+            map.name
+        );
+    }
 }
 
 /// `for_kernel` builds the map `new` builds for a kernel it approximates, and rejects one it

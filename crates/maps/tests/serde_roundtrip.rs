@@ -272,3 +272,36 @@ fn prff() {
     v["phases"].as_array_mut().unwrap().pop();
     assert_rejected::<Prff>(v, "23 phases");
 }
+
+/// The registry maps the tests above round-trip. Kept by hand because each test names the
+/// map's concrete type; the test below fails naming any registry map missing from it.
+const ROUND_TRIPPED: &[&str] = &[
+    "rff",
+    "orf",
+    "sorf",
+    "fastfood",
+    "fastfood-fft",
+    "tensor-sketch",
+    "random-maclaurin",
+    "random-maclaurin-h01",
+    "random-binning",
+    "nystroem",
+    "prff",
+];
+
+#[test]
+fn every_registry_map_is_round_tripped() {
+    for map in rfbench_registry::MAPS.iter().filter(|m| m.is_feature_map()) {
+        assert!(
+            ROUND_TRIPPED.contains(&map.name),
+            "registry map {:?} has no round-trip test in crates/maps/tests/serde_roundtrip.rs",
+            map.name
+        );
+    }
+    for name in ROUND_TRIPPED {
+        assert!(
+            rfbench_registry::map(name).is_some(),
+            "{name}: not in the registry"
+        );
+    }
+}

@@ -13,11 +13,10 @@ use crate::shard::is_shard_file;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::data::atomic::replace_file;
 use crate::error::{Error, Result};
 use crate::outputs::{output_file, short_reason, ClaimOutcome, Labels, Results, Verdict};
-use crate::registry;
 use crate::spec::{list_experiments, load_plan, Plan, Profile};
+use rfbench_data::atomic::replace_file;
 
 /// Where the catalogue is written, under the root.
 pub const PATH: &str = "results/README.md";
@@ -68,7 +67,7 @@ pub fn runs(root: &Path) -> Result<Vec<(String, Vec<Run>)>> {
                 .join(format!("{}.csv", profile.stem(&name)));
             let results = Results::from_csv(&csv, &plan.output_columns())?.with_sums(&plan.sums);
             let labels = Labels(
-                registry::labels()
+                rfbench_registry::labels()
                     .into_iter()
                     .chain(plan.labels.iter().cloned())
                     .collect(),

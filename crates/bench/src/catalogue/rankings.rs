@@ -15,7 +15,6 @@ use std::fmt::Write as _;
 
 use super::Run;
 use crate::outputs::{number, shared_draw, CellStats, CellValue, Coordinates, Sample};
-use crate::registry;
 use crate::stats;
 
 /// The metric a kind is ranked by, and whether higher is better; learning specs by accuracy
@@ -31,7 +30,7 @@ fn metrics_of(kind: &str) -> &'static [(&'static str, bool)] {
 
 /// Whether `map` approximates a kernel (not the exact kernel, not the raw inputs).
 fn approximates(map: &str) -> bool {
-    registry::map(map).is_some_and(|m| !m.kernels.is_empty() && m.name != "exact")
+    rfbench_registry::map(map).is_some_and(|m| !m.kernels.is_empty() && m.name != "exact")
 }
 
 fn map_of(c: &Coordinates) -> Option<String> {

@@ -12,6 +12,9 @@ use std::collections::BTreeMap;
 use super::setup::Setup;
 use crate::outputs::Results;
 use crate::results::CellValue;
+use rfbench_registry::kinds::column;
+use rfbench_registry::maps::N_COMPONENTS;
+use rfbench_registry::{exact_map, raw_map};
 
 /// What the sweep runs.
 #[derive(Debug, Clone, Default)]
@@ -41,7 +44,7 @@ impl Estimates {
 /// Whether `map`'s components are training rows (Nystroem's landmarks): its D is capped by the
 /// rows it is fitted on.
 pub fn components_are_rows(map: &str) -> bool {
-    crate::registry::map(map).is_some_and(|info| info.components_are_rows)
+    rfbench_registry::map(map).is_some_and(|info| info.components_are_rows)
 }
 
 /// The most landmarks Nystroem may take from `train` training rows: a split's rounding per class
@@ -66,7 +69,11 @@ pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
 fn measured(pilot: &Results) -> BTreeMap<(String, usize), f64> {
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
     for row in &pilot.rows {
-        let parts = ["map_seconds", "train_seconds", "predict_seconds"];
+        let parts = [
+            column::MAP_SECONDS,
+            column::TRAIN_SECONDS,
+            column::PREDICT_SECONDS,
+        ];
         let Some(total) = parts.iter().map(|p| row.metric(p)).sum::<Option<f64>>() else {
             continue;
         };
@@ -74,7 +81,7 @@ fn measured(pilot: &Results) -> BTreeMap<(String, usize), f64> {
             Some(CellValue::Text(m)) => m.clone(),
             _ => continue,
         };
-        let d = match row.coordinates.get("n_components") {
+        let d = match row.coordinates.get(N_COMPONENTS.name) {
             Some(CellValue::Int(d)) => *d as usize,
             _ => 0,
         };
@@ -93,7 +100,7 @@ pub fn estimate(setup: &Setup, pilot: &Results, pilot_d: usize, scale: f64) -> E
     let measured = measured(pilot);
     let mut seconds = BTreeMap::new();
     let d0 = setup.ladder[0];
-    for &map in &setup.maps {
+    for map in setup.map_names() {
         let (Some(&t0), Some(&t1)) = (
             measured.get(&(map.to_string(), d0)),
             measured.get(&(map.to_string(), pilot_d)),
@@ -110,11 +117,12 @@ pub fn estimate(setup: &Setup, pilot: &Results, pilot_d: usize, scale: f64) -> E
             seconds.insert((map.to_string(), d), t * scale);
         }
     }
-    if let Some(&t) = measured.get(&("none".to_string(), 0)) {
-        seconds.insert(("none".to_string(), 0), t * scale);
+    let (raw, exact) = (raw_map().name.to_string(), exact_map().name.to_string());
+    if let Some(&t) = measured.get(&(raw.clone(), 0)) {
+        seconds.insert((raw, 0), t * scale);
     }
-    if let Some(&t) = measured.get(&("exact".to_string(), 0)) {
-        seconds.insert(("exact".to_string(), 0), t * scale * scale);
+    if let Some(&t) = measured.get(&(exact.clone(), 0)) {
+        seconds.insert((exact, 0), t * scale * scale);
     }
     Estimates { seconds }
 }
@@ -125,9 +133,9 @@ pub fn estimate(setup: &Setup, pilot: &Results, pilot_d: usize, scale: f64) -> E
 /// fits. Nystroem stops at the training rows.
 pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
     let reps = setup.repetitions as f64;
-    let mut spent = estimates.get("none", 0).unwrap_or(0.0) * reps;
+    let mut spent = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
     let mut sweep = Sweep::default();
-    match estimates.get("exact", 0) {
+    match estimates.get(exact_map().name, 0) {
         Some(t) if t * reps <= budget / 4.0 => {
             spent += t * reps;
             sweep.exact_train_size = Some(0);
@@ -154,10 +162,10 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
             .skipped
             .push("exact: the pilot did not measure it".to_string()),
     }
-    sweep.per_map = setup.maps.iter().map(|&m| (m, Vec::new())).collect();
+    sweep.per_map = setup.maps.iter().map(|m| (m.name, Vec::new())).collect();
     let mut stopped = vec![false; setup.maps.len()];
     for &d in &setup.ladder {
-        for (k, &map) in setup.maps.iter().enumerate() {
+        for (k, map) in setup.map_names().into_iter().enumerate() {
             if stopped[k] {
                 continue;
             }
@@ -196,8 +204,9 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
 /// The total estimate of a sweep, in seconds.
 pub fn total(setup: &Setup, estimates: &Estimates, sweep: &Sweep) -> f64 {
     let reps = setup.repetitions as f64;
-    let mut t = estimates.get("none", 0).unwrap_or(0.0) * reps;
-    if let (Some(size), Some(exact)) = (sweep.exact_train_size, estimates.get("exact", 0)) {
+    let mut t = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
+    let exact = estimates.get(exact_map().name, 0);
+    if let (Some(size), Some(exact)) = (sweep.exact_train_size, exact) {
         let share = if size == 0 {
             1.0
         } else {

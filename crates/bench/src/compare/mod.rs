@@ -22,13 +22,14 @@ pub mod specs;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::data::atomic::replace_file;
-use crate::data::Task;
 use crate::error::{Error, Result};
 use crate::outputs::Results;
 use crate::results::{CellValue, ResultRow};
 use crate::run::{self, Outcome, RunOptions};
 use crate::spec::Profile;
+use rfbench_data::atomic::replace_file;
+use rfbench_data::Task;
+use rfbench_registry::{ChosenBy, TunedColumns};
 
 use setup::{Setup, PILOT_ROWS};
 use specs::Tuned;
@@ -101,7 +102,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     eprintln!("compare: tuning on a subsample of at most {PILOT_ROWS} rows");
     let tuned = tuned_values(
         &setup,
-        &run_spec(&options.out, "tune", &specs::tune(&setup), &run, &[])?,
+        &run_spec(&options.out, "tune", &specs::tune(&setup)?, &run, &[])?,
     )?;
     let pilot_train = pilot_train_rows(&setup);
     let pilot_d = budget::pilot_d(&setup, pilot_train);
@@ -112,7 +113,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let pilot = run_spec(
         &options.out,
         "pilot",
-        &specs::pilot(&setup, tuned, pilot_d),
+        &specs::pilot(&setup, tuned, pilot_d)?,
         &run,
         &[],
     )?;
@@ -144,7 +145,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         let gram = run_spec(
             &options.out,
             "gram",
-            &specs::gram(&setup, tuned, &sweep),
+            &specs::gram(&setup, tuned, &sweep)?,
             &run,
             &[],
         )?;
@@ -205,12 +206,12 @@ fn pilot_train_rows(setup: &Setup) -> usize {
 fn run_spec(
     dir: &Path,
     name: &str,
-    text: &str,
+    spec: &specs::Written,
     run: &RunOptions,
     earlier: &[ResultRow],
 ) -> Result<Outcome> {
     let path = dir.join(format!("{name}.toml"));
-    write_marked(&path, text)?;
+    write_marked(&path, &spec.text())?;
     let spec = path.to_string_lossy().into_owned();
     let outcome = run::reproduce_reusing(&spec, &Profile::Full, run, earlier)?;
     for failed in &outcome.failed {
@@ -239,7 +240,7 @@ fn read(outcome: &Outcome) -> Result<Results> {
 /// penalty is another).
 fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
     let results = read(outcome)?;
-    let value = |learner: &str, name: &str| {
+    let value = |learner: &str, name: &str| -> Result<f64> {
         let row = results
             .rows
             .iter()
@@ -257,19 +258,21 @@ fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
             ))
         })
     };
+    let learner = setup.learner.name;
     let sigma = match (setup.median, setup.sigmas.as_slice()) {
         (None, [given]) => Some(*given),
-        (Some(_), _) => Some(value(setup.learner, "sigma_used")?),
+        (Some(_), _) => {
+            let param = setup.kernel.bandwidth_param().map_or("", |p| p.name);
+            let chosen = TunedColumns::new(param, ChosenBy::Kernel, false).chosen;
+            Some(value(learner, &chosen)?)
+        }
         _ => None,
     };
-    let penalty = value(setup.learner, &format!("{}_chosen", setup.penalty))?;
-    let exact_penalty = if setup.exact_penalty == setup.penalty {
-        penalty
-    } else {
-        value(
-            specs::EXACT_TUNER,
-            &format!("{}_chosen", setup.exact_penalty),
-        )?
+    let chosen = |penalty: &str| TunedColumns::new(penalty, ChosenBy::Learner, true).chosen;
+    let penalty = value(learner, &chosen(setup.penalty))?;
+    let exact_penalty = match setup.exact_tuner {
+        None => penalty,
+        Some(tuner) => value(tuner.name, &chosen(setup.exact_penalty))?,
     };
     Ok(Tuned {
         sigma,

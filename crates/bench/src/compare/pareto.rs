@@ -7,9 +7,9 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::report::{pareto, Line};
-use crate::data::atomic::replace_file;
 use crate::error::{Error, Result};
 use crate::outputs::{color, register_embedded_font};
+use rfbench_data::atomic::replace_file;
 
 /// Draws the figure to `path` (replaced whole).
 pub fn draw(lines: &[Line], score_label: &str, path: &Path) -> Result<()> {
@@ -59,24 +59,19 @@ fn plot(lines: &[Line], score_label: &str, file: &Path) -> std::result::Result<(
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
-    let mut names: Vec<&str> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
     for l in &ran {
-        if !names.contains(&l.map.as_str()) {
-            names.push(&l.map);
+        if !names.contains(&l.series()) {
+            names.push(l.series());
         }
     }
-    for (k, name) in names.iter().enumerate() {
+    for (k, label) in names.into_iter().enumerate() {
         let c = color(k);
         let points: Vec<(f64, f64)> = ran
             .iter()
-            .filter(|l| l.map == *name)
+            .filter(|l| l.series() == label)
             .map(|l| (time(l), l.mean()))
             .collect();
-        let label = match *name {
-            "none" => "linear (raw inputs)".to_string(),
-            "exact" => "exact kernel".to_string(),
-            other => other.to_string(),
-        };
         chart
             .draw_series(points.iter().map(|&p| Circle::new(p, 5, c.filled())))
             .map_err(|e| err(&e))?

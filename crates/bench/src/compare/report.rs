@@ -15,6 +15,9 @@ use super::setup::Setup;
 use crate::outputs::{Results, Stats};
 use crate::results::{CellValue, ResultRow};
 use crate::spec::Plan;
+use rfbench_registry::kinds::{column, TRAIN_SIZE};
+use rfbench_registry::maps::N_COMPONENTS;
+use rfbench_registry::Features;
 
 /// Tolerances of the recommendation, in points.
 pub const TOLERANCES: [f64; 3] = [0.5, 1.0, 2.0];
@@ -56,16 +59,35 @@ impl Line {
         self.stats().map_or(f64::NAN, |s| s.sd)
     }
 
+    /// What its map entry makes of the inputs (a name the registry does not know is taken for
+    /// a feature map).
+    fn features(&self) -> Option<Features> {
+        rfbench_registry::map(&self.map).map(|m| m.features)
+    }
+
     fn is_map(&self) -> bool {
-        !matches!(self.map.as_str(), "none" | "exact")
+        !matches!(self.features(), Some(Features::Exact | Features::Raw))
+    }
+
+    /// The exact kernel machine on every training row.
+    pub fn is_exact_reference(&self) -> bool {
+        matches!(self.features(), Some(Features::Exact)) && self.train_size == 0
+    }
+
+    /// Its series in the legend: the map, or what the baseline and the exact machine are.
+    pub fn series(&self) -> String {
+        match self.features() {
+            Some(Features::Raw) => "linear (raw inputs)".into(),
+            Some(Features::Exact) => "exact kernel".into(),
+            _ => self.map.clone(),
+        }
     }
 
     pub fn name(&self) -> String {
-        match (self.map.as_str(), self.train_size) {
-            ("none", _) => "linear (raw inputs)".into(),
-            ("exact", 0) => "exact kernel".into(),
-            ("exact", m) => format!("exact kernel ({m} training rows)"),
-            (map, _) => format!("{map}, D = {}", self.d),
+        match (self.features(), self.train_size) {
+            (Some(Features::Exact), m) if m > 0 => format!("exact kernel ({m} training rows)"),
+            _ if !self.is_map() => self.series(),
+            _ => format!("{}, D = {}", self.map, self.d),
         }
     }
 }
@@ -85,7 +107,7 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
             Some(CellValue::Text(m)) => m.clone(),
             _ => continue,
         };
-        let (d, train_size) = (int(row, "n_components"), int(row, "train_size"));
+        let (d, train_size) = (int(row, N_COMPONENTS.name), int(row, TRAIN_SIZE.name));
         let k = match out
             .iter()
             .position(|l| l.map == map && l.d == d && l.train_size == train_size)
@@ -112,11 +134,12 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
             continue;
         }
         let score = if setup.classification() {
-            row.metric("accuracy")
+            row.metric(column::ACCURACY)
         } else {
             row.metric("normalized_rmse").map(|v| -100.0 * v)
         };
-        if let (Some(score), Some(total)) = (score, row.metric("total_seconds")) {
+        let total = row.metric(super::specs::TOTAL_SECONDS);
+        if let (Some(score), Some(total)) = (score, total) {
             let runs = line.scores.len() as f64;
             line.seconds = (line.seconds * runs + total) / (runs + 1.0);
             line.scores.insert(row.repetition, score);
@@ -132,8 +155,8 @@ pub fn add_gram_errors(lines: &mut [Line], gram: &Results) {
             .rows
             .iter()
             .filter(|r| r.coordinates.get("map") == Some(&CellValue::Text(line.map.clone())))
-            .filter(|r| int(r, "n_components") == line.d)
-            .filter_map(|r| r.metric("relative_frobenius"))
+            .filter(|r| int(r, N_COMPONENTS.name) == line.d)
+            .filter_map(|r| r.metric(column::RELATIVE_FROBENIUS))
             .collect();
         if !values.is_empty() {
             line.gram = Some(values.iter().sum::<f64>() / values.len() as f64);
@@ -147,8 +170,11 @@ pub fn add_memory(lines: &mut [Line], plan: &Plan, rows: usize, d: usize) {
         let count = |name: &str| cell.get(name).and_then(|v| v.as_usize()).unwrap_or(0);
         let terms = crate::memory::estimate(cell, rows as u128, d as u128, "dataset");
         let bytes: u128 = terms.iter().map(|t| t.bytes).sum();
-        let (map, n_components, train_size) =
-            (cell.map.name, count("n_components"), count("train_size"));
+        let (map, n_components, train_size) = (
+            cell.map.name,
+            count(N_COMPONENTS.name),
+            count(TRAIN_SIZE.name),
+        );
         for line in lines.iter_mut() {
             if line.map == map && line.d == n_components && line.train_size == train_size {
                 line.memory = Some(bytes);
@@ -182,11 +208,7 @@ pub struct Recommendation {
 /// The reference score: the exact machine's on all training rows, else the best line's.
 pub fn reference(lines: &[Line]) -> Option<(f64, String)> {
     let ran = |l: &&Line| !l.scores.is_empty();
-    if let Some(exact) = lines
-        .iter()
-        .filter(ran)
-        .find(|l| l.map == "exact" && l.train_size == 0)
-    {
+    if let Some(exact) = lines.iter().filter(ran).find(|l| l.is_exact_reference()) {
         return Some((exact.mean(), "the exact kernel machine".into()));
     }
     lines
@@ -395,10 +417,10 @@ fn recommendation(out: &mut String, lines: &[Line], reference: f64, what: &str) 
     );
     let exact = lines
         .iter()
-        .find(|l| l.map == "exact" && l.train_size == 0 && !l.scores.is_empty());
+        .find(|l| l.is_exact_reference() && !l.scores.is_empty());
     let linear = lines
         .iter()
-        .find(|l| l.map == "none" && !l.scores.is_empty());
+        .find(|l| matches!(l.features(), Some(Features::Raw)) && !l.scores.is_empty());
     for r in recommend(lines, reference) {
         // The linear model answers when it is within the tolerance and no map is cheaper.
         let linear = linear.filter(|l| {
@@ -478,11 +500,21 @@ mod tests {
     #[test]
     fn the_cheapest_cell_within_each_tolerance_of_the_exact_machine() {
         let lines = vec![
-            line("none", 0, &[80.0, 81.0, 79.0], 0.1),
-            line("exact", 0, &[90.0, 90.5, 89.5], 50.0),
-            line("rff", 64, &[88.1, 88.5, 87.7], 1.0),
-            line("rff", 256, &[89.2, 89.7, 88.8], 3.0),
-            line("nystroem", 64, &[89.4, 89.5, 89.3], 2.0),
+            line(
+                rfbench_registry::raw_map().name,
+                0,
+                &[80.0, 81.0, 79.0],
+                0.1,
+            ),
+            line(
+                rfbench_registry::exact_map().name,
+                0,
+                &[90.0, 90.5, 89.5],
+                50.0,
+            ),
+            line("map-a", 64, &[88.1, 88.5, 87.7], 1.0),
+            line("map-a", 256, &[89.2, 89.7, 88.8], 3.0),
+            line("map-b", 64, &[89.4, 89.5, 89.3], 2.0),
         ];
         let (reference, what) = reference(&lines).unwrap();
         assert_eq!(
@@ -490,32 +522,32 @@ mod tests {
             (90.0, "the exact kernel machine")
         );
         let r = recommend(&lines, reference);
-        // 0.5 points: neither rff 256 (89.23) nor nystroem 64 (89.4) reaches 89.5.
+        // 0.5 points: neither map-a 256 (89.23) nor map-b 64 (89.4) reaches 89.5.
         assert_eq!(r[0].pick, None);
-        // 1 point: rff 256 (3 s) and nystroem 64 (2 s): nystroem is cheaper.
+        // 1 point: map-a 256 (3 s) and map-b 64 (2 s): map-b is cheaper.
         assert_eq!(r[1].pick, Some(4));
         assert_eq!(
             r[1].alike,
             [3],
-            "rff 256 cannot be told apart in 3 repetitions"
+            "map-a 256 cannot be told apart in 3 repetitions"
         );
-        // 2 points: the pick is rff 64; the other lines of its own map are not listed.
+        // 2 points: the pick is map-a 64; the other lines of its own map are not listed.
         assert!(
-            r[2].alike.iter().all(|&k| lines[k].map != "rff"),
+            r[2].alike.iter().all(|&k| lines[k].map != "map-a"),
             "{:?}",
             r[2].alike
         );
-        // 2 points: rff 64 (88.1) is the cheapest.
+        // 2 points: map-a 64 (88.1) is the cheapest.
         assert_eq!(r[2].pick, Some(2));
         assert_eq!(pareto(&lines), [true, true, true, false, true]);
     }
 
     #[test]
     fn a_paired_test_sees_a_consistent_difference_that_an_unpaired_one_would_not() {
-        let a = line("rff", 64, &[80.0, 85.0, 90.0, 95.0], 1.0);
-        let b = line("rff", 128, &[80.5, 85.6, 90.4, 95.5], 1.0);
+        let a = line("map-a", 64, &[80.0, 85.0, 90.0, 95.0], 1.0);
+        let b = line("map-a", 128, &[80.5, 85.6, 90.4, 95.5], 1.0);
         assert!(paired_p(&a, &b) < 0.01, "{}", paired_p(&a, &b));
-        let c = line("rff", 256, &[81.0, 84.0, 91.0, 94.0], 1.0);
+        let c = line("map-a", 256, &[81.0, 84.0, 91.0, 94.0], 1.0);
         assert!(paired_p(&a, &c) > 0.5, "{}", paired_p(&a, &c));
         assert_eq!(paired_p(&a, &a), 1.0);
     }

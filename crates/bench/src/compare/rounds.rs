@@ -70,15 +70,15 @@ pub fn run(
     let mut earlier = Vec::new();
     for round in 1.. {
         eprintln!("compare: sweep, round {round}: {}", describe(&current));
-        let text = specs::sweep(setup, tuned, &current);
-        let outcome = super::run_spec(out, "compare", &text, options, &earlier)?;
+        let spec = specs::sweep(setup, tuned, &current)?;
+        let outcome = super::run_spec(out, "compare", &spec, options, &earlier)?;
         // How far the rounds so far overran the pilot's estimate of them.
         let pace =
             (start.elapsed().as_secs_f64() / clock.estimate(setup, &current).max(1e-9)).max(1.0);
         let lines = report::lines(setup, &super::read(&outcome)?, &Estimates::default());
         let exact = lines
             .iter()
-            .find(|l| l.map == "exact" && l.train_size == 0 && !l.scores.is_empty())
+            .find(|l| l.is_exact_reference() && !l.scores.is_empty())
             .map(Line::mean);
         let mut left = clock
             .deadline
@@ -198,27 +198,27 @@ mod tests {
     #[test]
     fn a_map_stops_after_two_flat_doublings() {
         let lines = vec![
-            line("rff", 64, &[80.0, 80.2]),
-            line("rff", 128, &[81.0, 81.2]),
-            line("rff", 256, &[81.1, 81.25]),
-            line("rff", 512, &[81.2, 81.3]),
-            line("ts", 64, &[70.0, 70.0]),
-            line("ts", 128, &[69.0, 69.0]),
-            line("ts", 256, &[72.0, 72.0]),
+            line("map-a", 64, &[80.0, 80.2]),
+            line("map-a", 128, &[81.0, 81.2]),
+            line("map-a", 256, &[81.1, 81.25]),
+            line("map-a", 512, &[81.2, 81.3]),
+            line("map-b", 64, &[70.0, 70.0]),
+            line("map-b", 128, &[69.0, 69.0]),
+            line("map-b", 256, &[72.0, 72.0]),
         ];
         // Fewer than three rungs: nothing to decide yet.
-        assert_eq!(plateau(&lines, "rff", &[64], None), None);
-        assert_eq!(plateau(&lines, "rff", &[64, 128], None), None);
+        assert_eq!(plateau(&lines, "map-a", &[64], None), None);
+        assert_eq!(plateau(&lines, "map-a", &[64, 128], None), None);
         // +1.0 then +0.075: one flat doubling goes on.
-        assert_eq!(plateau(&lines, "rff", &[64, 128, 256], None), None);
+        assert_eq!(plateau(&lines, "map-a", &[64, 128, 256], None), None);
         // +0.075 then +0.075: stops, and says why.
-        let reason = plateau(&lines, "rff", &[64, 128, 256, 512], None).unwrap();
+        let reason = plateau(&lines, "map-a", &[64, 128, 256, 512], None).unwrap();
         assert!(
             reason.contains("plateaued: D = 128, 256, 512 scored 81.10, 81.17, 81.25"),
             "{reason}"
         );
         // A loss, then a climb: goes on (accuracy against D can pause).
-        assert_eq!(plateau(&lines, "ts", &[64, 128, 256], None), None);
+        assert_eq!(plateau(&lines, "map-b", &[64, 128, 256], None), None);
         // Exactly the threshold is a gain.
         let edge = vec![
             line("m", 64, &[80.0]),
@@ -231,23 +231,23 @@ mod tests {
     #[test]
     fn a_map_within_the_tolerance_of_the_exact_machine_stops() {
         let lines = vec![
-            line("rff", 64, &[80.0, 80.2]),
-            line("rff", 128, &[84.6, 84.8]),
+            line("map-a", 64, &[80.0, 80.2]),
+            line("map-a", 128, &[84.6, 84.8]),
         ];
-        assert_eq!(plateau(&lines, "rff", &[64, 128], Some(85.4)), None);
-        let reason = plateau(&lines, "rff", &[64, 128], Some(85.0)).unwrap();
+        assert_eq!(plateau(&lines, "map-a", &[64, 128], Some(85.4)), None);
+        let reason = plateau(&lines, "map-a", &[64, 128], Some(85.0)).unwrap();
         assert!(
             reason.contains("within 0.5 points of the exact"),
             "{reason}"
         );
         // Even at its first rung.
-        assert!(plateau(&lines, "rff", &[64], Some(80.5)).is_some());
+        assert!(plateau(&lines, "map-a", &[64], Some(80.5)).is_some());
     }
 
     #[test]
     fn a_rung_without_a_score_stops_its_map() {
-        let lines = vec![line("rff", 64, &[80.0]), line("rff", 128, &[])];
-        let reason = plateau(&lines, "rff", &[64, 128], None).unwrap();
+        let lines = vec![line("map-a", 64, &[80.0]), line("map-a", 128, &[])];
+        let reason = plateau(&lines, "map-a", &[64, 128], None).unwrap();
         assert!(reason.contains("D = 128 has no score"), "{reason}");
     }
 }

@@ -5,17 +5,10 @@
 
 use std::path::Path;
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
-
 use super::CompareOptions;
-use crate::data::{self, DatasetEntry, Prepared, Step, Task};
 use crate::error::{Error, Result};
-use crate::registry;
-
-/// Maps left out unless named: random binning's D is a number of grids whose features are
-/// `width` times as many, so its ladder would not compare with the others'.
-const NOT_BY_DEFAULT: &[&str] = &["random-binning"];
+use rfbench_data::{DatasetEntry, Norm, Prepared, Step, Task};
+use rfbench_registry::{KernelInfo, LearnerInfo, MapInfo, Needs, TaskKind};
 
 /// Rows of the tuning and pilot runs (a subsample of the data when it has more).
 pub const PILOT_ROWS: usize = 2000;
@@ -25,7 +18,7 @@ pub const PILOT_ROWS: usize = 2000;
 pub struct Setup {
     pub dataset: String,
     /// The `[[dataset]]` table of a described file (`None`: the root's registry has it).
-    pub embedded: Option<String>,
+    pub embedded: Option<toml::Value>,
     pub task: Task,
     pub n: usize,
     pub n_train: usize,
@@ -33,20 +26,26 @@ pub struct Setup {
     /// Whether the data has its own test rows (else every repetition draws a split).
     pub has_test: bool,
     pub test_fraction: f64,
-    pub kernel: String,
+    pub kernel: &'static KernelInfo,
     pub degree: u32,
     /// Candidate bandwidths (empty for the polynomial kernel; one when given by `--sigma`).
     pub sigmas: Vec<f64>,
     /// The median distance the candidates are multiples of (`None`: no candidates, or one given).
     pub median: Option<f64>,
     pub normalise: Step,
-    pub maps: Vec<&'static str>,
+    pub maps: Vec<&'static MapInfo>,
     pub ladder: Vec<usize>,
-    pub learner: &'static str,
-    pub exact_learner: &'static str,
-    /// The learner's regularisation parameter: `C` or `lambda`.
+    /// The learner on the features and on the raw inputs.
+    pub learner: &'static LearnerInfo,
+    /// The learner on the exact kernel: the learner's exact counterpart where it does the task,
+    /// else the registry's default for the task.
+    pub exact_learner: &'static LearnerInfo,
+    /// The learner on features whose cross-validated penalty the exact machine takes, when
+    /// the exact machine cannot choose its own and `learner`'s penalty is another parameter.
+    pub exact_tuner: Option<&'static LearnerInfo>,
+    /// The learner's regularisation parameter (`C`, `lambda`).
     pub penalty: &'static str,
-    /// The exact machine's: `C` (kernel SVM) or `lambda` (kernel ridge).
+    /// The exact machine's.
     pub exact_penalty: &'static str,
     pub repetitions: usize,
     pub seed: u64,
@@ -57,8 +56,8 @@ pub struct Setup {
 impl Setup {
     pub fn decide(options: &CompareOptions, root: &Path) -> Result<Setup> {
         let (entry, embedded, guesses) = resolve_data(options, root)?;
-        let fetch = data::FetchOptions::from_env();
-        let dataset = data::load(&entry, &fetch)?;
+        let fetch = rfbench_data::FetchOptions::from_env();
+        let dataset = rfbench_data::load(&entry, &fetch)?;
         let (n, d) = (dataset.x.n_rows(), dataset.x.n_cols());
         let has_test = dataset.n_train < n;
         let n_train = if has_test {
@@ -66,22 +65,19 @@ impl Setup {
         } else {
             n - ((n as f64) * options.test_size).round() as usize
         };
-        let classification = entry.task != Task::Regression;
-        let kernel = options.kernel.clone();
-        let Some(info) = registry::kernel(&kernel) else {
+        let task = task_kind(entry.task);
+        let Some(kernel) = rfbench_registry::kernel(&options.kernel) else {
             return Err(Error::Experiment(format!(
-                "unknown kernel {kernel:?}; known: {:?}",
-                registry::kernel_names()
+                "unknown kernel {:?}; known: {:?}",
+                options.kernel,
+                rfbench_registry::kernel_names()
             )));
         };
-        let normalise = if info.name == "polynomial" {
-            Step::UnitNorm
-        } else {
-            Step::Standardize
-        };
-        let maps = choose_maps(&kernel, options.maps.as_deref())?;
-        let (sigmas, median) = bandwidths(options, info.name, dataset, normalise)?;
-        let learner = learner(options.learner.as_deref(), classification)?;
+        let normalise = kernel.normalisation;
+        let maps = choose_maps(kernel, options.maps.as_deref())?;
+        let (sigmas, median) = bandwidths(options, kernel, dataset, normalise)?;
+        let learner = learner(options.learner.as_deref(), task)?;
+        let (exact_learner, exact_tuner) = exact_learner(learner, task)?;
         let ladder = ladder(options.max_components, options.quick)?;
         if n_train < 10 {
             return Err(Error::Experiment(format!(
@@ -106,13 +102,10 @@ impl Setup {
             maps,
             ladder,
             learner,
-            exact_learner: if classification {
-                "kernel-svm"
-            } else {
-                "kernel-ridge"
-            },
-            penalty: penalty_of(learner),
-            exact_penalty: if classification { "C" } else { "lambda" },
+            exact_learner,
+            exact_tuner,
+            penalty: learner.penalty.unwrap_or_default(),
+            exact_penalty: exact_learner.penalty.unwrap_or_default(),
             repetitions: options.repetitions,
             seed: options.seed,
             guesses,
@@ -123,30 +116,30 @@ impl Setup {
         self.task != Task::Regression
     }
 
-    /// Whether the kernel has a bandwidth (all but the polynomial kernel).
-    pub fn has_bandwidth(&self) -> bool {
-        !self.sigmas.is_empty()
+    pub fn task_kind(&self) -> TaskKind {
+        task_kind(self.task)
     }
 
-    /// The preprocessing list of the specs: a new split per repetition where the data has no
-    /// test rows, then the kernel's normalisation.
-    pub fn preprocess(&self, subsample: Option<usize>) -> String {
+    /// The names of the maps compared, in the registry's order.
+    pub fn map_names(&self) -> Vec<&'static str> {
+        self.maps.iter().map(|m| m.name).collect()
+    }
+
+    /// The preprocessing of the specs: a subsample (tuning and pilot), a new split per
+    /// repetition where the data has no test rows, then the kernel's normalisation.
+    pub fn preprocess(&self, subsample: Option<usize>) -> Vec<Step> {
         let mut steps = Vec::new();
         if let Some(n) = subsample.filter(|&n| n < self.n) {
-            steps.push(format!(
-                "{{ step = \"subsample\", n = {n}, seed = {} }}",
-                self.seed
-            ));
+            steps.push(Step::Subsample { n, seed: self.seed });
         }
         if !self.has_test {
-            steps.push(format!(
-                "{{ step = \"split\", test_fraction = {:?}, stratify = {} }}",
-                self.test_fraction,
-                self.classification()
-            ));
+            steps.push(Step::Split {
+                test_fraction: self.test_fraction,
+                stratify: self.classification(),
+            });
         }
-        steps.push(format!("\"{}\"", self.normalise.name()));
-        format!("[{}]", steps.join(", "))
+        steps.push(self.normalise);
+        steps
     }
 
     /// One line per default chosen, for the report and the spec's header.
@@ -177,8 +170,12 @@ impl Setup {
             }
             step => format!("preprocessing: {}", step.name()),
         });
-        out.push(format!("kernel: {}{}", self.kernel, self.kernel_note()));
-        out.push(format!("maps: {}", self.maps.join(", ")));
+        out.push(format!(
+            "kernel: {}{}",
+            self.kernel.name,
+            self.kernel_note()
+        ));
+        out.push(format!("maps: {}", self.map_names().join(", ")));
         out.push(format!(
             "D: {} (doubling; Nystroem's capped at the training rows)",
             self.ladder
@@ -190,16 +187,15 @@ impl Setup {
         out.push(format!(
             "learners: {} on the features and on the raw inputs (the linear baseline), {} on the \
              exact kernel; {} by 3-fold cross-validation on the training rows of the tuning run{}",
-            self.learner,
-            self.exact_learner,
+            self.learner.name,
+            self.exact_learner.name,
             self.penalty,
-            if self.exact_penalty == self.penalty {
-                String::new()
-            } else {
-                format!(
-                    ", the exact machine's {} by linear-svm's in the same run",
-                    self.exact_penalty
-                )
+            match self.exact_tuner {
+                None => String::new(),
+                Some(tuner) => format!(
+                    ", the exact machine's {} by {}'s in the same run",
+                    self.exact_penalty, tuner.name
+                ),
             }
         ));
         out.push(format!(
@@ -214,8 +210,9 @@ impl Setup {
             (None, [sigma]) => format!(", sigma = {sigma} (given)"),
             (Some(m), _) => format!(
                 ", sigma chosen by 3-fold cross-validation from {} (0.25 to 4 times the median \
-                 distance {m:.4} of 1,000 random pairs of training rows)",
-                list(&self.sigmas)
+                 {} distance {m:.4} of 1,000 random pairs of training rows)",
+                list(&self.sigmas),
+                self.kernel.bandwidth_norm.unwrap_or(Norm::L2).name()
             ),
             _ => format!(
                 ", degree {}, offset 0, rows scaled to unit norm",
@@ -226,53 +223,90 @@ impl Setup {
 }
 
 /// The candidate bandwidths and the median distance they are multiples of: 0.25 to 4 times the
-/// median, one value given by `--sigma`, or none (the polynomial kernel).
+/// median, one value given by `--sigma`, or none (a kernel without a bandwidth).
 fn bandwidths(
     options: &CompareOptions,
-    kernel: &str,
-    dataset: data::Dataset,
+    kernel: &KernelInfo,
+    dataset: rfbench_data::Dataset,
     normalise: Step,
 ) -> Result<(Vec<f64>, Option<f64>)> {
-    match (kernel, options.sigma) {
-        ("polynomial", None) => Ok((Vec::new(), None)),
-        ("polynomial", Some(_)) => Err(Error::Experiment(
-            "--sigma: the polynomial kernel has no bandwidth".into(),
-        )),
-        (_, Some(sigma)) if !(sigma.is_finite() && sigma > 0.0) => Err(Error::Experiment(format!(
+    let Some(norm) = kernel.bandwidth_norm else {
+        return match options.sigma {
+            None => Ok((Vec::new(), None)),
+            Some(_) => Err(Error::Experiment(format!(
+                "--sigma: the {} kernel has no bandwidth",
+                kernel.name
+            ))),
+        };
+    };
+    match options.sigma {
+        Some(sigma) if !(sigma.is_finite() && sigma > 0.0) => Err(Error::Experiment(format!(
             "--sigma {sigma}: a bandwidth is a positive number"
         ))),
-        (_, Some(sigma)) => Ok((vec![sigma], None)),
-        (_, None) => {
-            let m = median_distance(dataset, normalise, kernel, options.seed)?;
+        Some(sigma) => Ok((vec![sigma], None)),
+        None => {
+            let m = median_distance(dataset, normalise, norm, options.seed)?;
             let sigmas = [0.25, 0.5, 1.0, 2.0, 4.0].iter().map(|f| f * m).collect();
             Ok((sigmas, Some(m)))
         }
     }
 }
 
-/// The learner on the features: `--learner`, or the linear SVM (classification) or ridge.
-fn learner(named: Option<&str>, classification: bool) -> Result<&'static str> {
-    match (named, classification) {
-        (None, true) | (Some("linear-svm"), true) => Ok("linear-svm"),
-        (None, false) | (Some("ridge"), _) => Ok("ridge"),
-        (Some(other), _) => Err(Error::Experiment(format!(
-            "--learner {other}: {} for this data",
-            if classification {
-                "linear-svm or ridge"
-            } else {
-                "ridge (a regression task)"
-            }
-        ))),
+fn task_kind(task: Task) -> TaskKind {
+    match task {
+        Task::Regression => TaskKind::Regression,
+        _ => TaskKind::Classification,
     }
 }
 
-/// The regularisation parameter of a learner on the features.
-fn penalty_of(learner: &str) -> &'static str {
-    if learner == "linear-svm" {
-        "C"
-    } else {
-        "lambda"
+/// The learners on features that `compare` can use for `task`: those that do it and choose
+/// their penalty by cross-validation.
+fn feature_learners(task: TaskKind) -> impl Iterator<Item = &'static LearnerInfo> {
+    rfbench_registry::LEARNERS
+        .iter()
+        .filter(move |l| l.needs == Needs::Features && l.does(task) && l.tunes_penalty())
+}
+
+/// The learner on the features: `--learner`, or the registry's default for the task.
+fn learner(named: Option<&str>, task: TaskKind) -> Result<&'static LearnerInfo> {
+    let found = match named {
+        Some(name) => feature_learners(task).find(|l| l.name == name),
+        None => rfbench_registry::compare_default_learner(task, Needs::Features),
+    };
+    found.ok_or_else(|| {
+        let names: Vec<&str> = feature_learners(task).map(|l| l.name).collect();
+        let task = match task {
+            TaskKind::Classification => "a classification task",
+            TaskKind::Regression => "a regression task",
+        };
+        Error::Experiment(format!(
+            "--learner {}: {} ({task})",
+            named.unwrap_or("(default)"),
+            names.join(" or ")
+        ))
+    })
+}
+
+/// The exact machine for `learner` on `task`, and the learner whose cross-validated penalty it
+/// takes when it cannot choose its own and `learner`'s penalty is another parameter.
+fn exact_learner(
+    learner: &LearnerInfo,
+    task: TaskKind,
+) -> Result<(&'static LearnerInfo, Option<&'static LearnerInfo>)> {
+    let counterpart = learner
+        .exact_counterpart
+        .and_then(rfbench_registry::learner)
+        .filter(|l| l.does(task));
+    let exact = counterpart
+        .or_else(|| rfbench_registry::compare_default_learner(task, Needs::Kernel))
+        .ok_or_else(|| Error::Experiment(format!("no exact kernel machine does {task:?}")))?;
+    if exact.tunes_penalty() || exact.penalty == learner.penalty {
+        return Ok((exact, None));
     }
+    let tuner = feature_learners(task)
+        .find(|l| l.exact_counterpart == Some(exact.name))
+        .ok_or_else(|| Error::Experiment(format!("nothing tunes the penalty of {}", exact.name)))?;
+    Ok((exact, Some(tuner)))
 }
 
 /// Numbers as a TOML list.
@@ -285,17 +319,18 @@ pub fn list(values: &[f64]) -> String {
 fn resolve_data(
     options: &CompareOptions,
     root: &Path,
-) -> Result<(DatasetEntry, Option<String>, Vec<String>)> {
+) -> Result<(DatasetEntry, Option<toml::Value>, Vec<String>)> {
     let path = Path::new(&options.data);
     if path.is_file() {
         let name = plain_name(path);
-        let describe = data::DescribeOptions {
+        let describe = rfbench_data::DescribeOptions {
             label_column: options.label_column.clone(),
             task: options.task,
         };
-        let described = data::describe_files(&name, path, options.test.as_deref(), &describe)?;
-        let toml = data::entry_toml(&described.entry);
-        return Ok((described.entry, Some(toml), described.guesses));
+        let described =
+            rfbench_data::describe_files(&name, path, options.test.as_deref(), &describe)?;
+        let table = embedded_entry(&described.entry)?;
+        return Ok((described.entry, Some(table), described.guesses));
     }
     let registry = root.join("datasets.toml");
     if !registry.is_file() {
@@ -311,13 +346,27 @@ fn resolve_data(
             options.data
         )));
     }
-    let mut entry = data::Registry::from_file(&registry)?
+    let mut entry = rfbench_data::Registry::from_file(&registry)?
         .get(&options.data)?
         .clone();
     if let Some(task) = options.task {
         entry.task = task;
     }
     Ok((entry, None, Vec::new()))
+}
+
+/// A described file's registry entry as the `[[dataset]]` table of a spec: the data crate's
+/// own serialisation of an entry, read back as a value.
+fn embedded_entry(entry: &DatasetEntry) -> Result<toml::Value> {
+    let text = rfbench_data::entry_toml(entry);
+    let parsed: toml::Table = toml::from_str(&text)
+        .map_err(|e| Error::Experiment(format!("the described entry does not read back: {e}")))?;
+    match parsed.get("dataset") {
+        Some(toml::Value::Array(entries)) if entries.len() == 1 => Ok(entries[0].clone()),
+        _ => Err(Error::Experiment(format!(
+            "the described entry is not one [[dataset]] table:\n{text}"
+        ))),
+    }
 }
 
 /// The file's name without its suffixes, as a dataset name (letters, digits, '-', '_').
@@ -344,25 +393,22 @@ fn plain_name(path: &Path) -> String {
     }
 }
 
-/// The maps of the registry that approximate `kernel` (or those named, each checked).
-fn choose_maps(kernel: &str, named: Option<&[String]>) -> Result<Vec<&'static str>> {
-    let approximates = |m: &str| {
-        registry::map(m).is_some_and(|info| {
-            info.kernels.contains(&kernel) && !matches!(info.name, "exact" | "none")
-        })
-    };
-    let all: Vec<&'static str> = registry::map_names()
-        .into_iter()
-        .filter(|m| approximates(m))
+/// The registry's feature maps that approximate `kernel` and are in the default comparison (or
+/// those named, each checked).
+fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<&'static MapInfo>> {
+    let all: Vec<&'static MapInfo> = rfbench_registry::MAPS
+        .iter()
+        .filter(|m| m.is_feature_map() && m.kernels.contains(&kernel.name))
         .collect();
     let Some(named) = named else {
         let maps: Vec<_> = all
             .into_iter()
-            .filter(|m| !NOT_BY_DEFAULT.contains(m))
+            .filter(|m| m.in_default_comparison)
             .collect();
         if maps.is_empty() {
             return Err(Error::Experiment(format!(
-                "no map of the registry approximates the {kernel} kernel"
+                "no map of the registry approximates the {} kernel",
+                kernel.name
             )));
         }
         return Ok(maps);
@@ -370,10 +416,12 @@ fn choose_maps(kernel: &str, named: Option<&[String]>) -> Result<Vec<&'static st
     named
         .iter()
         .map(|m| {
-            all.iter().copied().find(|a| a == m).ok_or_else(|| {
+            all.iter().copied().find(|a| a.name == m).ok_or_else(|| {
+                let names: Vec<&str> = all.iter().map(|a| a.name).collect();
                 Error::Experiment(format!(
-                    "map {m:?} does not approximate the {kernel} kernel; maps that do: {}",
-                    all.join(", ")
+                    "map {m:?} does not approximate the {} kernel; maps that do: {}",
+                    kernel.name,
+                    names.join(", ")
                 ))
             })
         })
@@ -400,13 +448,13 @@ fn ladder(max: usize, quick: bool) -> Result<Vec<usize>> {
     Ok(rungs)
 }
 
-/// The median distance of 1,000 random pairs of training rows after the normalisation: the
-/// runner's `"median"` rule (Euclidean), or for the Laplacian kernel, whose bandwidth scales L1
-/// distances, the median L1 distance.
+/// The median distance in the kernel's norm (the one its bandwidth scales: L1 for the
+/// Laplacian) of 1,000 random pairs of training rows after the normalisation: the runner's
+/// `"median"` rule.
 fn median_distance(
-    dataset: data::Dataset,
+    dataset: rfbench_data::Dataset,
     normalise: Step,
-    kernel: &str,
+    norm: Norm,
     seed: u64,
 ) -> Result<f64> {
     let mut prepared = Prepared::from(dataset);
@@ -414,27 +462,7 @@ fn median_distance(
     let train = prepared
         .x
         .select_rows(&(0..prepared.n_train).collect::<Vec<_>>());
-    if kernel != "laplacian" {
-        return Ok(data::distance_percentile(&train, 50.0, 1000, seed)?);
-    }
-    let rows = train.n_rows();
-    if rows < 2 {
-        return Err(Error::Experiment("fewer than 2 training rows".into()));
-    }
-    let x = train.to_dense();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut distances: Vec<f64> = (0..1000)
-        .map(|_| {
-            // Two distinct rows, drawn as the Euclidean rule draws them.
-            let i = rng.random_range(0..rows);
-            let j = rng.random_range(0..rows - 1);
-            let (a, b) = (x.row(i), x.row(j + usize::from(j >= i)));
-            a.iter()
-                .zip(b.iter())
-                .map(|(u, v)| (u - v).abs())
-                .sum::<f64>()
-        })
-        .collect();
-    distances.sort_by(f64::total_cmp);
-    Ok(distances[distances.len() / 2])
+    Ok(rfbench_data::distance_percentile(
+        &train, norm, 50.0, 1000, seed,
+    )?)
 }

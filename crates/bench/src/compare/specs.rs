@@ -1,13 +1,23 @@
-//! The four ordinary specs a comparison runs, as TOML text: `tune` (the bandwidth and the
-//! learner's penalty by cross-validation, on a subsample, with one map), `pilot` (every cell's
-//! cost at two values of D on the same subsample), `compare` (the sweep) and `gram` (each map's
-//! Gram-matrix error at the sweep's D on a few training rows). Each is written to the output
-//! folder, so the user can read, edit and rerun it with `rfbench reproduce`.
+//! The four ordinary specs a comparison runs: `tune` (the bandwidth and the learner's penalty
+//! by cross-validation, on a subsample, with one map), `pilot` (every cell's cost at two values
+//! of D on the same subsample), `compare` (the sweep) and `gram` (each map's Gram-matrix error
+//! at the sweep's D on a few training rows). Each is built as the runner's own spec model
+//! ([`RawSpec`]) from the registry's entries and written with [`RawSpec::to_toml`] under a
+//! header of comments (the decisions), so the user can read, edit and rerun it with
+//! `rfbench reproduce`, and a renamed spec key fails the tests that plan these specs.
 
-use std::fmt::Write as _;
+use std::collections::BTreeMap;
+
+use toml::Value;
 
 use super::budget::Sweep;
-use super::setup::{list, Setup, PILOT_ROWS};
+use super::setup::{Setup, PILOT_ROWS};
+use crate::error::{Error, Result};
+use crate::outputs::RawFigure;
+use crate::spec::raw::{table, unspanned, RawCheck, RawSpec, Table};
+use rfbench_registry::kinds::{column, GRAM_ERROR, LEARNING, TRAIN_SIZE};
+use rfbench_registry::maps::N_COMPONENTS;
+use rfbench_registry::LearnerInfo;
 
 /// The values the tuning run chose, used as constants by the pilot and the sweep.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -18,147 +28,186 @@ pub struct Tuned {
     pub exact_penalty: f64,
 }
 
-/// The learner whose cross-validated `C` the exact kernel SVM takes when the learner on the
-/// features is ridge (its `lambda` is no `C`).
-pub const EXACT_TUNER: &str = "linear-svm";
-
-/// The map the tuning run uses: the first of the comparison's in the registry's order of
-/// preference (plain random Fourier features or Tensor Sketch), at D = 512 or the ladder's top.
-fn tuning_map(setup: &Setup) -> &'static str {
-    ["rff", "tensor-sketch"]
-        .into_iter()
-        .find(|m| setup.maps.contains(m))
-        .unwrap_or(setup.maps[0])
+/// A spec as written: the comment lines above it, then the model.
+#[derive(Debug, Clone)]
+pub struct Written {
+    pub comments: Vec<String>,
+    pub spec: RawSpec,
 }
 
-fn header(out: &mut String, name: &str, title: &str, setup: &Setup, what: &str) {
-    header_of_kind(out, name, title, setup, what, "learning");
-}
-
-fn header_of_kind(
-    out: &mut String,
-    name: &str,
-    title: &str,
-    setup: &Setup,
-    what: &str,
-    kind: &str,
-) {
-    let _ = writeln!(out, "# Written by `rfbench compare`: {what}");
-    let _ = writeln!(out, "#");
-    for line in setup.decisions() {
-        let _ = writeln!(out, "# - {line}");
+impl Written {
+    /// The file's text: `# ` comments, a blank line, the spec.
+    pub fn text(&self) -> String {
+        let comment = |c: &String| match c.as_str() {
+            "" => "#\n".to_string(),
+            c => format!("# {c}\n"),
+        };
+        let mut out: String = self.comments.iter().map(comment).collect();
+        out.push('\n');
+        out + &self.spec.to_toml()
     }
-    let _ = writeln!(out, "name = {name:?}");
-    let _ = writeln!(out, "title = {title:?}");
-    let _ = writeln!(out, "paper = \"none (rfbench compare)\"");
-    let _ = writeln!(out, "kind = {kind:?}\n");
 }
 
-fn data(out: &mut String, setup: &Setup, subsample: Option<usize>, repetitions: usize) {
-    data_with(out, setup, subsample, repetitions, "");
+/// The map the tuning run uses: the kernel's tuning map (the plain Monte Carlo estimator of its
+/// family) when it is compared, else the first map compared.
+fn tuning_map(setup: &Setup) -> &'static str {
+    setup
+        .kernel
+        .tuning_map
+        .filter(|m| setup.map_names().contains(m))
+        .unwrap_or(setup.maps[0].name)
 }
 
-/// `[data]`, `[seeds]` and `[run]`, with `run_params` (the kind's, as TOML lines) in `[run]`.
-fn data_with(
-    out: &mut String,
-    setup: &Setup,
-    subsample: Option<usize>,
-    repetitions: usize,
-    run_params: &str,
-) {
-    let _ = writeln!(out, "[data]\ndataset = {:?}", setup.dataset);
-    let _ = writeln!(out, "preprocess = {}\n", setup.preprocess(subsample));
+/// The tuning and pilot runs need one repetition; `[run]` asks for at least two, so every
+/// cell is capped through its learner (`repetitions = 1` in its table).
+const ONCE: i64 = 1;
+
+/// The spec's common part: header, data, seeds, run, kernel, check and embedded dataset.
+fn base(setup: &Setup, name: &str, title: &str, what: &str, kind: &str) -> Result<Written> {
+    let mut comments = vec![
+        format!("Written by `rfbench compare`: {what}"),
+        String::new(),
+    ];
+    comments.extend(setup.decisions().iter().map(|line| format!("- {line}")));
+    let steps = setup
+        .preprocess(None)
+        .iter()
+        .map(|s| s.to_toml().map_err(Error::Experiment))
+        .collect::<Result<Vec<_>>>()?;
+    let mut seeds = BTreeMap::new();
     if !setup.has_test {
         // A new split in every repetition: the data seed follows the repetition.
-        let _ = writeln!(out, "[seeds]\ndata_seed = [\"repetition\"]\n");
+        seeds.insert("data_seed".into(), unspanned(vec!["repetition".into()]));
     }
-    let _ = writeln!(
-        out,
-        "[run]\nmaster_seed = {}\nrepetitions = {repetitions}\n{run_params}",
-        setup.seed
-    );
-}
-
-fn kernel(out: &mut String, setup: &Setup, sigma: &str) {
-    let _ = writeln!(out, "[kernel]\nname = {:?}", setup.kernel);
-    if setup.has_bandwidth() {
-        let _ = writeln!(out, "sigma = {sigma}");
-    } else {
-        let _ = writeln!(out, "degree = {}", setup.degree);
-    }
-    out.push('\n');
-}
-
-fn embedded(out: &mut String, setup: &Setup) {
-    if let Some(table) = &setup.embedded {
-        let _ = writeln!(
-            out,
-            "# The data file, as a registry entry of this spec's own."
-        );
-        let _ = writeln!(out, "{table}");
-    }
-}
-
-fn check(out: &mut String, setup: &Setup) {
-    let metric = if setup.classification() {
-        "accuracy"
-    } else {
-        "rmse"
+    let spec = RawSpec {
+        name: name.into(),
+        title: title.into(),
+        paper: "none (rfbench compare)".into(),
+        kind: unspanned(kind.into()),
+        data: table([
+            ("dataset", Value::from(setup.dataset.clone())),
+            ("preprocess", Value::Array(steps)),
+        ]),
+        run: table([
+            ("master_seed", integer(setup.seed)?),
+            ("repetitions", integer(setup.repetitions as u64)?),
+        ]),
+        kernel: kernel(setup, None),
+        grid: Table::new(),
+        maps: BTreeMap::new(),
+        learners: BTreeMap::new(),
+        seeds,
+        profiles: BTreeMap::new(),
+        figures: Vec::new(),
+        tables: Vec::new(),
+        claims: Vec::new(),
+        paper_values: Vec::new(),
+        labels: BTreeMap::new(),
+        sums: BTreeMap::new(),
+        check: check(setup.task_kind().score_metric()),
+        dataset: setup.embedded.iter().cloned().collect(),
     };
-    let _ = writeln!(out, "[check]\ncolumns = [\"{metric}\"]\nrtol = 1e-9\n");
+    Ok(Written { comments, spec })
+}
+
+fn integer(v: u64) -> Result<Value> {
+    i64::try_from(v)
+        .map(Value::Integer)
+        .map_err(|_| Error::Experiment(format!("{v} is above TOML's largest integer")))
+}
+
+/// `[kernel]`: its name, and the bandwidth (a number, or `{ cv = [...], folds = 3 }`) or the
+/// degree, under the names the kernel's registry entry gives them.
+fn kernel(setup: &Setup, bandwidth: Option<Value>) -> Table {
+    let mut out = table([("name", Value::from(setup.kernel.name))]);
+    if let (Some(param), Some(value)) = (setup.kernel.bandwidth_param(), bandwidth) {
+        out.insert(param.name.into(), unspanned(value));
+    }
+    if let Some(param) = setup.kernel.degree_param() {
+        out.insert(param.name.into(), unspanned(i64::from(setup.degree).into()));
+    }
+    out
+}
+
+fn check(metric: &str) -> RawCheck {
+    RawCheck {
+        columns: unspanned(vec![metric.to_string()]),
+        rtol: Some(unspanned(1e-9)),
+        false_alarm: None,
+        statistical: None,
+    }
+}
+
+fn numbers(values: &[f64]) -> Value {
+    Value::Array(values.iter().map(|&v| Value::Float(v)).collect())
+}
+
+/// Data subsampled to `rows` (the tuning and pilot runs).
+fn subsampled(spec: &mut RawSpec, setup: &Setup, rows: usize) -> Result<()> {
+    let steps = setup
+        .preprocess(Some(rows))
+        .iter()
+        .map(|s| s.to_toml().map_err(Error::Experiment))
+        .collect::<Result<Vec<_>>>()?;
+    spec.data
+        .insert("preprocess".into(), unspanned(Value::Array(steps)));
+    spec.run.insert("repetitions".into(), unspanned(2.into()));
+    Ok(())
+}
+
+/// A learner's table: its penalty (a value or "cv"), and the cap of one repetition.
+fn learner_table(penalty: &str, value: Value, once: bool) -> Table {
+    let mut out = table([(penalty, value)]);
+    if once {
+        out.insert("repetitions".into(), unspanned(ONCE.into()));
+    }
+    out
 }
 
 /// The tuning run: sigma from the candidates and the penalty by 3-fold cross-validation
 /// (nested: each bandwidth's folds choose their own penalty), one map, one repetition.
-pub fn tune(setup: &Setup) -> String {
-    let mut out = String::new();
+pub fn tune(setup: &Setup) -> Result<Written> {
     let what = "the bandwidth and the penalty by cross-validation on a subsample";
-    header(
-        &mut out,
+    let mut w = base(
+        setup,
         "tune",
         "Tuning run of rfbench compare",
-        setup,
         what,
-    );
-    data(&mut out, setup, Some(PILOT_ROWS), 2);
+        LEARNING.name,
+    )?;
+    subsampled(&mut w.spec, setup, PILOT_ROWS)?;
     let sigma = match setup.sigmas.as_slice() {
-        [given] => format!("{given:?}"),
-        candidates => format!("{{ cv = {}, folds = 3 }}", list(candidates)),
+        [] => None,
+        [given] => Some(Value::Float(*given)),
+        candidates => Some(Value::Table(toml::Table::from_iter([
+            ("cv".to_string(), numbers(candidates)),
+            ("folds".to_string(), Value::Integer(3)),
+        ]))),
     };
-    kernel(&mut out, setup, &sigma);
+    w.spec.kernel = kernel(setup, sigma);
     let d = 512.min(*setup.ladder.last().unwrap_or(&512));
-    let mut learners = vec![(setup.learner, setup.penalty)];
-    if setup.exact_penalty != setup.penalty {
-        learners.push((EXACT_TUNER, setup.exact_penalty));
-    }
+    let mut learners: Vec<&LearnerInfo> = vec![setup.learner];
+    learners.extend(setup.exact_tuner);
     let map = tuning_map(setup);
-    let tuples: Vec<String> = learners
+    let tuples = learners
         .iter()
-        .map(|(learner, _)| format!("[{map:?}, {learner:?}]"))
+        .map(|l| Value::Array(vec![map.into(), l.name.into()]))
         .collect();
-    let _ = writeln!(
-        out,
-        "[grid]\n\"map, learner\" = [{}]\nn_components = {d}\n",
-        tuples.join(", ")
-    );
-    for (learner, penalty) in learners {
-        let _ = writeln!(
-            out,
-            "[learners.{learner}]\n{penalty} = \"cv\"\nfolds = 3\n{ONCE}\n"
-        );
+    w.spec.grid = table([
+        ("map, learner", Value::Array(tuples)),
+        (N_COMPONENTS.name, Value::Integer(d as i64)),
+    ]);
+    for l in learners {
+        let mut t = learner_table(l.penalty.unwrap_or_default(), "cv".into(), true);
+        t.insert("folds".into(), unspanned(3.into()));
+        w.spec.learners.insert(l.name.into(), t);
     }
-    embedded(&mut out, setup);
-    check(&mut out, setup);
-    out
+    Ok(w)
 }
-
-/// The tuning and pilot runs need one repetition; `[run]` asks for at least two, so every
-/// cell is capped through its learner.
-const ONCE: &str = "repetitions = 1";
 
 /// The learners' tables: the tuned penalty, and the repetition cap of the learner on the
 /// features and of the exact one.
-fn constants(out: &mut String, setup: &Setup, tuned: Tuned, once: bool, exact_once: bool) {
+fn constants(spec: &mut RawSpec, setup: &Setup, tuned: Tuned, once: bool, exact_once: bool) {
     let tables = [
         (setup.learner, setup.penalty, tuned.penalty, once),
         (
@@ -169,67 +218,55 @@ fn constants(out: &mut String, setup: &Setup, tuned: Tuned, once: bool, exact_on
         ),
     ];
     for (learner, penalty, value, once) in tables {
-        let _ = writeln!(
-            out,
-            "[learners.{learner}]\n{penalty} = {value:?}\n{}",
-            if once {
-                format!("{ONCE}\n")
-            } else {
-                String::new()
-            }
-        );
+        let t = learner_table(penalty, Value::Float(value), once);
+        spec.learners.insert(learner.name.into(), t);
     }
 }
 
-fn sigma_text(tuned: Tuned) -> String {
-    tuned.sigma.map_or_else(String::new, |s| format!("{s:?}"))
+/// The kernel with the tuned bandwidth.
+fn tuned_kernel(setup: &Setup, tuned: Tuned) -> Table {
+    kernel(setup, tuned.sigma.map(Value::Float))
 }
 
 /// The pilot: every map at the sweep's smallest D and at `pilot_d`, the linear baseline and the
 /// exact machine, once, on the subsample.
-pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> String {
-    let mut out = String::new();
+pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
     let what = "each cell's cost at two values of D, on a subsample, for the budget";
-    header(
-        &mut out,
+    let mut w = base(
+        setup,
         "pilot",
         "Pilot run of rfbench compare",
-        setup,
         what,
-    );
-    data(&mut out, setup, Some(PILOT_ROWS), 2);
-    kernel(&mut out, setup, &sigma_text(tuned));
+        LEARNING.name,
+    )?;
+    subsampled(&mut w.spec, setup, PILOT_ROWS)?;
+    w.spec.kernel = tuned_kernel(setup, tuned);
     let sweep = Sweep {
         per_map: setup
             .maps
             .iter()
-            .map(|&m| {
+            .map(|m| {
                 let mut ds = vec![setup.ladder[0], pilot_d];
                 ds.dedup();
-                (m, ds)
+                (m.name, ds)
             })
             .collect(),
         exact_train_size: Some(0),
         skipped: Vec::new(),
     };
-    grid(&mut out, setup, &sweep);
-    constants(&mut out, setup, tuned, true, true);
-    embedded(&mut out, setup);
-    check(&mut out, setup);
-    out
+    grid(&mut w.spec, setup, &sweep);
+    constants(&mut w.spec, setup, tuned, true, true);
+    Ok(w)
 }
 
+/// The sum of the three times a cell takes, which the sweep's time figure plots.
+pub const TOTAL_SECONDS: &str = "total_seconds";
+
 /// The sweep.
-pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
-    let mut out = String::new();
+pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     let what = "which map, at what D, on this data";
-    header(
-        &mut out,
-        "compare",
-        "Which map, at what D (rfbench compare)",
-        setup,
-        what,
-    );
+    let title = "Which map, at what D (rfbench compare)";
+    let mut w = base(setup, "compare", title, what, LEARNING.name)?;
     let mut chosen = Vec::new();
     if let (Some(sigma), Some(_)) = (tuned.sigma, setup.median) {
         chosen.push(format!("sigma = {sigma:?}"));
@@ -241,52 +278,68 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
             setup.exact_penalty, tuned.exact_penalty
         ));
     }
-    let _ = writeln!(out, "# - {}: chosen by results/tune.csv", chosen.join(", "));
+    w.comments.push(format!(
+        "- {}: chosen by results/tune.csv",
+        chosen.join(", ")
+    ));
     for reason in &sweep.skipped {
-        let _ = writeln!(out, "# - left out: {reason}");
+        w.comments.push(format!("- left out: {reason}"));
     }
-    data(&mut out, setup, None, setup.repetitions);
-    kernel(&mut out, setup, &sigma_text(tuned));
-    grid(&mut out, setup, sweep);
+    w.spec.kernel = tuned_kernel(setup, tuned);
+    grid(&mut w.spec, setup, sweep);
     // With the same rows in every repetition the exact machine (no random draw) runs once.
-    constants(&mut out, setup, tuned, false, setup.has_test);
-    let metric = if setup.classification() {
-        "accuracy"
-    } else {
-        "rmse"
-    };
-    let _ = writeln!(
-        out,
-        "[sums]\ntotal_seconds = [\"map_seconds\", \"train_seconds\", \"predict_seconds\"]\n"
+    constants(&mut w.spec, setup, tuned, false, setup.has_test);
+    let parts = [
+        column::MAP_SECONDS,
+        column::TRAIN_SECONDS,
+        column::PREDICT_SECONDS,
+    ];
+    w.spec.sums.insert(
+        TOTAL_SECONDS.into(),
+        unspanned(parts.iter().map(|p| p.to_string()).collect()),
     );
-    for (name, y, label) in [
-        ("score", metric, metric_label(setup)),
-        ("time", "total_seconds", "Map + train + predict (s)"),
-    ] {
-        let _ = writeln!(
-            out,
-            "[[figures]]\nname = {name:?}\nx = \"n_components\"\ny = {y:?}\nseries = [\"map\"]\n\
-             log_x = true\nx_label = \"Number of features (D)\"\ny_label = {label:?}\n"
-        );
+    let metric = setup.task_kind().score_metric();
+    w.spec.figures = vec![
+        figure("score", metric, metric_label(setup)),
+        figure("time", TOTAL_SECONDS, "Map + train + predict (s)"),
+    ];
+    Ok(w)
+}
+
+/// A figure of `y` against D, one series per map, log x.
+fn figure(name: &str, y: &str, y_label: &str) -> RawFigure {
+    RawFigure {
+        name: Some(unspanned(name.into())),
+        title: None,
+        x: unspanned(N_COMPONENTS.name.into()),
+        y: unspanned(y.into()),
+        series: Some(vec![unspanned("map".into())]),
+        panels: None,
+        filter: BTreeMap::new(),
+        log_x: true,
+        log_y: false,
+        error_bars: None,
+        x_label: Some("Number of features (D)".into()),
+        y_label: Some(y_label.into()),
+        series_label: None,
+        profiles: None,
     }
-    embedded(&mut out, setup);
-    check(&mut out, setup);
-    out
 }
 
 /// Training rows whose Gram matrix the `gram` run compares with the exact kernel's.
 pub const GRAM_ROWS: usize = 500;
 
 /// The Gram-matrix error of every map at the sweep's D, on `GRAM_ROWS` training rows.
-pub fn gram(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
-    let mut out = String::new();
+pub fn gram(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     let what = "each map's Gram-matrix error at the sweep's D";
     let title = "Gram error of rfbench compare's maps";
-    header_of_kind(&mut out, "gram", title, setup, what, "gram-error");
+    let mut w = base(setup, "gram", title, what, GRAM_ERROR.name)?;
     let rows = GRAM_ROWS.min(super::budget::landmarks(setup.n_train));
-    let samples = format!("n_samples = {rows}\n");
-    data_with(&mut out, setup, None, setup.repetitions, &samples);
-    kernel(&mut out, setup, &sigma_text(tuned));
+    let samples = GRAM_ERROR.params[0].name;
+    w.spec
+        .run
+        .insert(samples.into(), unspanned(Value::Integer(rows as i64)));
+    w.spec.kernel = tuned_kernel(setup, tuned);
     // A map whose components are rows cannot take more than the rows compared.
     let per_map: Vec<(&str, Vec<usize>)> = sweep
         .per_map
@@ -297,17 +350,19 @@ pub fn gram(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> String {
         })
         .filter(|(_, ds)| !ds.is_empty())
         .collect();
-    let maps: Vec<&str> = per_map.iter().map(|(m, _)| *m).collect();
-    let _ = writeln!(out, "[grid]\nmap = {maps:?}\n");
+    let maps: Vec<Value> = per_map.iter().map(|(m, _)| Value::from(*m)).collect();
+    w.spec.grid = table([("map", Value::Array(maps))]);
     for (map, ds) in &per_map {
-        let _ = writeln!(out, "[maps.{map}]\nn_components = {ds:?}\n");
+        w.spec.maps.insert(map.to_string(), components(ds));
     }
-    embedded(&mut out, setup);
-    let _ = writeln!(
-        out,
-        "[check]\ncolumns = [\"relative_frobenius\"]\nrtol = 1e-9\n"
-    );
-    out
+    w.spec.check = check(column::RELATIVE_FROBENIUS);
+    Ok(w)
+}
+
+/// A map's table: its list of D.
+fn components(ds: &[usize]) -> Table {
+    let list = ds.iter().map(|&d| Value::Integer(d as i64)).collect();
+    table([(N_COMPONENTS.name, Value::Array(list))])
 }
 
 fn metric_label(setup: &Setup) -> &'static str {
@@ -320,20 +375,208 @@ fn metric_label(setup: &Setup) -> &'static str {
 
 /// The `[grid]`: the linear baseline, the exact machine (on a subsample of the training rows
 /// when `exact_train_size` says so; absent when `None`), every map with its own list of D.
-fn grid(out: &mut String, setup: &Setup, sweep: &Sweep) {
-    let mut tuples = vec![format!("[\"none\", {:?}, 0]", setup.learner)];
+fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep) {
+    let cell = |map: &str, learner: &LearnerInfo, size: usize| {
+        Value::Array(vec![
+            map.into(),
+            learner.name.into(),
+            Value::Integer(size as i64),
+        ])
+    };
+    let raw = rfbench_registry::raw_map().name;
+    let mut tuples = vec![cell(raw, setup.learner, 0)];
     if let Some(size) = sweep.exact_train_size {
-        tuples.push(format!("[\"exact\", {:?}, {size}]", setup.exact_learner));
+        let exact = rfbench_registry::exact_map().name;
+        tuples.push(cell(exact, setup.exact_learner, size));
     }
-    for (map, _) in sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty()) {
-        tuples.push(format!("[{map:?}, {:?}, 0]", setup.learner));
+    let ran = || sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty());
+    tuples.extend(ran().map(|(map, _)| cell(map, setup.learner, 0)));
+    let key = format!("map, learner, {}", TRAIN_SIZE.name);
+    spec.grid = table([(key, Value::Array(tuples))]);
+    for (map, ds) in ran() {
+        spec.maps.insert(map.to_string(), components(ds));
     }
-    let _ = writeln!(
-        out,
-        "[grid]\n\"map, learner, train_size\" = [{}]\n",
-        tuples.join(", ")
-    );
-    for (map, ds) in sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty()) {
-        let _ = writeln!(out, "[maps.{map}]\nn_components = {ds:?}\n");
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::spec::Profile;
+    use rfbench_data::{Registry, Step, Task};
+    use rfbench_registry::{LearnerInfo, Needs, TaskKind};
+
+    const ENTRY: &str = r#"
+name = "toy"
+description = "a file of the user's"
+task = "binary"
+format = "libsvm"
+n = 600
+d = 4
+
+[[files]]
+role = "train"
+file = "toy.svm"
+local = [{ path = "toy.svm" }]
+"#;
+
+    fn default_learner(task: TaskKind, needs: Needs) -> &'static LearnerInfo {
+        rfbench_registry::compare_default_learner(task, needs).unwrap()
+    }
+
+    /// A comparison's setup as `Setup::decide` makes it for a kernel, without reading data.
+    fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
+        let kernel = rfbench_registry::kernel(kernel).unwrap();
+        let kind = match task {
+            Task::Regression => TaskKind::Regression,
+            _ => TaskKind::Classification,
+        };
+        let learner = learner.map_or_else(
+            || default_learner(kind, Needs::Features),
+            |l| rfbench_registry::learner(l).unwrap(),
+        );
+        let exact_learner = default_learner(kind, Needs::Kernel);
+        let exact_tuner = (learner.penalty != exact_learner.penalty)
+            .then(|| default_learner(kind, Needs::Features));
+        let mut entry: toml::Value = toml::from_str(ENTRY).unwrap();
+        let table = entry.as_table_mut().unwrap();
+        table.insert("task".into(), rfbench_data::task_name(task).into());
+        let bandwidth = kernel.bandwidth_param().is_some();
+        Setup {
+            dataset: "toy".into(),
+            embedded: Some(entry),
+            task,
+            n: 600,
+            n_train: 450,
+            d: 4,
+            has_test: false,
+            test_fraction: 0.25,
+            kernel,
+            degree: 2,
+            sigmas: if bandwidth {
+                vec![0.5, 1.0, 2.0]
+            } else {
+                vec![]
+            },
+            median: bandwidth.then_some(1.0),
+            normalise: kernel.normalisation,
+            maps: rfbench_registry::MAPS
+                .iter()
+                .filter(|m| m.is_feature_map() && m.in_default_comparison)
+                .filter(|m| m.kernels.contains(&kernel.name))
+                .collect(),
+            ladder: vec![64, 128, 256],
+            learner,
+            exact_learner,
+            exact_tuner,
+            penalty: learner.penalty.unwrap(),
+            exact_penalty: exact_learner.penalty.unwrap(),
+            repetitions: 3,
+            seed: 7,
+            guesses: vec!["a guess".into()],
+        }
+    }
+
+    fn tuned() -> Tuned {
+        Tuned {
+            sigma: Some(1.25),
+            penalty: 0.5,
+            exact_penalty: 2.0,
+        }
+    }
+
+    fn sweep_of(setup: &Setup) -> Sweep {
+        Sweep {
+            per_map: setup.maps.iter().map(|m| (m.name, vec![64, 128])).collect(),
+            exact_train_size: Some(0),
+            skipped: vec!["a map at D >= 256: over the budget".into()],
+        }
+    }
+
+    /// The text reads back to the same spec, and the runner plans it.
+    fn plans(written: &Written) -> crate::spec::Plan {
+        let path = Path::new("out/spec.toml");
+        let text = written.text();
+        let raw = RawSpec::parse(&text, path).unwrap_or_else(|e| panic!("{e}\n{text}"));
+        assert_eq!(raw.to_toml(), written.spec.to_toml(), "{text}");
+        let datasets = Registry::parse_embedded(&text, path).unwrap();
+        raw.plan(&text, path, &Profile::Full, &datasets)
+            .unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
+    #[test]
+    fn every_spec_plans_for_every_kernel_and_task() {
+        let cases = [
+            ("gaussian", Task::Binary, None),
+            ("laplacian", Task::Binary, None),
+            ("matern", Task::Regression, None),
+            ("polynomial", Task::Multiclass, Some("ridge")),
+        ];
+        for (kernel, task, learner) in cases {
+            let s = setup(kernel, task, learner);
+            let t = tuned();
+            let tune_plan = plans(&tune(&s).unwrap());
+            let per_learner = 1 + usize::from(s.exact_tuner.is_some());
+            assert_eq!(tune_plan.cells.len(), per_learner, "{kernel}");
+            let pilot = plans(&pilot(&s, t, 128).unwrap());
+            // Every map at two D, the raw baseline and the exact machine.
+            assert_eq!(pilot.cells.len(), 2 * s.maps.len() + 2, "{kernel}");
+            let sweep_plan = plans(&sweep(&s, t, &sweep_of(&s)).unwrap());
+            assert_eq!(sweep_plan.cells.len(), 2 * s.maps.len() + 2, "{kernel}");
+            let gram_plan = plans(&gram(&s, t, &sweep_of(&s)).unwrap());
+            assert_eq!(gram_plan.cells.len(), 2 * s.maps.len(), "{kernel}");
+        }
+    }
+
+    #[test]
+    fn the_tuning_run_names_the_kernels_bandwidth_and_the_tuner() {
+        // Matern's bandwidth is `length_scale`, not `sigma`.
+        let matern = setup("matern", Task::Regression, None);
+        let written = tune(&matern).unwrap();
+        let kernel = &written.spec.kernel;
+        assert!(kernel.contains_key("length_scale") && !kernel.contains_key("sigma"));
+        assert!(!kernel.contains_key("degree"));
+        // The ridge classifier's lambda is no C: the exact SVM's C comes from the learner whose
+        // exact counterpart it is, in the same run.
+        let ridge = setup("gaussian", Task::Binary, Some("ridge"));
+        let tuner = ridge.exact_tuner.unwrap();
+        assert_eq!(tuner.exact_counterpart, Some(ridge.exact_learner.name));
+        let written = tune(&ridge).unwrap();
+        let penalties: Vec<_> = [ridge.learner, tuner]
+            .iter()
+            .map(|l| written.spec.learners[l.name].contains_key(l.penalty.unwrap()))
+            .collect();
+        assert_eq!(penalties, [true, true]);
+        // The polynomial kernel: a degree, no bandwidth; the sketch tunes.
+        let poly = setup("polynomial", Task::Binary, None);
+        let written = tune(&poly).unwrap();
+        assert!(written.spec.kernel.contains_key("degree"));
+        assert_eq!(tuning_map(&poly), poly.kernel.tuning_map.unwrap());
+    }
+
+    #[test]
+    fn the_sweep_says_what_was_chosen_and_left_out_and_steps_read_back() {
+        let s = setup("gaussian", Task::Binary, None);
+        let w = sweep(&s, tuned(), &sweep_of(&s)).unwrap();
+        let text = w.text();
+        assert!(text.starts_with("# Written by `rfbench compare`"), "{text}");
+        assert!(text.contains("# - a guess\n"), "{text}");
+        assert!(text.contains("# - left out: a map at D >= 256"), "{text}");
+        let preprocess = w.spec.data["preprocess"].get_ref().as_array().unwrap();
+        let steps: Vec<Step> = preprocess
+            .iter()
+            .map(|v| Step::from_toml(v).unwrap())
+            .collect();
+        assert_eq!(steps, s.preprocess(None));
+        assert_eq!(w.spec.figures.len(), 2);
+    }
+
+    #[test]
+    fn a_seed_toml_cannot_hold_is_an_error_not_a_wrapped_number() {
+        let mut s = setup("gaussian", Task::Binary, None);
+        s.seed = u64::MAX;
+        let err = tune(&s).unwrap_err().to_string();
+        assert!(err.contains("largest integer"), "{err}");
     }
 }

@@ -19,8 +19,8 @@ use rayon::prelude::*;
 use rfbench_maps::{CsrMatrix, Kernel, Rows};
 
 use super::{CellContext, CellOutcome};
-use crate::data::subsample_indices;
 use crate::error::Result;
+use rfbench_data::subsample_indices;
 
 const BLOCK: usize = 1024;
 

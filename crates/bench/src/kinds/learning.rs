@@ -19,13 +19,13 @@ use rfbench_learners::{
 use rfbench_maps::{CsrMatrix, DynFeatureMap, Kernel, Rows};
 
 use super::{CellContext, CellOutcome, KernelSearch};
-use crate::data::subsample_indices;
 use crate::error::{Error, Result};
-use crate::registry::learners::{
+use crate::seeds::derive_seed;
+use rfbench_data::subsample_indices;
+use rfbench_registry::learners::{
     Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer, STREAM_BLOCK_ROWS,
 };
-use crate::registry::{ChosenBy, Features, TaskKind, Tuned};
-use crate::seeds::derive_seed;
+use rfbench_registry::{ChosenBy, Features, TaskKind, Tuned};
 
 pub(super) fn run(ctx: &CellContext<'_>) -> Result<CellOutcome> {
     let data = ctx.data;

@@ -1,6 +1,6 @@
 //! Experiment kinds: how a cell is measured. Each kind's declaration (parameters, metric columns,
 //! seeds with their default scopes, whether its cells may run concurrently) is data in
-//! [`crate::registry::kinds`]; this module pairs each with its measurement ([`runner`]), and the
+//! [`rfbench_registry::kinds`]; this module pairs each with its measurement ([`runner`]), and the
 //! runner does the rest (data, grid, CSV, outputs, check) the same way for all of them.
 //!
 //! - `kernel-error`: kernel estimates on random pairs against the exact kernel (Pham & Pagh Fig. 1).
@@ -18,13 +18,13 @@ use std::collections::BTreeMap;
 
 use rfbench_maps::{DynFeatureMap, Kernel, Rows};
 
-use crate::data::Prepared;
 use crate::error::{Error, Result};
-use crate::registry::kernels::KernelInfo;
-use crate::registry::kinds::{self, KindInfo};
-use crate::registry::{BandwidthSearch, Features, ParamValues, Tuned, Value};
 use crate::results::{CellOutcome, MetricsBuilder};
 use crate::spec::{Cell, Plan};
+use rfbench_data::Prepared;
+use rfbench_registry::kernels::KernelInfo;
+use rfbench_registry::kinds::{self, KindInfo};
+use rfbench_registry::{BandwidthSearch, Features, ParamValues, Tuned, Value};
 
 pub use kernel_error::{sample_pairs, ErrorSummary};
 pub use learning::STREAM_ABOVE_BYTES;

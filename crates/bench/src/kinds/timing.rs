@@ -12,8 +12,8 @@ use std::time::Instant;
 use rfbench_maps::Rows;
 
 use super::{median, CellContext, CellOutcome};
-use crate::data::subsample_indices;
 use crate::error::{Error, Result};
+use rfbench_data::subsample_indices;
 
 /// Rows mapped one at a time for `single_row_seconds`, per repeat.
 const SINGLE_ROWS: usize = 16;

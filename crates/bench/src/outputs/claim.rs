@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::results::{CellValue, Coordinates, Results, Stats};
@@ -16,7 +16,7 @@ use super::{describe, describe_selector, number, selects, Labels};
 use crate::error::Result;
 
 /// One `[[claims]]` entry as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawClaim {
     /// The statement, as the paper makes it.
@@ -27,7 +27,11 @@ pub struct RawClaim {
     pub right: Spanned<RawSelector>,
     /// "less": left < right; "greater": left > right (at every pair).
     pub relation: Spanned<String>,
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        rename = "where",
+        skip_serializing_if = "RawSelector::is_empty"
+    )]
     pub filter: RawSelector,
     /// "less": left * factor < right; "greater": left > right * factor. Default 1.
     pub factor: Option<Spanned<f64>>,

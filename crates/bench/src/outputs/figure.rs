@@ -7,17 +7,16 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::results::{CellStats, CellValue, Coordinates, Results, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, selects, Labels};
 use crate::error::{Error, Result};
-use crate::registry;
 
 /// One `[[figures]]` entry as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFigure {
     /// `figures/STEM-NAME.png`; without a name `figures/STEM.png` (one figure at most).
@@ -34,7 +33,11 @@ pub struct RawFigure {
     /// One panel per value of this coordinate, side by side.
     pub panels: Option<Spanned<String>>,
     /// Only the cells with these coordinate values.
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        rename = "where",
+        skip_serializing_if = "RawSelector::is_empty"
+    )]
     pub filter: RawSelector,
     #[serde(default)]
     pub log_x: bool,
@@ -324,7 +327,7 @@ impl FigureData {
 fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
     let map_at = series_columns.iter().position(|c| c == "map");
     let map_of = |key: &[CellValue]| match map_at.map(|i| &key[i]) {
-        Some(CellValue::Text(m)) => registry::map_names().iter().position(|n| n == m),
+        Some(CellValue::Text(m)) => rfbench_registry::map_names().iter().position(|n| n == m),
         _ => None,
     };
     let maps: Vec<Option<usize>> = series.iter().map(|k| map_of(k)).collect();

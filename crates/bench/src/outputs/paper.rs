@@ -1,7 +1,7 @@
 //! `[[paper_values]]`: one number the paper reports (a point, or the top of an axis) beside the
 //! matching statistic of our cells' means.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::results::Results;
@@ -10,7 +10,7 @@ use super::{describe_selector, selects};
 use crate::error::{Error, Result};
 
 /// One `[[paper_values]]` entry as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPaperValue {
     /// Which cells: column = value (none: every cell).

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::results::{CellStats, CellValue, Coordinates, Results, Skipped, Stats};
@@ -13,7 +13,7 @@ use super::{describe, selects, Labels, RenderContext};
 use crate::error::{Error, Result};
 
 /// One `[[tables]]` entry as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTable {
     /// `results/STEM-NAME.md`; without a name `results/STEM.md` (one table at most).
@@ -27,7 +27,11 @@ pub struct RawTable {
     pub value: Spanned<String>,
     /// Cell template; default [`DEFAULT_FORMAT`].
     pub format: Option<Spanned<String>>,
-    #[serde(default, rename = "where")]
+    #[serde(
+        default,
+        rename = "where",
+        skip_serializing_if = "RawSelector::is_empty"
+    )]
     pub filter: RawSelector,
     pub title: Option<String>,
     #[serde(default)]
@@ -45,7 +49,7 @@ impl super::PerProfile for RawTable {
 }
 
 /// The paper's number for one cell of a table.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawPaperCell {
     /// A value for each of the table's `rows` coordinates.

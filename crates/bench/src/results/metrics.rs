@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::error::{Error, Result};
-use crate::registry::Tuned;
+use rfbench_registry::Tuned;
 
 /// The metrics a row has a value for, by column.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -103,7 +103,7 @@ impl<'a> MetricsBuilder<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::ChosenBy;
+    use rfbench_registry::ChosenBy;
 
     fn declared() -> Vec<String> {
         ["accuracy", "C_chosen", "C_at_edge", "sigma_used"]

@@ -5,7 +5,7 @@
 use std::cmp::Ordering;
 use std::fmt;
 
-use crate::registry::Value;
+use rfbench_registry::Value;
 
 /// Empty (not applicable to this row), an integer, a float or a name.
 ///

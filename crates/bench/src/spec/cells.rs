@@ -6,12 +6,12 @@ use std::collections::BTreeSet;
 
 use super::grid::{self, Group, RawCell};
 use super::groups::ComponentRepetitions;
-use crate::data::{Registry, Task};
-use crate::registry::KindInfo;
-use crate::registry::{
-    self, GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, ParamSpec, ParamValues, TaskKind, Value,
-};
 use crate::spec_error::{Checker, SpecResult};
+use rfbench_data::{Registry, Task};
+use rfbench_registry::KindInfo;
+use rfbench_registry::{
+    GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, ParamSpec, ParamValues, TaskKind, Value,
+};
 
 /// The columns that name components; every other grid name is a component's parameter.
 pub(crate) const COMPONENTS: [&str; 4] = ["dataset", "map", "learner", "kernel"];
@@ -83,10 +83,10 @@ impl Components {
     pub fn of(cell: &RawCell) -> Components {
         let text = |n: &str| cell.get(n).and_then(|v| v.as_str());
         Components {
-            generator: text("dataset").and_then(registry::generator),
-            map: text("map").and_then(registry::map),
-            learner: text("learner").and_then(registry::learner),
-            kernel: text("kernel").and_then(registry::kernel),
+            generator: text("dataset").and_then(rfbench_registry::generator),
+            map: text("map").and_then(rfbench_registry::map),
+            learner: text("learner").and_then(rfbench_registry::learner),
+            kernel: text("kernel").and_then(rfbench_registry::kernel),
         }
     }
 
@@ -206,7 +206,7 @@ pub(crate) fn source_and_task(
     dataset: &str,
     datasets: &Registry,
 ) -> SpecResult<(DatasetSource, TaskKind)> {
-    Ok(match registry::generator(dataset) {
+    Ok(match rfbench_registry::generator(dataset) {
         Some(g) => (DatasetSource::Synthetic(g), g.task),
         None => {
             // Known: the dataset names were checked with the groups.

@@ -10,9 +10,9 @@ use toml::Spanned;
 
 use super::cells::{Cell, Components};
 use super::grid::{Group, RawCell};
-use crate::registry::{self, ParamSpec, Value};
-use crate::registry::{ChosenBy, KindInfo, SeedScope, SeedSpec, TunedColumns};
 use crate::spec_error::{Checker, SpecResult};
+use rfbench_registry::{ChosenBy, KindInfo, SeedScope, SeedSpec, TunedColumns};
+use rfbench_registry::{ParamSpec, Value};
 
 /// A seed column and the axes its key is built from.
 #[derive(Debug, Clone)]
@@ -153,7 +153,7 @@ pub(crate) fn metrics(
         }
     };
     let mut tuned: Vec<TunedColumns> = Vec::new();
-    for learner in registry::LEARNERS {
+    for learner in rfbench_registry::LEARNERS {
         if cells
             .iter()
             .any(|cell| cell.learner.is_some_and(|l| l.name == learner.name))

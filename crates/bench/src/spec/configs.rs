@@ -9,8 +9,8 @@
 
 use std::collections::BTreeSet;
 
-use crate::registry::{Features, ParamValues, Value};
 use crate::spec_error::{Checker, SpecResult};
+use rfbench_registry::{Features, ParamValues, Value};
 
 use super::cells::Cell;
 use super::grid::Group;

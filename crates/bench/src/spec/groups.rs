@@ -6,15 +6,14 @@
 use std::collections::BTreeSet;
 use std::ops::Range;
 
-use crate::data::{Registry, Step};
+use rfbench_data::{Registry, Step};
 use toml::Spanned;
 
 use super::grid::{Group, Scope};
 use super::profile::Overlay;
 use super::raw::RawSpec;
-use crate::registry;
-use crate::registry::KindInfo;
 use crate::spec_error::{line_of, Checker, SpecResult};
+use rfbench_registry::KindInfo;
 
 /// A preprocessing step of the spec and the line it is written on.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -198,15 +197,15 @@ fn component_groups(
     ] {
         for (component, table) in tables {
             let known = if column == "map" {
-                registry::map(component).is_some()
+                rfbench_registry::map(component).is_some()
             } else {
-                registry::learner(component).is_some()
+                rfbench_registry::learner(component).is_some()
             };
             if !known {
                 let names = if column == "map" {
-                    registry::map_names()
+                    rfbench_registry::map_names()
                 } else {
-                    registry::learner_names()
+                    rfbench_registry::learner_names()
                 };
                 let line = table
                     .values()
@@ -294,9 +293,9 @@ fn check_names(
     for g in groups {
         for (k, name) in g.names.iter().enumerate() {
             let known: Option<(Vec<&str>, &str)> = match name.as_str() {
-                "map" => Some((registry::map_names(), "map")),
-                "learner" => Some((registry::learner_names(), "learner")),
-                "kernel" => Some((registry::kernel_names(), "kernel")),
+                "map" => Some((rfbench_registry::map_names(), "map")),
+                "learner" => Some((rfbench_registry::learner_names(), "learner")),
+                "kernel" => Some((rfbench_registry::kernel_names(), "kernel")),
                 _ => None,
             };
             for row in &g.rows {
@@ -335,9 +334,13 @@ fn check_dataset(
     let Some(ds) = value.as_str() else {
         return Err(c.fail(&g.key, g.line, format!("a dataset is a name, got {value}")));
     };
-    if registry::generator(ds).is_none() && datasets.get(ds).is_err() {
+    if rfbench_registry::generator(ds).is_none() && datasets.get(ds).is_err() {
         let mut known: Vec<String> = datasets.entries().iter().map(|e| e.name.clone()).collect();
-        known.extend(registry::GENERATORS.iter().map(|g| g.name.to_string()));
+        known.extend(
+            rfbench_registry::GENERATORS
+                .iter()
+                .map(|g| g.name.to_string()),
+        );
         return Err(c.fail(
             &g.key,
             g.line,

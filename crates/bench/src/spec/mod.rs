@@ -30,12 +30,11 @@ mod tests;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::data::Registry;
 use crate::error::{Error, Result};
 use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
-use crate::registry;
-use crate::registry::{KindInfo, TunedColumns};
 use crate::results::Layout;
+use rfbench_data::Registry;
+use rfbench_registry::{KindInfo, TunedColumns};
 
 pub use crate::spec_error::{line_of, SpecError};
 pub use cells::{Cell, DatasetSource};
@@ -94,13 +93,13 @@ pub struct Plan {
 impl Plan {
     /// The key a seed of `cell` at `repetition` is derived from: the seed's prefix, then
     /// `label=value` for every axis in its scope (the label is the name but for `n_components`,
-    /// `D`: [`registry::seed_label`]), then `rep=R`. Pinned by tests: changing it changes every
+    /// `D`: [`rfbench_registry::seed_label`]), then `rep=R`. Pinned by tests: changing it changes every
     /// committed result.
     pub fn seed_key(&self, seed: &PlannedSeed, cell: &Cell, repetition: usize) -> String {
         let mut parts: Vec<String> = seed.spec.prefix.iter().map(|p| p.to_string()).collect();
         for axis in &seed.axes {
             if let Some(value) = cell.get(axis) {
-                parts.push(format!("{}={value}", registry::seed_label(axis)));
+                parts.push(format!("{}={value}", rfbench_registry::seed_label(axis)));
             }
         }
         if seed.with_repetition {
@@ -176,7 +175,7 @@ impl RawSpec {
         datasets: &Registry,
     ) -> Result<Plan> {
         let c = Checker { text, path };
-        let Some(kind) = registry::kind(self.kind.get_ref()) else {
+        let Some(kind) = rfbench_registry::kind(self.kind.get_ref()) else {
             return Err(c
                 .at_span(
                     "kind",
@@ -184,7 +183,7 @@ impl RawSpec {
                     format!(
                         "unknown kind {:?}; known: {:?}",
                         self.kind.get_ref(),
-                        registry::kind_names()
+                        rfbench_registry::kind_names()
                     ),
                 )
                 .into());

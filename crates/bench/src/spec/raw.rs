@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use crate::outputs::{RawClaim, RawFigure, RawPaperValue, RawTable};
@@ -14,7 +14,7 @@ use crate::spec_error::{SpecError, SpecResult};
 pub type Table = BTreeMap<String, Spanned<toml::Value>>;
 
 /// The TOML file as written.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSpec {
     pub name: String,
@@ -28,49 +28,49 @@ pub struct RawSpec {
     /// `master_seed`, `repetitions`, and the kind's parameters.
     pub run: Table,
     /// `name` and the kernel's parameters (lists are axes).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub kernel: Table,
     /// Global axes and constants.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub grid: Table,
     /// Axes of one map: `[maps.rff] form = ["paired", "phase"]`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub maps: BTreeMap<String, Table>,
     /// Axes of one learner: `[learners.linear-svm] C = [0.1, 1]`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub learners: BTreeMap<String, Table>,
     /// Seed scopes that replace the kind's defaults: `pair_seed = ["dataset", "repetition"]`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub seeds: BTreeMap<String, Spanned<Vec<String>>>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub profiles: BTreeMap<String, Table>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub figures: Vec<RawFigure>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tables: Vec<RawTable>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub claims: Vec<RawClaim>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub paper_values: Vec<RawPaperValue>,
     /// Labels of coordinate values in figures, tables and the report, replacing the registry's:
     /// `[labels.dataset] "fashion-mnist" = "Fashion-MNIST (stand-in for MNIST)"`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub labels: BTreeMap<String, Spanned<BTreeMap<String, String>>>,
     /// Metrics that are the sum of others in the same row, for quantities a paper reports as one
     /// number and the runner measures in parts: `[sums] fit_seconds = ["map_seconds",
     /// "train_seconds"]`. Computed when the results are read (never written to the CSV, so they
     /// always agree with it); figures, tables, claims and paper values may name them.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sums: BTreeMap<String, Spanned<Vec<String>>>,
     pub check: RawCheck,
     /// The spec's own datasets, in `datasets.toml`'s schema (read by the data registry:
     /// `Registry::parse_embedded`); they come before the root's.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dataset: Vec<toml::Value>,
 }
 
 /// How `rfbench check` compares a regenerated result with the committed reference.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawCheck {
     /// Metric columns compared.
@@ -93,4 +93,25 @@ impl RawSpec {
     pub fn parse(text: &str, path: &Path) -> SpecResult<RawSpec> {
         toml::from_str(text).map_err(|e| SpecError::whole(path, e))
     }
+
+    /// The spec as TOML text that [`RawSpec::parse`] reads back to the same spec (front ends
+    /// such as `rfbench compare` build a `RawSpec` and write it with this, never by hand).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("a spec of TOML values serialises")
+    }
+}
+
+/// A value without a place in a file, for specs built in code.
+pub fn unspanned<T>(value: T) -> Spanned<T> {
+    Spanned::new(0..0, value)
+}
+
+/// A table of values built in code.
+pub fn table<K: Into<String>, V: Into<toml::Value>>(
+    entries: impl IntoIterator<Item = (K, V)>,
+) -> Table {
+    entries
+        .into_iter()
+        .map(|(k, v)| (k.into(), unspanned(v.into())))
+        .collect()
 }

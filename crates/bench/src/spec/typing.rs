@@ -5,11 +5,10 @@
 
 use super::cells::{source_and_task, Cell, CellTyping};
 use super::grid::RawCell;
-use crate::registry::{
-    self, Features, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind,
-    Value,
-};
 use crate::spec_error::{SpecError, SpecResult};
+use rfbench_registry::{
+    Features, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind, Value,
+};
 
 /// The spec key and line that gave a raw cell its value of `name`.
 fn origin(t: &CellTyping<'_>, raw: &RawCell, name: &str) -> (String, usize) {
@@ -57,20 +56,20 @@ pub(crate) fn cell(t: &CellTyping<'_>, raw: &RawCell) -> SpecResult<Cell> {
     let kind = t.kind;
     let text = |name: &str| raw.get(name).and_then(|v| v.as_str());
     let dataset = text("dataset").unwrap_or_default().to_string();
-    let generator = registry::generator(&dataset);
+    let generator = rfbench_registry::generator(&dataset);
     let (source, task) = source_and_task(t.c, &dataset, t.datasets)?;
     // Names were checked with the groups: a name here is known.
-    let Some(map) = text("map").and_then(registry::map) else {
+    let Some(map) = text("map").and_then(rfbench_registry::map) else {
         return Err(t.c.whole("the spec names no map: set `map` in [grid]"));
     };
-    let learner = text("learner").and_then(registry::learner);
+    let learner = text("learner").and_then(rfbench_registry::learner);
     if kind.uses_learner && learner.is_none() {
         return Err(t.c.whole(format!(
             "kind {:?} needs a learner: set `learner` in [grid]",
             kind.name
         )));
     }
-    let kernel = text("kernel").and_then(registry::kernel);
+    let kernel = text("kernel").and_then(rfbench_registry::kernel);
 
     let kind_params = typed(t, raw, kind.params, &format!("kind {:?}", kind.name))?;
     let data_params = match generator {

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rfbench::data::FetchOptions;
 use rfbench::run::{Progress, RunOptions};
+use rfbench_data::FetchOptions;
 use sha2::{Digest, Sha256};
 
 pub const KERNEL_ERROR: &str = r#"

@@ -21,6 +21,16 @@ pub enum TaskKind {
     Regression,
 }
 
+impl TaskKind {
+    /// The learning kind's score of the task: accuracy (%) or RMSE.
+    pub fn score_metric(self) -> &'static str {
+        match self {
+            TaskKind::Classification => crate::kinds::column::ACCURACY,
+            TaskKind::Regression => crate::kinds::column::RMSE,
+        }
+    }
+}
+
 /// What a learner is trained on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Needs {
@@ -112,9 +122,26 @@ pub struct LearnerInfo {
     /// Training on streamed features, for learners that can (the learning kind streams when the
     /// dense features would pass its memory threshold).
     pub train_streamed: Option<StreamTrainer>,
+    /// Its regularisation parameter (`C`, `lambda`), the one `rfbench compare` tunes.
+    pub penalty: Option<&'static str>,
+    /// The tasks for which `rfbench compare` uses it by default: on the features (a learner
+    /// that needs features) or on the exact kernel (one that needs the kernel).
+    pub compare_default_for: &'static [TaskKind],
+    /// For a learner on features: the exact-kernel machine that minimises the same loss (its
+    /// kernelised form), which `rfbench compare` takes as the reference where it does the task.
+    pub exact_counterpart: Option<&'static str>,
 }
 
 impl LearnerInfo {
+    /// Whether its penalty can be chosen by cross-validation (`C = "cv"`).
+    pub fn tunes_penalty(&self) -> bool {
+        self.penalty.is_some_and(|p| self.tunes.contains(&p))
+    }
+
+    pub fn does(&self, task: TaskKind) -> bool {
+        self.tasks.contains(&task)
+    }
+
     /// The columns it writes beside the kind's metrics: its diagnostics, then each tuned
     /// parameter's.
     pub fn columns(&self) -> Vec<String> {
@@ -522,6 +549,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train: linear_svm,
         check: |p| linear_svm_params(p, 0).0.check().map(drop),
         train_streamed: None,
+        penalty: Some("C"),
+        compare_default_for: &[TaskKind::Classification],
+        exact_counterpart: Some("kernel-svm"),
     },
     LearnerInfo {
         name: "logistic",
@@ -540,6 +570,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train: logistic,
         check: |p| logistic_params(p).check().map(drop),
         train_streamed: None,
+        penalty: Some("C"),
+        compare_default_for: &[],
+        exact_counterpart: None,
     },
     LearnerInfo {
         name: "ridge",
@@ -561,6 +594,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train: ridge,
         check: |p| ridge_params(p, 0).0.check().map(drop),
         train_streamed: Some(ridge_streamed),
+        penalty: Some("lambda"),
+        compare_default_for: &[TaskKind::Regression],
+        exact_counterpart: Some("kernel-ridge"),
     },
     LearnerInfo {
         name: "kernel-svm",
@@ -580,6 +616,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train: kernel_svm,
         check: |p| kernel_svm_params(p).check().map(drop),
         train_streamed: None,
+        penalty: Some("C"),
+        compare_default_for: &[TaskKind::Classification],
+        exact_counterpart: None,
     },
     LearnerInfo {
         name: "kernel-ridge",
@@ -601,6 +640,9 @@ pub const LEARNERS: &[LearnerInfo] = &[
         train: kernel_ridge,
         check: |p| kernel_ridge_params(p).check().map(drop),
         train_streamed: None,
+        penalty: Some("lambda"),
+        compare_default_for: &[TaskKind::Regression],
+        exact_counterpart: None,
     },
 ];
 
@@ -613,7 +655,7 @@ impl std::fmt::Debug for LearnerInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::params::{assert_ranges_agree, defaults, Value};
+    use crate::params::{assert_ranges_agree, defaults, Value};
     use rand::{Rng, SeedableRng};
 
     /// A learner's check accepts its defaults, and a real parameter's range in the registry is

@@ -1,9 +1,11 @@
 //! The component registry: every map, learner, kernel, synthetic data source and experiment kind
 //! a spec can name, each with its parameters as data.
 //!
-//! This is the only place that knows component names. The spec validator, the grid, the runner,
-//! `rfbench maps|learners|kernels` and the generated spec reference (`docs/spec.md`) all read
-//! these tables, so adding a map is one entry here and a parameter's range is written once.
+//! This is the only place that knows component names. The runner's spec validator, grid and
+//! kinds, `rfbench compare`, `rfbench maps|learners|kernels`, the generated spec reference
+//! (`docs/spec.md`) and the Python package all read these tables, so adding a map is one entry
+//! here and a parameter's range or default is written once. It is its own crate so that front
+//! ends other than the runner (the Python extension) read the same entries without the runner.
 
 pub mod generators;
 pub mod kernels;
@@ -43,6 +45,28 @@ pub fn generator(name: &str) -> Option<&'static GeneratorInfo> {
 
 pub fn kind(name: &str) -> Option<&'static KindInfo> {
     KINDS.iter().find(|k| k.name == name)
+}
+
+/// The entry for "no features: the learner works on the exact kernel" ([`Features::Exact`]).
+pub fn exact_map() -> &'static MapInfo {
+    MAPS.iter()
+        .find(|m| matches!(m.features, Features::Exact))
+        .expect("the registry has an exact-kernel entry")
+}
+
+/// The entry for "the raw inputs" ([`Features::Raw`]): a linear model on them.
+pub fn raw_map() -> &'static MapInfo {
+    MAPS.iter()
+        .find(|m| matches!(m.features, Features::Raw))
+        .expect("the registry has a raw-inputs entry")
+}
+
+/// The learner `rfbench compare` uses by default for `task` on features
+/// ([`Needs::Features`]) or on the exact kernel ([`Needs::Kernel`]).
+pub fn compare_default_learner(task: TaskKind, needs: Needs) -> Option<&'static LearnerInfo> {
+    LEARNERS
+        .iter()
+        .find(|l| l.needs == needs && l.compare_default_for.contains(&task))
 }
 
 pub fn map_names() -> Vec<&'static str> {
@@ -166,7 +190,7 @@ pub fn reference_markdown() -> String {
         s,
         "# Spec reference\n\n\
          Every experiment kind, map, learner, kernel and synthetic dataset a spec can name, with its \
-         parameters. Generated from the component registry (`crates/bench/src/registry`) by \
+         parameters. Generated from the component registry (`crates/registry`) by \
          `rfbench reference > docs/spec.md`; a test keeps this file equal to it. How to write a \
          spec: [spec-guide.md](spec-guide.md).\n"
     );
@@ -276,5 +300,53 @@ mod tests {
                 assert!(kernel(k).is_some(), "{}: unknown kernel {k}", m.name);
             }
         }
+    }
+
+    /// The facts front ends read are consistent with the entries they name.
+    #[test]
+    fn kernel_facts_name_real_parameters_and_maps() {
+        for k in KERNELS {
+            assert_eq!(
+                k.bandwidth_norm.is_some(),
+                k.bandwidth_param().is_some(),
+                "kernel {}: a norm exactly when there is a bandwidth",
+                k.name
+            );
+            if let Some(name) = k.tuning_map {
+                let m = map(name).unwrap_or_else(|| panic!("kernel {}: no map {name}", k.name));
+                assert!(
+                    m.is_feature_map() && m.kernels.contains(&k.name),
+                    "{name}, {}",
+                    k.name
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn learner_facts_are_consistent() {
+        for l in LEARNERS {
+            if let Some(p) = l.penalty {
+                assert!(l.params.iter().any(|q| q.name == p), "{}: no {p}", l.name);
+            }
+            if let Some(name) = l.exact_counterpart {
+                let exact = learner(name).unwrap_or_else(|| panic!("{}: no {name}", l.name));
+                assert_eq!((l.needs, exact.needs), (Needs::Features, Needs::Kernel));
+                assert_eq!(l.penalty, exact.penalty, "{} and {name}", l.name);
+            }
+            for &task in l.compare_default_for {
+                assert!(l.does(task) && l.tunes_penalty() || l.needs == Needs::Kernel);
+            }
+        }
+        for task in [TaskKind::Classification, TaskKind::Regression] {
+            for needs in [Needs::Features, Needs::Kernel] {
+                let n = LEARNERS
+                    .iter()
+                    .filter(|l| l.needs == needs && l.compare_default_for.contains(&task))
+                    .count();
+                assert_eq!(n, 1, "{task:?} {needs:?}: one default learner");
+            }
+        }
+        assert!(!exact_map().is_feature_map() && !raw_map().is_feature_map());
     }
 }

@@ -3,6 +3,7 @@
 //! gamma is `1 / (2 sigma^2)` for the Gaussian); a bandwidth may be a rule on the training rows,
 //! which the runner resolves before the kernel is built.
 
+use rfbench_data::{Norm, Step};
 use rfbench_maps::{Kernel, MapError};
 
 use super::params::{non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
@@ -17,6 +18,30 @@ pub struct KernelInfo {
     pub build: KernelConstructor,
     /// A short label for legends, from the cell's parameters.
     pub label: fn(&ParamValues) -> String,
+    /// The norm of `x - y` its bandwidth scales (the distances a bandwidth rule measures);
+    /// `None` for a kernel without a bandwidth.
+    pub bandwidth_norm: Option<Norm>,
+    /// The input normalisation `rfbench compare` applies before it: rows scaled to unit norm
+    /// for the dot-product kernels (their sketches' variance grows with |x|^(2p)), columns
+    /// standardised for the others.
+    pub normalisation: Step,
+    /// The map `rfbench compare` tunes the bandwidth and the penalty with, when it is among the
+    /// maps compared: the plain Monte Carlo estimator of the kernel's family.
+    pub tuning_map: Option<&'static str>,
+}
+
+impl KernelInfo {
+    /// The parameter a bandwidth rule may set (`sigma`, Matern's `length_scale`), if any.
+    pub fn bandwidth_param(&self) -> Option<&'static ParamSpec> {
+        self.params
+            .iter()
+            .find(|p| matches!(p.kind, ParamKind::Bandwidth))
+    }
+
+    /// The parameter `rfbench compare --degree` sets, if the kernel has a degree.
+    pub fn degree_param(&self) -> Option<&'static ParamSpec> {
+        self.params.iter().find(|p| p.name == DEGREE.name)
+    }
 }
 
 const SIGMA: ParamSpec = ParamSpec {
@@ -24,6 +49,13 @@ const SIGMA: ParamSpec = ParamSpec {
     kind: ParamKind::Bandwidth,
     default: None,
     doc: "bandwidth: a number, \"median\", or { percentile = P, pairs = N } of training-row distances",
+};
+
+const DEGREE: ParamSpec = ParamSpec {
+    name: "degree",
+    kind: ParamKind::Int { min: 1, max: 64 },
+    default: None,
+    doc: "p, the degree",
 };
 
 fn polynomial(p: &ParamValues) -> Result<Kernel, MapError> {
@@ -58,12 +90,7 @@ pub const KERNELS: &[KernelInfo] = &[
         name: "polynomial",
         formula: "(gamma <x, y> + offset)^degree",
         params: &[
-            ParamSpec {
-                name: "degree",
-                kind: ParamKind::Int { min: 1, max: 64 },
-                default: None,
-                doc: "p, the degree",
-            },
+            DEGREE,
             positive(
                 "gamma",
                 Some(1.0),
@@ -77,6 +104,9 @@ pub const KERNELS: &[KernelInfo] = &[
         ],
         build: polynomial,
         label: polynomial_label,
+        bandwidth_norm: None,
+        normalisation: Step::UnitNorm,
+        tuning_map: Some("tensor-sketch"),
     },
     KernelInfo {
         name: "gaussian",
@@ -84,6 +114,9 @@ pub const KERNELS: &[KernelInfo] = &[
         params: &[SIGMA],
         build: |p| Kernel::gaussian(p.f64("sigma")),
         label: |p| sigma_label("Gaussian", p),
+        bandwidth_norm: Some(Norm::L2),
+        normalisation: Step::Standardize,
+        tuning_map: Some("rff"),
     },
     KernelInfo {
         name: "laplacian",
@@ -91,6 +124,9 @@ pub const KERNELS: &[KernelInfo] = &[
         params: &[SIGMA],
         build: |p| Kernel::laplacian(p.f64("sigma")),
         label: |p| sigma_label("Laplacian", p),
+        bandwidth_norm: Some(Norm::L1),
+        normalisation: Step::Standardize,
+        tuning_map: Some("rff"),
     },
     KernelInfo {
         name: "matern",
@@ -116,6 +152,9 @@ pub const KERNELS: &[KernelInfo] = &[
         ],
         build: |p| Kernel::matern(p.f64("nu"), p.f64("length_scale")),
         label: |p| format!("Matern {}", p.f64("nu")),
+        bandwidth_norm: Some(Norm::L2),
+        normalisation: Step::Standardize,
+        tuning_map: Some("rff"),
     },
     KernelInfo {
         name: "linear",
@@ -123,6 +162,9 @@ pub const KERNELS: &[KernelInfo] = &[
         params: &[],
         build: |_| Ok(Kernel::linear()),
         label: |_| "<x,y>".to_string(),
+        bandwidth_norm: None,
+        normalisation: Step::Standardize,
+        tuning_map: None,
     },
 ];
 

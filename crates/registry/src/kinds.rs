@@ -1,5 +1,5 @@
 //! The experiment kinds a spec can name (`kind = "..."`): what each measures, its parameters,
-//! metric columns and seeds, as data. The measurement itself is in `crate::kinds`, which pairs
+//! metric columns and seeds, as data. The measurement itself is in the runner's `kinds` module, which pairs
 //! each declaration here with its function; the spec pipeline plans from these declarations
 //! alone, so it never imports the code that runs a cell.
 
@@ -65,6 +65,28 @@ impl std::fmt::Debug for KindInfo {
 /// Every kind, in the order `rfbench kinds` lists them.
 pub const KINDS: &[KindInfo] = &[KERNEL_ERROR, GRAM_ERROR, TIMING, LEARNING];
 
+/// Columns that front ends read back by name (`rfbench compare`'s budget and report), written
+/// once here and used by the kinds' metric lists below.
+pub mod column {
+    pub const ACCURACY: &str = "accuracy";
+    pub const RMSE: &str = "rmse";
+    pub const MAP_SECONDS: &str = "map_seconds";
+    pub const TRAIN_SECONDS: &str = "train_seconds";
+    pub const PREDICT_SECONDS: &str = "predict_seconds";
+    pub const RELATIVE_FROBENIUS: &str = "relative_frobenius";
+}
+
+/// The learning kind's training-set size (`train_size`; 0: every training row).
+pub const TRAIN_SIZE: ParamSpec = ParamSpec {
+    name: "train_size",
+    kind: ParamKind::Int {
+        min: 0,
+        max: 1 << 31,
+    },
+    default: Some(Default::Int(0)),
+    doc: "train on this many training rows drawn with data_seed (0: all)",
+};
+
 pub const KERNEL_ERROR: KindInfo = KindInfo {
     name: "kernel-error",
     doc: "Kernel estimates <z(x), z(y)> on random pairs of rows against the exact kernel k(x, y): \
@@ -106,10 +128,10 @@ pub const GRAM_ERROR: KindInfo = KindInfo {
     )],
     metrics: &[
         "gram_mse",
-        "relative_frobenius",
+        column::RELATIVE_FROBENIUS,
         "max_abs_error",
         "bias",
-        "map_seconds",
+        column::MAP_SECONDS,
     ],
     seeds: &[
         MAP_SEED,
@@ -182,24 +204,16 @@ pub const LEARNING: KindInfo = KindInfo {
           test rows: accuracy / error % (classification) or RMSE / normalised RMSE \
           (regression), map, training and prediction times (TS Figs. 3-4 and Tables 1-3, \
           Rahimi & Recht Table 1, Fastfood Table 2, PRFF Fig. 3, the tutorial).",
-    params: &[ParamSpec {
-        name: "train_size",
-        kind: ParamKind::Int {
-            min: 0,
-            max: 1 << 31,
-        },
-        default: Some(Default::Int(0)),
-        doc: "train on this many training rows drawn with data_seed (0: all)",
-    }],
+    params: &[TRAIN_SIZE],
     metrics: &[
-        "accuracy",
+        column::ACCURACY,
         "error_percent",
-        "rmse",
+        column::RMSE,
         "normalized_rmse",
         "n_features",
-        "map_seconds",
-        "train_seconds",
-        "predict_seconds",
+        column::MAP_SECONDS,
+        column::TRAIN_SECONDS,
+        column::PREDICT_SECONDS,
     ],
     seeds: &[
         MAP_SEED,

@@ -42,8 +42,12 @@ pub struct MapInfo {
     /// Whether its components are training rows (Nystroem's landmarks): at most as many as the
     /// rows it is fitted on.
     pub components_are_rows: bool,
+    /// Whether `rfbench compare` runs it unless maps are named. Random binning is not: its D is
+    /// a number of grids whose features are `width` times as many, so its ladder would not
+    /// compare with the others'.
+    pub in_default_comparison: bool,
     pub features: Features,
-    /// What the memory estimate needs to know of it ([`crate::memory`] only adds these up).
+    /// What the memory estimate needs to know of it (the runner's `memory` module only adds these up).
     pub size: MapSize,
 }
 
@@ -109,7 +113,8 @@ const NO_FEATURES: MapSize = MapSize {
     state: |_, _, _, _| 0,
 };
 
-const N_COMPONENTS: ParamSpec = count(
+/// D, every map's size parameter but random binning's.
+pub const N_COMPONENTS: ParamSpec = count(
     "n_components",
     None,
     "D, the number of features (the paired Fourier form needs it even)",
@@ -254,6 +259,13 @@ fn prff(p: &ParamValues, k: &Kernel) -> Config {
     )
 }
 
+impl MapInfo {
+    /// Whether it is a random feature map (not `exact` or `none`).
+    pub fn is_feature_map(&self) -> bool {
+        matches!(self.features, Features::Map(_))
+    }
+}
+
 impl std::fmt::Debug for MapInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "map {:?}", self.name)
@@ -271,6 +283,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: POLY,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(tensor_sketch),
         size: SKETCHES,
     },
@@ -283,6 +296,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: POLY,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(random_maclaurin),
         size: PRODUCTS,
     },
@@ -295,6 +309,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: POLY,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(random_maclaurin_h01),
         size: PRODUCTS,
     },
@@ -307,6 +322,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: SHIFT,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(rff),
         size: PROJECTION,
     },
@@ -319,6 +335,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: RADIAL,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(orf),
         size: PROJECTION,
     },
@@ -331,6 +348,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["gaussian"],
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(sorf),
         size: STRUCTURED,
     },
@@ -343,6 +361,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: RADIAL,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(fastfood),
         size: STRUCTURED,
     },
@@ -355,6 +374,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: RADIAL,
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(fastfood_fft),
         size: STRUCTURED,
     },
@@ -370,6 +390,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["laplacian"],
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: false,
         features: Features::Map(random_binning),
         size: BINNING,
     },
@@ -385,6 +406,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
         fits_on_data: true,
         components_are_rows: true,
+        in_default_comparison: true,
         features: Features::Map(nystroem),
         size: LANDMARKS,
     },
@@ -405,6 +427,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["gaussian"],
         fits_on_data: true,
         components_are_rows: false,
+        in_default_comparison: true,
         features: Features::Map(prff),
         size: PROJECTION,
     },
@@ -417,6 +440,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &["linear", "polynomial", "gaussian", "laplacian", "matern"],
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: false,
         features: Features::Exact,
         size: NO_FEATURES,
     },
@@ -429,6 +453,7 @@ pub const MAPS: &[MapInfo] = &[
         kernels: &[],
         fits_on_data: false,
         components_are_rows: false,
+        in_default_comparison: false,
         features: Features::Raw,
         size: NO_FEATURES,
     },
@@ -436,10 +461,10 @@ pub const MAPS: &[MapInfo] = &[
 
 #[cfg(test)]
 mod tests {
-    use super::super::kernel;
-    use super::super::kernels::KERNELS;
-    use super::super::params::{assert_ranges_agree, defaults};
     use super::*;
+    use crate::kernel;
+    use crate::kernels::KERNELS;
+    use crate::params::{assert_ranges_agree, defaults};
 
     fn checked(map: &MapInfo, params: &ParamValues, kernel: &Kernel) -> Result<(), MapError> {
         let Features::Map(construct) = map.features else {

@@ -4,7 +4,7 @@
 
 use super::learners::TaskKind;
 use super::params::{count, non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
-use crate::data::{self, DataError, Dataset, MakeClassification};
+use rfbench_data::{DataError, Dataset, MakeClassification};
 
 pub type Generate = fn(&ParamValues, u64) -> Result<Dataset, DataError>;
 
@@ -40,7 +40,7 @@ const fn small(name: &'static str, default: i64, doc: &'static str) -> ParamSpec
 }
 
 fn gaussian(p: &ParamValues, seed: u64) -> Result<Dataset, DataError> {
-    data::gaussian(p.usize("n"), p.usize("d"), p.usize("n_test"), seed)
+    rfbench_data::gaussian(p.usize("n"), p.usize("d"), p.usize("n_test"), seed)
 }
 
 fn make_classification(p: &ParamValues, seed: u64) -> Result<Dataset, DataError> {
@@ -55,7 +55,7 @@ fn make_classification(p: &ParamValues, seed: u64) -> Result<Dataset, DataError>
         flip_y: p.f64("flip_y"),
         n_test: p.usize("n_test"),
     };
-    data::make_classification(&params, seed)
+    rfbench_data::make_classification(&params, seed)
 }
 
 pub const GENERATORS: &[GeneratorInfo] = &[

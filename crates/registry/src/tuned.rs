@@ -25,7 +25,7 @@ pub struct Tuned {
 
 impl Tuned {
     /// The columns this value may be written to (`at_edge` included: whether it is written
-    /// depends on the plan, [`crate::results::MetricsBuilder::tuned`]).
+    /// depends on the plan, the runner's `MetricsBuilder::tuned`).
     pub fn columns(&self) -> TunedColumns {
         TunedColumns::new(&self.param, self.by, true)
     }
