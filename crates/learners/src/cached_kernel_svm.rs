@@ -30,7 +30,7 @@ use rfbench_maps::{CsrMatrix, Row, Rows};
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::ENTRY_BYTES;
-use crate::linear_svm::check_finite;
+use crate::prediction::{check_finite, check_input};
 use crate::smo_cached::{solve_cached, SmoReport, SmoSettings};
 
 /// 200 MiB: as many double-precision rows as LIBSVM's default 100 MB cache of single-precision
@@ -315,13 +315,7 @@ impl<K: Kernel> CachedKernelSvm<K> {
     pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
         let support = self.support.rows();
-        if x.n_cols() != support.n_cols() {
-            return Err(LearnerError::DimensionMismatch {
-                expected: support.n_cols(),
-                got: x.n_cols(),
-            });
-        }
-        check_finite(&x)?;
+        check_input(&x, support.n_cols())?;
         let mut out = Array2::zeros((x.n_rows(), self.models.len()));
         let n_sv = support.n_rows();
         // As in training: a kernel that is a function of dot products gets one dot product per

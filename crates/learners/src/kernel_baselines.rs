@@ -39,7 +39,7 @@ use rfbench_maps::{CsrMatrix, Kernel, PolynomialKernel, Row, Rows};
 
 use crate::dual_cd::ConvergenceReport;
 use crate::error::{check_svm_params, LearnerError, Result};
-use crate::linear_svm::check_finite;
+use crate::prediction::{check_finite, check_input, one_vs_rest_labels};
 use crate::smo::solve_smo;
 use crate::svm_dual::dual_objective;
 use rfbench_maps::seeds::sub_seed;
@@ -179,16 +179,6 @@ fn check_training(x: &Rows<'_>, targets: usize, limit: u128) -> Result<()> {
     check_finite(x)
 }
 
-fn check_prediction(train: &Rows<'_>, x: &Rows<'_>) -> Result<()> {
-    if x.n_cols() != train.n_cols() {
-        return Err(LearnerError::DimensionMismatch {
-            expected: train.n_cols(),
-            got: x.n_cols(),
-        });
-    }
-    check_finite(x)
-}
-
 /// Hyper-parameters of [`KernelRidge`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct KernelRidgeParams {
@@ -325,7 +315,7 @@ impl<K: KernelFunction> KernelRidge<K> {
     pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
         let train = self.train.rows();
-        check_prediction(&train, &x)?;
+        check_input(&x, train.n_cols())?;
         let k = kernel_matrix(&self.kernel, x, train);
         Ok(k.dot(&self.dual) + self.means.view().insert_axis(Axis(0)))
     }
@@ -602,30 +592,14 @@ impl<K: KernelFunction> KernelSvm<K> {
     pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
         let train = self.train.rows();
-        check_prediction(&train, &x)?;
+        check_input(&x, train.n_cols())?;
         let mut k = kernel_matrix(&self.kernel, x, train);
         k.mapv_inplace(|v| v + self.bias_squared);
         Ok(k.dot(&self.coef) + self.intercepts.view().insert_axis(Axis(0)))
     }
     pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Vec<i64>> {
-        let dec = self.decision_function(x)?;
-        Ok(dec
-            .rows()
-            .into_iter()
-            .map(|r| {
-                if self.classes.len() == 2 {
-                    self.classes[usize::from(r[0] > 0.0)]
-                } else {
-                    let mut best = 0;
-                    for k in 1..r.len() {
-                        if r[k] > r[best] {
-                            best = k;
-                        }
-                    }
-                    self.classes[best]
-                }
-            })
-            .collect())
+        let decisions = self.decision_function(x)?;
+        Ok(one_vs_rest_labels(&self.classes, &decisions))
     }
 }
 

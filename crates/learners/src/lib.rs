@@ -41,6 +41,7 @@ mod linear_svm;
 mod linfa_traits;
 mod logistic;
 pub mod metrics;
+mod prediction;
 mod primal;
 mod ridge;
 mod smo;

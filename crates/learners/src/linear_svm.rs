@@ -24,12 +24,13 @@
 
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
-use rfbench_maps::{MapError, Rows};
+use rfbench_maps::Rows;
 
 use crate::dual_cd::{
     solve_dual, ConvergenceReport, DenseRows, DualRows, DualSettings, SparseRows, SvmLoss,
 };
 use crate::error::{check_svm_params, LearnerError, Result};
+use crate::prediction::{check_finite, check_input, one_vs_rest_labels};
 use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem};
 
 /// LIBLINEAR's default tolerance of the dual solvers (`-s 1`, `-s 3`).
@@ -505,14 +506,7 @@ impl LinearModel {
     /// `n x n_models` decision values `w'x + b`.
     pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
-        let d = self.weights.ncols();
-        if x.n_cols() != d {
-            return Err(LearnerError::DimensionMismatch {
-                expected: d,
-                got: x.n_cols(),
-            });
-        }
-        check_finite(&x)?;
+        check_input(&x, self.weights.ncols())?;
         let m = self.weights.nrows();
         let mut out = Array2::zeros((x.n_rows(), m));
         for (i, mut o) in out.rows_mut().into_iter().enumerate() {
@@ -529,24 +523,8 @@ impl LinearModel {
 
     /// Predicted class labels.
     pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Vec<i64>> {
-        let dec = self.decision_function(x)?;
-        Ok(dec
-            .rows()
-            .into_iter()
-            .map(|r| {
-                if self.classes.len() == 2 {
-                    self.classes[usize::from(r[0] > 0.0)]
-                } else {
-                    let mut best = 0;
-                    for k in 1..r.len() {
-                        if r[k] > r[best] {
-                            best = k;
-                        }
-                    }
-                    self.classes[best]
-                }
-            })
-            .collect())
+        let decisions = self.decision_function(x)?;
+        Ok(one_vs_rest_labels(&self.classes, &decisions))
     }
 }
 
@@ -563,13 +541,6 @@ pub fn class_labels_from_f64(values: &[f64]) -> Result<Vec<i64>> {
             }
         })
         .collect()
-}
-
-pub(crate) fn check_finite(x: &Rows<'_>) -> Result<()> {
-    x.check_finite().map_err(|e| match e {
-        MapError::NonFinite { row, col, value } => LearnerError::NonFinite { row, col, value },
-        other => LearnerError::Input(other),
-    })
 }
 
 fn sorted_classes(labels: &[i64]) -> Vec<i64> {

@@ -47,6 +47,7 @@ use ndarray_linalg::{FactorizeCInto, SolveC, UPLO};
 
 use crate::error::{LearnerError, Result};
 use crate::grid_search::{self, GridSearch, Simpler};
+use crate::prediction::{check_columns, one_vs_rest_labels};
 use crate::tridiagonal::Tridiagonal;
 use rfbench_maps::seeds::sub_seed;
 
@@ -664,12 +665,7 @@ impl Ridge {
 
     /// `n x k` predictions.
     pub fn predict(&self, z: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
-        if z.ncols() != self.weights.nrows() {
-            return Err(LearnerError::DimensionMismatch {
-                expected: self.weights.nrows(),
-                got: z.ncols(),
-            });
-        }
+        check_columns(self.weights.nrows(), z.ncols())?;
         Ok(z.dot(&self.weights) + self.intercepts.view().insert_axis(Axis(0)))
     }
 }
@@ -775,21 +771,10 @@ impl RidgeClassifier {
     pub fn decision_function(&self, z: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
         self.ridge.predict(z)
     }
+    /// The class of the largest output.
     pub fn predict(&self, z: ArrayView2<'_, f64>) -> Result<Vec<i64>> {
-        let out = self.decision_function(z)?;
-        Ok(out
-            .rows()
-            .into_iter()
-            .map(|r| {
-                let mut best = 0;
-                for k in 1..r.len() {
-                    if r[k] > r[best] {
-                        best = k;
-                    }
-                }
-                self.classes[best]
-            })
-            .collect())
+        let decisions = self.decision_function(z)?;
+        Ok(one_vs_rest_labels(&self.classes, &decisions))
     }
 }
 
