@@ -2,7 +2,8 @@
 //! (`svm-train -s 0`) — hinge loss, free intercept, `min 1/2 a'Q a - e'a` subject to
 //! `0 <= a <= C`, `y'a = 0` — by LIBSVM's SMO with a bounded kernel-row cache and shrinking
 //! (see [`crate::smo_cached`]), so that memory is the cache size plus `O(n)` instead of the
-//! `8 n^2` bytes of [`crate::KernelSvm`], and the dual objective, `rho` and support vectors can be
+//! `8 n^2` bytes of the full-matrix kernel SVM (`KernelSvm`, feature `full-matrix-svm`, the
+//! reference it is tested against), and the dual objective, `rho` and support vectors can be
 //! compared with `svm-train`'s.
 //!
 //! - Cache: `cache_bytes` (default [`DEFAULT_CACHE_BYTES`], 200 MiB: LIBSVM's default 100 MB
@@ -11,10 +12,10 @@
 //!   Results do not depend on the cache size, only the time does.
 //! - Multi-class: one-vs-one, as LIBSVM: one problem per pair of classes on the rows of the two
 //!   classes, then a vote; ties go to the smaller label (LIBSVM: the class seen first). Of each
-//!   pair the larger label is the positive class (decision value `> 0`), the convention of
-//!   [`crate::KernelSvm`]. Pairs are trained in parallel; the cache budget is shared evenly among
-//!   the pairs that can run at once (`min(pairs, rayon threads)`), each getting at least two of its
-//!   rows.
+//!   pair the larger label is the positive class (decision value `> 0`), the convention of the
+//!   two-class models of [`crate::LinearSvm`]. Pairs are trained in parallel; the cache budget is
+//!   shared evenly among the pairs that can run at once (`min(pairs, rayon threads)`), each
+//!   getting at least two of its rows.
 //! - Prediction goes through the support vectors only (the union over pairs, whose kernel values
 //!   with a test row are computed once), in parallel over test rows.
 //! - Every step's result is independent of the thread count: kernel rows are filled entry by
@@ -401,7 +402,7 @@ fn pair_decision(support: &[usize], coef: &[f64], k: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel_baselines::{KernelIntercept, KernelSvmParams};
+    use crate::kernel_svm::{KernelIntercept, KernelSvmParams};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rfbench_maps::Row;
