@@ -31,6 +31,7 @@ use rfbench_maps::{CsrMatrix, Row, Rows};
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::ENTRY_BYTES;
+use crate::params::param_guard;
 use crate::prediction::{check_finite, check_input};
 use crate::smo_cached::{solve_cached, SmoReport, SmoSettings};
 
@@ -38,9 +39,14 @@ use crate::smo_cached::{solve_cached, SmoReport, SmoSettings};
 /// ones.
 pub const DEFAULT_CACHE_BYTES: u64 = 200 << 20;
 
-/// Hyper-parameters of [`CachedKernelSvm`].
+/// Unchecked hyper-parameters of [`CachedKernelSvm`] (builder setters), checked by
+/// [`check`](Self::check) into [`CachedKernelSvmValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct CachedKernelSvmParams {
+pub struct CachedKernelSvmParams(CachedKernelSvmValidParams);
+
+/// Hyper-parameters that passed [`CachedKernelSvmParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedKernelSvmValidParams {
     c: f64,
     eps: f64,
     cache_bytes: u64,
@@ -50,38 +56,33 @@ pub struct CachedKernelSvmParams {
 
 impl Default for CachedKernelSvmParams {
     fn default() -> Self {
-        Self {
+        Self(CachedKernelSvmValidParams {
             c: 1.0,
             eps: 1e-3,
             cache_bytes: DEFAULT_CACHE_BYTES,
             shrinking: true,
             max_steps: None,
-        }
+        })
     }
 }
 
-/// Hyper-parameters that passed [`CachedKernelSvmParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct CachedKernelSvmValidParams(CachedKernelSvmParams);
+param_guard!(CachedKernelSvmParams => CachedKernelSvmValidParams);
 
 impl CachedKernelSvmParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Cost `C > 0` (default 1; `svm-train -c`).
     pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
+        self.0.c = c;
         self
     }
     /// Stop when the maximal violating pair's gap is below `eps > 0` (default 1e-3;
     /// `svm-train -e`).
     pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
+        self.0.eps = eps;
         self
     }
     /// Kernel cache size in bytes (default [`DEFAULT_CACHE_BYTES`]).
     pub fn cache_bytes(mut self, bytes: u64) -> Self {
-        self.cache_bytes = bytes;
+        self.0.cache_bytes = bytes;
         self
     }
     /// Kernel cache size in LIBSVM's megabytes (2^20 bytes; `svm-train -m`).
@@ -90,22 +91,16 @@ impl CachedKernelSvmParams {
     }
     /// LIBSVM's shrinking heuristic (default on; `svm-train -h`).
     pub fn shrinking(mut self, shrinking: bool) -> Self {
-        self.shrinking = shrinking;
+        self.0.shrinking = shrinking;
         self
     }
     /// Most SMO steps per two-class problem (default LIBSVM's `max(10^7, 100 l)` for `l` rows).
     /// A run stopped by it reports `converged = false`.
     pub fn max_steps(mut self, steps: usize) -> Self {
-        self.max_steps = Some(steps);
+        self.0.max_steps = Some(steps);
         self
     }
-    pub fn check(self) -> Result<CachedKernelSvmValidParams> {
-        check_svm_params(self.c, self.eps, self.max_steps, None)?;
-        if self.cache_bytes == 0 {
-            return Err(LearnerError::InvalidCacheSize(0));
-        }
-        Ok(CachedKernelSvmValidParams(self))
-    }
+    /// `check()` then [`CachedKernelSvmValidParams::fit`].
     pub fn fit<'a, K: Kernel>(
         self,
         kernel: K,
@@ -125,6 +120,14 @@ struct PairProblem {
 }
 
 impl CachedKernelSvmValidParams {
+    fn validate(&self) -> Result<()> {
+        check_svm_params(self.c, self.eps, self.max_steps, None)?;
+        if self.cache_bytes == 0 {
+            return Err(LearnerError::InvalidCacheSize(0));
+        }
+        Ok(())
+    }
+
     /// Fits on rows `x` (dense or CSR) with integer class labels.
     pub fn fit<'a, K: Kernel>(
         &self,
@@ -133,7 +136,6 @@ impl CachedKernelSvmValidParams {
         labels: &[i64],
     ) -> Result<CachedKernelSvm<K>> {
         let x = x.into();
-        let p = &self.0;
         let n = x.n_rows();
         if n == 0 {
             return Err(LearnerError::EmptyData);
@@ -178,9 +180,9 @@ impl CachedKernelSvmValidParams {
         }
         let largest = problems.iter().map(|q| q.rows.len()).max().expect("a pair");
         let needed = 2 * largest as u64 * ENTRY_BYTES;
-        if p.cache_bytes < needed {
+        if self.cache_bytes < needed {
             return Err(LearnerError::CacheTooSmall {
-                bytes: p.cache_bytes,
+                bytes: self.cache_bytes,
                 rows: largest,
                 needed,
             });
@@ -191,11 +193,13 @@ impl CachedKernelSvmValidParams {
             .map(|q| {
                 let l = q.rows.len();
                 let settings = SmoSettings {
-                    c: p.c,
-                    eps: p.eps,
-                    shrinking: p.shrinking,
-                    max_steps: p.max_steps.unwrap_or(l.saturating_mul(100).max(10_000_000)),
-                    cache_bytes: (p.cache_bytes / concurrent).max(2 * l as u64 * ENTRY_BYTES),
+                    c: self.c,
+                    eps: self.eps,
+                    shrinking: self.shrinking,
+                    max_steps: self
+                        .max_steps
+                        .unwrap_or(l.saturating_mul(100).max(10_000_000)),
+                    cache_bytes: (self.cache_bytes / concurrent).max(2 * l as u64 * ENTRY_BYTES),
                 };
                 solve_cached(&kernel, x, &q.rows, &q.y, &settings)
             })

@@ -26,6 +26,7 @@ use rayon::prelude::*;
 use rfbench_maps::{CsrMatrix, Kernel, PolynomialKernel, Row, Rows};
 
 use crate::error::{LearnerError, Result};
+use crate::params::param_guard;
 use crate::prediction::{check_finite, check_input};
 
 /// 2 GiB: a kernel matrix of 16,384 rows.
@@ -165,9 +166,14 @@ pub(crate) fn check_training(x: &Rows<'_>, targets: usize, limit: u128) -> Resul
     check_finite(x)
 }
 
-/// Hyper-parameters of [`KernelRidge`].
+/// Unchecked hyper-parameters of [`KernelRidge`] (builder setters), checked by
+/// [`check`](Self::check) into [`KernelRidgeValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct KernelRidgeParams {
+pub struct KernelRidgeParams(KernelRidgeValidParams);
+
+/// Hyper-parameters that passed [`KernelRidgeParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelRidgeValidParams {
     lambda: f64,
     center_targets: bool,
     max_kernel_bytes: u128,
@@ -175,47 +181,33 @@ pub struct KernelRidgeParams {
 
 impl Default for KernelRidgeParams {
     fn default() -> Self {
-        Self {
+        Self(KernelRidgeValidParams {
             lambda: 1.0,
             center_targets: true,
             max_kernel_bytes: DEFAULT_MAX_KERNEL_BYTES,
-        }
+        })
     }
 }
 
-/// Hyper-parameters that passed [`KernelRidgeParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct KernelRidgeValidParams(KernelRidgeParams);
+param_guard!(KernelRidgeParams => KernelRidgeValidParams);
 
 impl KernelRidgeParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Regularisation `lambda >= 0` (default 1).
     pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = lambda;
+        self.0.lambda = lambda;
         self
     }
     /// Subtract the target means before solving and add them back when predicting (default true).
     pub fn center_targets(mut self, center: bool) -> Self {
-        self.center_targets = center;
+        self.0.center_targets = center;
         self
     }
     /// Largest kernel matrix, in bytes, `fit` may allocate (default 2 GiB).
     pub fn max_kernel_bytes(mut self, bytes: u128) -> Self {
-        self.max_kernel_bytes = bytes;
+        self.0.max_kernel_bytes = bytes;
         self
     }
-    /// Whether target means are subtracted before solving.
-    pub(crate) fn centers_targets(&self) -> bool {
-        self.center_targets
-    }
-    pub fn check(self) -> Result<KernelRidgeValidParams> {
-        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
-            return Err(LearnerError::InvalidLambda(self.lambda));
-        }
-        Ok(KernelRidgeValidParams(self))
-    }
+    /// `check()` then [`KernelRidgeValidParams::fit`].
     pub fn fit<'a, K: KernelFunction>(
         self,
         kernel: K,
@@ -227,13 +219,21 @@ impl KernelRidgeParams {
 }
 
 impl KernelRidgeValidParams {
-    pub fn params(&self) -> &KernelRidgeParams {
-        &self.0
+    fn validate(&self) -> Result<()> {
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(LearnerError::InvalidLambda(self.lambda));
+        }
+        Ok(())
+    }
+
+    /// Whether target means are subtracted before solving.
+    pub(crate) fn centers_targets(&self) -> bool {
+        self.center_targets
     }
 
     /// Rows, columns, finiteness and the kernel-size limit of a training set.
     pub(crate) fn check_training(&self, x: &Rows<'_>, y: ArrayView2<'_, f64>) -> Result<()> {
-        check_training(x, y.nrows(), self.0.max_kernel_bytes)?;
+        check_training(x, y.nrows(), self.max_kernel_bytes)?;
         if let Some(((row, output), &value)) = y.indexed_iter().find(|(_, v)| !v.is_finite()) {
             return Err(LearnerError::NonFiniteTarget { row, output, value });
         }
@@ -248,10 +248,9 @@ impl KernelRidgeValidParams {
         y: ArrayView2<'_, f64>,
     ) -> Result<KernelRidge<K>> {
         let x = x.into();
-        let p = &self.0;
         self.check_training(&x, y)?;
-        let n = x.n_rows();
-        let means = if p.center_targets {
+        let (n, lambda) = (x.n_rows(), self.lambda);
+        let means = if self.center_targets {
             y.mean_axis(Axis(0)).expect("n > 0")
         } else {
             Array1::zeros(y.ncols())
@@ -259,11 +258,11 @@ impl KernelRidgeValidParams {
         let centred = &y - &means.view().insert_axis(Axis(0));
         let mut k = gram(&kernel, x);
         for i in 0..n {
-            k[[i, i]] += p.lambda;
+            k[[i, i]] += lambda;
         }
         let factor = k
             .factorizec(UPLO::Lower)
-            .map_err(|_| LearnerError::NotPositiveDefinite { lambda: p.lambda })?;
+            .map_err(|_| LearnerError::NotPositiveDefinite { lambda })?;
         let mut dual = Array2::zeros((n, y.ncols()));
         for o in 0..y.ncols() {
             let col = factor
@@ -272,7 +271,7 @@ impl KernelRidgeValidParams {
             dual.column_mut(o).assign(&col);
         }
         if dual.iter().any(|v| !v.is_finite()) {
-            return Err(LearnerError::NotPositiveDefinite { lambda: p.lambda });
+            return Err(LearnerError::NotPositiveDefinite { lambda });
         }
         Ok(KernelRidge {
             kernel,

@@ -31,6 +31,7 @@ use crate::error::{check_svm_params, LearnerError, Result};
 use crate::kernel_baselines::{
     check_training, gram, kernel_matrix, KernelFunction, OwnedRows, DEFAULT_MAX_KERNEL_BYTES,
 };
+use crate::params::param_guard;
 use crate::prediction::{check_input, one_vs_rest_labels};
 use crate::smo::solve_smo;
 use crate::svm_dual::dual_objective;
@@ -49,9 +50,14 @@ pub enum KernelIntercept {
     Free,
 }
 
-/// Hyper-parameters of [`KernelSvm`].
+/// Unchecked hyper-parameters of [`KernelSvm`] (builder setters), checked by
+/// [`check`](Self::check) into [`KernelSvmValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct KernelSvmParams {
+pub struct KernelSvmParams(KernelSvmValidParams);
+
+/// Hyper-parameters that passed [`KernelSvmParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelSvmValidParams {
     c: f64,
     eps: f64,
     max_iter: usize,
@@ -62,69 +68,57 @@ pub struct KernelSvmParams {
 
 impl Default for KernelSvmParams {
     fn default() -> Self {
-        Self {
+        Self(KernelSvmValidParams {
             c: 1.0,
             eps: 1e-3,
             max_iter: 1000,
             intercept: KernelIntercept::Penalised(1.0),
             seed: 0,
             max_kernel_bytes: DEFAULT_MAX_KERNEL_BYTES,
-        }
+        })
     }
 }
 
-/// Hyper-parameters that passed [`KernelSvmParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct KernelSvmValidParams(KernelSvmParams);
+param_guard!(KernelSvmParams => KernelSvmValidParams);
 
 impl KernelSvmParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Cost `C > 0` (default 1).
     pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
+        self.0.c = c;
         self
     }
     /// Tolerance on the projected-gradient gap (default 1e-3).
     pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
+        self.0.eps = eps;
         self
     }
     /// Maximum number of passes (default 1000); for SMO, `max_iter * n` two-coordinate steps.
     pub fn max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
+        self.0.max_iter = max_iter;
         self
     }
     /// Constant feature `b > 0` folded into the kernel as `k + b^2`, or `None` (default `Some(1)`):
     /// shorthand for [`KernelIntercept::Penalised`] / [`KernelIntercept::None`].
     pub fn bias(mut self, bias: Option<f64>) -> Self {
-        self.intercept = bias.map_or(KernelIntercept::None, KernelIntercept::Penalised);
+        self.0.intercept = bias.map_or(KernelIntercept::None, KernelIntercept::Penalised);
         self
     }
     /// How the intercept is fitted (default `Penalised(1)`).
     pub fn intercept(mut self, intercept: KernelIntercept) -> Self {
-        self.intercept = intercept;
+        self.0.intercept = intercept;
         self
     }
     /// Seed of the random visiting order (default 0).
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.0.seed = seed;
         self
     }
     /// Largest kernel matrix, in bytes, `fit` may allocate (default 2 GiB).
     pub fn max_kernel_bytes(mut self, bytes: u128) -> Self {
-        self.max_kernel_bytes = bytes;
+        self.0.max_kernel_bytes = bytes;
         self
     }
-    pub fn check(self) -> Result<KernelSvmValidParams> {
-        let bias = match self.intercept {
-            KernelIntercept::Penalised(b) => Some(b),
-            _ => None,
-        };
-        check_svm_params(self.c, self.eps, Some(self.max_iter), bias)?;
-        Ok(KernelSvmValidParams(self))
-    }
+    /// `check()` then [`KernelSvmValidParams::fit`].
     pub fn fit<'a, K: KernelFunction>(
         self,
         kernel: K,
@@ -136,6 +130,15 @@ impl KernelSvmParams {
 }
 
 impl KernelSvmValidParams {
+    fn validate(&self) -> Result<()> {
+        let bias = match self.intercept {
+            KernelIntercept::Penalised(b) => Some(b),
+            _ => None,
+        };
+        check_svm_params(self.c, self.eps, Some(self.max_iter), bias)
+    }
+
+    /// Fits on rows `x` (dense or CSR) with integer class labels.
     pub fn fit<'a, K: KernelFunction>(
         &self,
         kernel: K,
@@ -143,8 +146,7 @@ impl KernelSvmValidParams {
         labels: &[i64],
     ) -> Result<KernelSvm<K>> {
         let x = x.into();
-        let p = &self.0;
-        check_training(&x, labels.len(), p.max_kernel_bytes)?;
+        check_training(&x, labels.len(), self.max_kernel_bytes)?;
         let mut classes = labels.to_vec();
         classes.sort_unstable();
         classes.dedup();
@@ -152,7 +154,7 @@ impl KernelSvmValidParams {
             return Err(LearnerError::SingleClass { label: classes[0] });
         }
         let mut k = gram(&kernel, x);
-        let b2 = match p.intercept {
+        let b2 = match self.intercept {
             KernelIntercept::Penalised(b) => b * b,
             KernelIntercept::None | KernelIntercept::Free => 0.0,
         };
@@ -172,12 +174,13 @@ impl KernelSvmValidParams {
                     .iter()
                     .map(|&l| if l == positive { 1.0 } else { -1.0 })
                     .collect();
-                let (alpha, intercept, report) = if p.intercept == KernelIntercept::Free {
-                    let steps = p.max_iter.saturating_mul(y.len());
-                    let sol = solve_smo(&k, &y, p.c, p.eps, steps);
+                let (alpha, intercept, report) = if self.intercept == KernelIntercept::Free {
+                    let steps = self.max_iter.saturating_mul(y.len());
+                    let sol = solve_smo(&k, &y, self.c, self.eps, steps);
                     (sol.alpha, -sol.rho, sol.report)
                 } else {
-                    let (alpha, report) = solve_kernel_dual(&k, &y, p, sub_seed(p.seed, m as u64));
+                    let (alpha, report) =
+                        solve_kernel_dual(&k, &y, self, sub_seed(self.seed, m as u64));
                     (alpha, 0.0, report)
                 };
                 // Signed coefficients y_i alpha_i.
@@ -210,7 +213,7 @@ impl KernelSvmValidParams {
 fn solve_kernel_dual(
     k: &Array2<f64>,
     y: &[f64],
-    p: &KernelSvmParams,
+    p: &KernelSvmValidParams,
     seed: u64,
 ) -> (Vec<f64>, ConvergenceReport) {
     let n = y.len();

@@ -30,8 +30,10 @@
 //! - linfa's `Fit` / `Predict` traits for [`LinearSvm`] and [`Ridge`] on dense linfa datasets.
 //!
 //! Life cycle (the linfa convention, as in `rfbench-maps`): `XxxParams` (unchecked, builder
-//! setters, explicit `u64` seeds) -> `check()` -> `fit(data)` -> fitted model. Solvers report how
-//! they ended (iterations, final gap, objective, a `converged` flag) instead of stopping silently.
+//! setters, explicit `u64` seeds) -> `check()` -> `XxxValidParams` -> `fit(data)` -> fitted model.
+//! Every `XxxParams` is linfa's [`ParamGuard`] over its `XxxValidParams` (`check_ref` checks in
+//! place), so linfa's `Fit` takes the unchecked parameters too. Solvers report how they ended
+//! (iterations, final gap, objective, a `converged` flag) instead of stopping silently.
 
 mod cached_kernel_svm;
 mod cross_validation;
@@ -46,6 +48,7 @@ mod linear_svm;
 mod linfa_traits;
 mod logistic;
 pub mod metrics;
+mod params;
 mod prediction;
 mod primal;
 mod ridge;
@@ -74,6 +77,7 @@ pub use linear_svm::{
     LogisticRegression, Solver, AUTO_DUAL_PASSES, AUTO_PRIMAL_RATIO, DUAL_EPS, PRIMAL_EPS,
 };
 pub use logistic::{LogisticRegressionParams, LogisticRegressionValidParams};
+pub use params::ParamGuard;
 /// The one kernel vocabulary, `rfbench-maps`'s: the baselines take it (or any
 /// [`KernelFunction`]).
 pub use rfbench_maps::Kernel;

@@ -47,6 +47,7 @@ use ndarray_linalg::{FactorizeCInto, SolveC, UPLO};
 
 use crate::error::{LearnerError, Result};
 use crate::grid_search::{self, GridSearch, Simpler};
+use crate::params::{param_guard, ParamGuard};
 use crate::prediction::{check_columns, one_vs_rest_labels};
 use crate::tridiagonal::Tridiagonal;
 use rfbench_maps::seeds::sub_seed;
@@ -116,59 +117,45 @@ impl CrossValidation {
 }
 
 /// Unchecked hyper-parameters of [`Ridge`] (and, through [`RidgeClassifierParams`], of the
-/// classifier).
+/// classifier), checked by [`check`](Self::check) into [`RidgeValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct RidgeParams {
+pub struct RidgeParams(RidgeValidParams);
+
+/// Hyper-parameters that passed [`RidgeParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RidgeValidParams {
     lambda: f64,
     fit_intercept: bool,
     cross_validation: Option<CrossValidation>,
 }
 
-/// Hyper-parameters that passed [`RidgeParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct RidgeValidParams(RidgeParams);
-
 impl Default for RidgeParams {
     fn default() -> Self {
-        Self {
+        Self(RidgeValidParams {
             lambda: 1.0,
             fit_intercept: true,
             cross_validation: None,
-        }
+        })
     }
 }
 
+param_guard!(RidgeParams => RidgeValidParams);
+
 impl RidgeParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Regularisation `lambda >= 0` (default 1; ignored under cross-validation).
     pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = lambda;
+        self.0.lambda = lambda;
         self
     }
     /// Whether to fit an unpenalised intercept (default true).
     pub fn fit_intercept(mut self, fit_intercept: bool) -> Self {
-        self.fit_intercept = fit_intercept;
+        self.0.fit_intercept = fit_intercept;
         self
     }
     /// Choose lambda by k-fold cross-validation over a grid.
     pub fn cross_validation(mut self, cv: CrossValidation) -> Self {
-        self.cross_validation = Some(cv);
+        self.0.cross_validation = Some(cv);
         self
-    }
-
-    pub fn check(self) -> Result<RidgeValidParams> {
-        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
-            return Err(LearnerError::InvalidLambda(self.lambda));
-        }
-        if let Some(cv) = &self.cross_validation {
-            cv.check("lambda")?;
-            if let Some(&bad) = cv.grid.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
-                return Err(LearnerError::InvalidLambda(bad));
-            }
-        }
-        Ok(RidgeValidParams(self))
     }
 
     /// `check()` then [`RidgeValidParams::fit`].
@@ -178,8 +165,17 @@ impl RidgeParams {
 }
 
 impl RidgeValidParams {
-    pub fn params(&self) -> &RidgeParams {
-        &self.0
+    fn validate(&self) -> Result<()> {
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(LearnerError::InvalidLambda(self.lambda));
+        }
+        if let Some(cv) = &self.cross_validation {
+            cv.check("lambda")?;
+            if let Some(&bad) = cv.grid.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
+                return Err(LearnerError::InvalidLambda(bad));
+            }
+        }
+        Ok(())
     }
 
     /// Starts a streamed fit over `n_features` columns and `n_outputs` targets.
@@ -492,7 +488,7 @@ impl RidgeAccumulator {
                 got: 0,
             });
         }
-        let n_folds = params.0.cross_validation.as_ref().map_or(0, |cv| cv.folds);
+        let n_folds = params.cross_validation.as_ref().map_or(0, |cv| cv.folds);
         Ok(Self {
             params,
             total: Moments::new(d, k),
@@ -540,7 +536,7 @@ impl RidgeAccumulator {
                 });
             }
         }
-        if let Some(cv) = &self.params.0.cross_validation {
+        if let Some(cv) = &self.params.cross_validation {
             let mut members: Vec<Vec<usize>> = vec![Vec::new(); cv.folds];
             for r in 0..z.nrows() {
                 members[fold_of(cv.seed, self.rows_seen + r, cv.folds)].push(r);
@@ -569,9 +565,9 @@ impl RidgeAccumulator {
         if n == 0 {
             return Err(LearnerError::EmptyData);
         }
-        let fit_intercept = self.params.0.fit_intercept;
-        let (lambda, search) = match &self.params.0.cross_validation {
-            None => (self.params.0.lambda, None),
+        let fit_intercept = self.params.fit_intercept;
+        let (lambda, search) = match &self.params.cross_validation {
+            None => (self.params.lambda, None),
             Some(cv) => {
                 if cv.folds > n {
                     return Err(LearnerError::InvalidFolds {
@@ -722,11 +718,7 @@ impl RidgeClassifierParams {
             1 => return Err(LearnerError::SingleClass { label: classes[0] }),
             _ => {}
         }
-        let mut acc = self
-            .0
-            .clone()
-            .check()?
-            .accumulator(n_features, classes.len())?;
+        let mut acc = self.0.check_ref()?.accumulator(n_features, classes.len())?;
         for block in blocks {
             let (z, labels) = block?;
             let z: CowArray<'z, f64, Ix2> = z.into();
