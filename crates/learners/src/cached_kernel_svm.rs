@@ -2,7 +2,8 @@
 //! (`svm-train -s 0`) — hinge loss, free intercept, `min 1/2 a'Q a - e'a` subject to
 //! `0 <= a <= C`, `y'a = 0` — by LIBSVM's SMO with a bounded kernel-row cache and shrinking
 //! (see [`crate::smo_cached`]), so that memory is the cache size plus `O(n)` instead of the
-//! `8 n^2` bytes of [`crate::KernelSvm`], and the dual objective, `rho` and support vectors can be
+//! `8 n^2` bytes of the full-matrix kernel SVM (`KernelSvm`, feature `full-matrix-svm`, the
+//! reference it is tested against), and the dual objective, `rho` and support vectors can be
 //! compared with `svm-train`'s.
 //!
 //! - Cache: `cache_bytes` (default [`DEFAULT_CACHE_BYTES`], 200 MiB: LIBSVM's default 100 MB
@@ -11,10 +12,10 @@
 //!   Results do not depend on the cache size, only the time does.
 //! - Multi-class: one-vs-one, as LIBSVM: one problem per pair of classes on the rows of the two
 //!   classes, then a vote; ties go to the smaller label (LIBSVM: the class seen first). Of each
-//!   pair the larger label is the positive class (decision value `> 0`), the convention of
-//!   [`crate::KernelSvm`]. Pairs are trained in parallel; the cache budget is shared evenly among
-//!   the pairs that can run at once (`min(pairs, rayon threads)`), each getting at least two of its
-//!   rows.
+//!   pair the larger label is the positive class (decision value `> 0`), the convention of the
+//!   two-class models of [`crate::LinearSvm`]. Pairs are trained in parallel; the cache budget is
+//!   shared evenly among the pairs that can run at once (`min(pairs, rayon threads)`), each
+//!   getting at least two of its rows.
 //! - Prediction goes through the support vectors only (the union over pairs, whose kernel values
 //!   with a test row are computed once), in parallel over test rows.
 //! - Every step's result is independent of the thread count: kernel rows are filled entry by
@@ -30,16 +31,22 @@ use rfbench_maps::{CsrMatrix, Row, Rows};
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::ENTRY_BYTES;
-use crate::linear_svm::check_finite;
+use crate::params::param_guard;
+use crate::prediction::{check_finite, check_input};
 use crate::smo_cached::{solve_cached, SmoReport, SmoSettings};
 
 /// 200 MiB: as many double-precision rows as LIBSVM's default 100 MB cache of single-precision
 /// ones.
 pub const DEFAULT_CACHE_BYTES: u64 = 200 << 20;
 
-/// Hyper-parameters of [`CachedKernelSvm`].
+/// Unchecked hyper-parameters of [`CachedKernelSvm`] (builder setters), checked by
+/// [`check`](Self::check) into [`CachedKernelSvmValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct CachedKernelSvmParams {
+pub struct CachedKernelSvmParams(CachedKernelSvmValidParams);
+
+/// Hyper-parameters that passed [`CachedKernelSvmParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct CachedKernelSvmValidParams {
     c: f64,
     eps: f64,
     cache_bytes: u64,
@@ -49,38 +56,33 @@ pub struct CachedKernelSvmParams {
 
 impl Default for CachedKernelSvmParams {
     fn default() -> Self {
-        Self {
+        Self(CachedKernelSvmValidParams {
             c: 1.0,
             eps: 1e-3,
             cache_bytes: DEFAULT_CACHE_BYTES,
             shrinking: true,
             max_steps: None,
-        }
+        })
     }
 }
 
-/// Hyper-parameters that passed [`CachedKernelSvmParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct CachedKernelSvmValidParams(CachedKernelSvmParams);
+param_guard!(CachedKernelSvmParams => CachedKernelSvmValidParams);
 
 impl CachedKernelSvmParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Cost `C > 0` (default 1; `svm-train -c`).
     pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
+        self.0.c = c;
         self
     }
     /// Stop when the maximal violating pair's gap is below `eps > 0` (default 1e-3;
     /// `svm-train -e`).
     pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
+        self.0.eps = eps;
         self
     }
     /// Kernel cache size in bytes (default [`DEFAULT_CACHE_BYTES`]).
     pub fn cache_bytes(mut self, bytes: u64) -> Self {
-        self.cache_bytes = bytes;
+        self.0.cache_bytes = bytes;
         self
     }
     /// Kernel cache size in LIBSVM's megabytes (2^20 bytes; `svm-train -m`).
@@ -89,22 +91,16 @@ impl CachedKernelSvmParams {
     }
     /// LIBSVM's shrinking heuristic (default on; `svm-train -h`).
     pub fn shrinking(mut self, shrinking: bool) -> Self {
-        self.shrinking = shrinking;
+        self.0.shrinking = shrinking;
         self
     }
     /// Most SMO steps per two-class problem (default LIBSVM's `max(10^7, 100 l)` for `l` rows).
     /// A run stopped by it reports `converged = false`.
     pub fn max_steps(mut self, steps: usize) -> Self {
-        self.max_steps = Some(steps);
+        self.0.max_steps = Some(steps);
         self
     }
-    pub fn check(self) -> Result<CachedKernelSvmValidParams> {
-        check_svm_params(self.c, self.eps, self.max_steps, None)?;
-        if self.cache_bytes == 0 {
-            return Err(LearnerError::InvalidCacheSize(0));
-        }
-        Ok(CachedKernelSvmValidParams(self))
-    }
+    /// `check()` then [`CachedKernelSvmValidParams::fit`].
     pub fn fit<'a, K: Kernel>(
         self,
         kernel: K,
@@ -124,6 +120,14 @@ struct PairProblem {
 }
 
 impl CachedKernelSvmValidParams {
+    fn validate(&self) -> Result<()> {
+        check_svm_params(self.c, self.eps, self.max_steps, None)?;
+        if self.cache_bytes == 0 {
+            return Err(LearnerError::InvalidCacheSize(0));
+        }
+        Ok(())
+    }
+
     /// Fits on rows `x` (dense or CSR) with integer class labels.
     pub fn fit<'a, K: Kernel>(
         &self,
@@ -132,7 +136,6 @@ impl CachedKernelSvmValidParams {
         labels: &[i64],
     ) -> Result<CachedKernelSvm<K>> {
         let x = x.into();
-        let p = &self.0;
         let n = x.n_rows();
         if n == 0 {
             return Err(LearnerError::EmptyData);
@@ -177,9 +180,9 @@ impl CachedKernelSvmValidParams {
         }
         let largest = problems.iter().map(|q| q.rows.len()).max().expect("a pair");
         let needed = 2 * largest as u64 * ENTRY_BYTES;
-        if p.cache_bytes < needed {
+        if self.cache_bytes < needed {
             return Err(LearnerError::CacheTooSmall {
-                bytes: p.cache_bytes,
+                bytes: self.cache_bytes,
                 rows: largest,
                 needed,
             });
@@ -190,11 +193,13 @@ impl CachedKernelSvmValidParams {
             .map(|q| {
                 let l = q.rows.len();
                 let settings = SmoSettings {
-                    c: p.c,
-                    eps: p.eps,
-                    shrinking: p.shrinking,
-                    max_steps: p.max_steps.unwrap_or(l.saturating_mul(100).max(10_000_000)),
-                    cache_bytes: (p.cache_bytes / concurrent).max(2 * l as u64 * ENTRY_BYTES),
+                    c: self.c,
+                    eps: self.eps,
+                    shrinking: self.shrinking,
+                    max_steps: self
+                        .max_steps
+                        .unwrap_or(l.saturating_mul(100).max(10_000_000)),
+                    cache_bytes: (self.cache_bytes / concurrent).max(2 * l as u64 * ENTRY_BYTES),
                 };
                 solve_cached(&kernel, x, &q.rows, &q.y, &settings)
             })
@@ -315,13 +320,7 @@ impl<K: Kernel> CachedKernelSvm<K> {
     pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
         let support = self.support.rows();
-        if x.n_cols() != support.n_cols() {
-            return Err(LearnerError::DimensionMismatch {
-                expected: support.n_cols(),
-                got: x.n_cols(),
-            });
-        }
-        check_finite(&x)?;
+        check_input(&x, support.n_cols())?;
         let mut out = Array2::zeros((x.n_rows(), self.models.len()));
         let n_sv = support.n_rows();
         // As in training: a kernel that is a function of dot products gets one dot product per
@@ -407,7 +406,7 @@ fn pair_decision(support: &[usize], coef: &[f64], k: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::kernel_baselines::{KernelIntercept, KernelSvmParams};
+    use crate::kernel_svm::{KernelIntercept, KernelSvmParams};
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
     use rfbench_maps::Row;

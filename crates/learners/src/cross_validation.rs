@@ -22,8 +22,10 @@ use rfbench_maps::{CsrMatrix, Rows};
 
 use crate::error::{LearnerError, Result};
 use crate::grid_search::{self, GridSearch, Simpler};
-use crate::kernel_baselines::{gram, KernelFunction, KernelRidge, KernelRidgeValidParams};
-use crate::linear_svm::{LinearSvm, LinearSvmValidParams};
+use crate::kernel_baselines::{
+    gram, KernelFunction, KernelRidge, KernelRidgeParams, KernelRidgeValidParams,
+};
+use crate::linear_svm::{LinearSvm, LinearSvmParams, LinearSvmValidParams};
 use crate::ridge::{fold_of, CrossValidation};
 use crate::tridiagonal::{SymmetricTridiagonal, Tridiagonal};
 
@@ -139,7 +141,7 @@ impl LinearSvmValidParams {
             })
             .collect();
         let error_rate = |c: f64| -> Result<f64> {
-            let params = self.params().clone().c(c).check()?;
+            let params = LinearSvmParams::from(self.clone()).c(c).check()?;
             let (mut wrong, mut total) = (0usize, 0usize);
             for (train, train_labels, validation, validation_labels) in &folds {
                 let model = params.fit(train.rows(), train_labels)?;
@@ -165,7 +167,9 @@ impl LinearSvmValidParams {
     ) -> Result<(LinearSvm, GridSearch)> {
         let x = x.into();
         let search = self.cross_validate_c(x, labels, cv)?;
-        let model = self.params().clone().c(search.chosen).fit(x, labels)?;
+        let model = LinearSvmParams::from(self.clone())
+            .c(search.chosen)
+            .fit(x, labels)?;
         Ok((model, search))
     }
 }
@@ -209,7 +213,7 @@ impl KernelRidgeValidParams {
                 let block = full.select(Axis(0), &train).select(Axis(1), &train);
                 let reduced = Tridiagonal::reduce(block).map_err(LearnerError::LinearAlgebra)?;
                 let y_train = y.select(Axis(0), &train);
-                let means = if self.params().centers_targets() {
+                let means = if self.centers_targets() {
                     y_train
                         .mean_axis(Axis(0))
                         .expect("a fold has training rows")
@@ -260,9 +264,7 @@ impl KernelRidgeValidParams {
     ) -> Result<(KernelRidge<K>, GridSearch)> {
         let x = x.into();
         let search = self.cross_validate_lambda(&kernel, x, y, cv)?;
-        let model = self
-            .params()
-            .clone()
+        let model = KernelRidgeParams::from(self.clone())
             .lambda(search.chosen)
             .fit(kernel, x, y)?;
         Ok((model, search))

@@ -24,13 +24,16 @@
 
 use ndarray::{Array1, Array2, ArrayView2};
 use rayon::prelude::*;
-use rfbench_maps::{MapError, Rows};
+use rfbench_maps::Rows;
 
 use crate::dual_cd::{
     solve_dual, ConvergenceReport, DenseRows, DualRows, DualSettings, SparseRows, SvmLoss,
 };
 use crate::error::{check_svm_params, LearnerError, Result};
+use crate::params::param_guard;
+use crate::prediction::{check_finite, check_input, one_vs_rest_labels};
 use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem};
+use rfbench_maps::seeds::sub_seed;
 
 /// LIBLINEAR's default tolerance of the dual solvers (`-s 1`, `-s 3`).
 pub const DUAL_EPS: f64 = 0.1;
@@ -73,11 +76,15 @@ impl Solver {
             .find(|s| s.name() == name)
     }
 }
-use rfbench_maps::seeds::sub_seed;
 
-/// Unchecked hyper-parameters of [`LinearSvm`].
+/// Unchecked hyper-parameters of [`LinearSvm`] (builder setters), checked by
+/// [`check`](Self::check) into [`LinearSvmValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct LinearSvmParams {
+pub struct LinearSvmParams(LinearSvmValidParams);
+
+/// Hyper-parameters that passed [`LinearSvmParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LinearSvmValidParams {
     c: f64,
     loss: SvmLoss,
     /// `None`: the solver's LIBLINEAR default ([`DUAL_EPS`], [`PRIMAL_EPS`]).
@@ -90,13 +97,9 @@ pub struct LinearSvmParams {
     class_weights: Vec<(i64, f64)>,
 }
 
-/// Hyper-parameters that passed [`LinearSvmParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct LinearSvmValidParams(LinearSvmParams);
-
 impl Default for LinearSvmParams {
     fn default() -> Self {
-        Self {
+        Self(LinearSvmValidParams {
             c: 1.0,
             loss: SvmLoss::L2,
             eps: None,
@@ -106,75 +109,60 @@ impl Default for LinearSvmParams {
             shrinking: true,
             seed: 0,
             class_weights: Vec::new(),
-        }
+        })
     }
 }
 
+param_guard!(LinearSvmParams => LinearSvmValidParams);
+
 impl LinearSvmParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Cost `C > 0` (default 1).
     pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
+        self.0.c = c;
         self
     }
     /// Hinge (L1) or squared hinge (L2, default) loss.
     pub fn loss(mut self, loss: SvmLoss) -> Self {
-        self.loss = loss;
+        self.0.loss = loss;
         self
     }
     /// Stopping tolerance, `> 0`: on the projected-gradient gap for the dual solver (default
     /// 0.1), on `|g| / |g0|` scaled as LIBLINEAR does for the primal one (default 0.01).
     pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = Some(eps);
+        self.0.eps = Some(eps);
         self
     }
     /// Dual coordinate descent (default), primal Newton, or by shape.
     pub fn solver(mut self, solver: Solver) -> Self {
-        self.solver = solver;
+        self.0.solver = solver;
         self
     }
     /// Maximum number of outer iterations, `>= 1` (default 1000, LIBLINEAR's).
     pub fn max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
+        self.0.max_iter = max_iter;
         self
     }
     /// Value of the appended constant feature (`> 0`), or `None` for no bias (default `Some(1)`).
     pub fn bias(mut self, bias: Option<f64>) -> Self {
-        self.bias = bias;
+        self.0.bias = bias;
         self
     }
     /// Whether to shrink the active set (default true). Does not change the optimum.
     pub fn shrinking(mut self, shrinking: bool) -> Self {
-        self.shrinking = shrinking;
+        self.0.shrinking = shrinking;
         self
     }
     /// Seed of the random visiting order (default 0).
     pub fn seed(mut self, seed: u64) -> Self {
-        self.seed = seed;
+        self.0.seed = seed;
         self
     }
     /// Multiplies `C` for the rows of class `label` by `weight > 0` (replaces an earlier weight
     /// for the same label).
     pub fn class_weight(mut self, label: i64, weight: f64) -> Self {
-        self.class_weights.retain(|&(l, _)| l != label);
-        self.class_weights.push((label, weight));
+        self.0.class_weights.retain(|&(l, _)| l != label);
+        self.0.class_weights.push((label, weight));
         self
-    }
-
-    pub fn check(self) -> Result<LinearSvmValidParams> {
-        check_svm_params(
-            self.c,
-            self.eps.unwrap_or(DUAL_EPS),
-            Some(self.max_iter),
-            self.bias,
-        )?;
-        if self.solver == Solver::Primal && self.loss == SvmLoss::L1 {
-            return Err(LearnerError::PrimalNeedsSquaredHinge);
-        }
-        check_class_weights(&self.class_weights)?;
-        Ok(LinearSvmValidParams(self))
     }
 
     /// `check()` then [`LinearSvmValidParams::fit`].
@@ -183,29 +171,35 @@ impl LinearSvmParams {
     }
 }
 
-impl LinearSvmParams {
-    fn common(&self) -> CommonSettings<'_> {
-        CommonSettings {
-            c: self.c,
-            class_weights: &self.class_weights,
-            bias: self.bias,
-            seed: self.seed,
-        }
-    }
-}
-
 impl LinearSvmValidParams {
-    pub fn params(&self) -> &LinearSvmParams {
-        &self.0
+    fn validate(&self) -> Result<()> {
+        let eps = self.eps.unwrap_or(DUAL_EPS);
+        check_svm_params(self.c, eps, Some(self.max_iter), self.bias)?;
+        if self.solver == Solver::Primal && self.loss == SvmLoss::L1 {
+            return Err(LearnerError::PrimalNeedsSquaredHinge);
+        }
+        check_class_weights(&self.class_weights)
     }
 
     /// Trains on rows `x` (dense or sparse) with integer class labels.
     pub fn fit<'a>(&self, x: impl Into<Rows<'a>>, labels: &[i64]) -> Result<LinearSvm> {
         let x = x.into();
-        let p = &self.0;
         let solver = self.solver_for(x.n_rows(), x.n_cols());
-        let binary = SvmSolve { params: p, solver };
-        fit_one_vs_rest(x, labels, &p.common(), &binary)
+        let common = CommonSettings {
+            c: self.c,
+            class_weights: &self.class_weights,
+            bias: self.bias,
+            seed: self.seed,
+        };
+        fit_one_vs_rest(
+            x,
+            labels,
+            &common,
+            &SvmSolve {
+                params: self,
+                solver,
+            },
+        )
     }
 
     /// The solver `fit` starts with on `n` rows of `d` columns: the one asked for; for
@@ -213,9 +207,8 @@ impl LinearSvmValidParams {
     /// descent for the hinge loss (the primal method needs the squared hinge), else `Auto`
     /// itself: dual for [`AUTO_DUAL_PASSES`] passes, then primal if it has not converged.
     pub fn solver_for(&self, n: usize, d: usize) -> Solver {
-        let p = &self.0;
-        match p.solver {
-            Solver::Auto if p.loss == SvmLoss::L1 => Solver::Dual,
+        match self.solver {
+            Solver::Auto if self.loss == SvmLoss::L1 => Solver::Dual,
             Solver::Auto if n >= AUTO_PRIMAL_RATIO * d.max(1) => Solver::Primal,
             chosen => chosen,
         }
@@ -256,7 +249,7 @@ pub(crate) trait BinarySolve: Sync {
 pub(crate) type Solved = (Vec<f64>, ConvergenceReport, Solver);
 
 struct SvmSolve<'a> {
-    params: &'a LinearSvmParams,
+    params: &'a LinearSvmValidParams,
     solver: Solver,
 }
 
@@ -505,14 +498,7 @@ impl LinearModel {
     /// `n x n_models` decision values `w'x + b`.
     pub fn decision_function<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Array2<f64>> {
         let x = x.into();
-        let d = self.weights.ncols();
-        if x.n_cols() != d {
-            return Err(LearnerError::DimensionMismatch {
-                expected: d,
-                got: x.n_cols(),
-            });
-        }
-        check_finite(&x)?;
+        check_input(&x, self.weights.ncols())?;
         let m = self.weights.nrows();
         let mut out = Array2::zeros((x.n_rows(), m));
         for (i, mut o) in out.rows_mut().into_iter().enumerate() {
@@ -529,24 +515,8 @@ impl LinearModel {
 
     /// Predicted class labels.
     pub fn predict<'a>(&self, x: impl Into<Rows<'a>>) -> Result<Vec<i64>> {
-        let dec = self.decision_function(x)?;
-        Ok(dec
-            .rows()
-            .into_iter()
-            .map(|r| {
-                if self.classes.len() == 2 {
-                    self.classes[usize::from(r[0] > 0.0)]
-                } else {
-                    let mut best = 0;
-                    for k in 1..r.len() {
-                        if r[k] > r[best] {
-                            best = k;
-                        }
-                    }
-                    self.classes[best]
-                }
-            })
-            .collect())
+        let decisions = self.decision_function(x)?;
+        Ok(one_vs_rest_labels(&self.classes, &decisions))
     }
 }
 
@@ -563,13 +533,6 @@ pub fn class_labels_from_f64(values: &[f64]) -> Result<Vec<i64>> {
             }
         })
         .collect()
-}
-
-pub(crate) fn check_finite(x: &Rows<'_>) -> Result<()> {
-    x.check_finite().map_err(|e| match e {
-        MapError::NonFinite { row, col, value } => LearnerError::NonFinite { row, col, value },
-        other => LearnerError::Input(other),
-    })
 }
 
 fn sorted_classes(labels: &[i64]) -> Vec<i64> {

@@ -1,5 +1,7 @@
 //! The linfa ecosystem traits: `Fit` on a linfa `Dataset` (dense records) and `Predict` through
-//! `PredictInplace`, for [`LinearSvm`] (integer labels) and [`Ridge`] (`n x k` targets).
+//! `PredictInplace`, for [`LinearSvm`] (integer labels) and [`Ridge`] (`n x k` targets). `Fit` is
+//! implemented here on the valid parameters; linfa implements it on the unchecked ones, which
+//! are its [`ParamGuard`](crate::ParamGuard)s.
 //!
 //! `PredictInplace` has no error channel, so a record matrix with the wrong number of columns, a
 //! non-finite value or a target buffer of the wrong length panics there (linfa's own convention);
@@ -102,6 +104,9 @@ mod tests {
         let via_linfa = Fit::fit(&params, &dataset).unwrap();
         let direct = params.fit(&x, labels.as_slice().unwrap()).unwrap();
         assert_eq!(via_linfa, direct);
+        // The unchecked parameters too, through linfa's ParamGuard.
+        let unchecked = Fit::fit(&LinearSvmParams::new(), &dataset).unwrap();
+        assert_eq!(unchecked, direct);
         let predicted: Array1<i64> = Predict::predict(&via_linfa, &x);
         assert_eq!(predicted.to_vec(), direct.predict(&x).unwrap());
 
@@ -109,6 +114,11 @@ mod tests {
         let ridge_params = RidgeParams::new().lambda(0.1).check().unwrap();
         let ridge = Fit::fit(&ridge_params, &Dataset::new(x.clone(), y.clone())).unwrap();
         assert_eq!(ridge, ridge_params.fit(x.view(), y.view()).unwrap());
+        let unchecked = RidgeParams::new().lambda(0.1);
+        assert_eq!(
+            ridge,
+            Fit::fit(&unchecked, &Dataset::new(x.clone(), y.clone())).unwrap()
+        );
         let out: Array2<f64> = Predict::predict(&ridge, &x);
         assert_eq!(out, ridge.predict(x.view()).unwrap());
     }

@@ -12,11 +12,17 @@ use crate::linear_svm::{
     check_class_weights, fit_one_vs_rest, primal_report, BinarySolve, CommonSettings,
     LogisticRegression, Solved, Solver, PRIMAL_EPS,
 };
+use crate::params::param_guard;
 use crate::primal::{PrimalLoss, PrimalProblem};
 
-/// Unchecked hyper-parameters of [`LogisticRegression`].
+/// Unchecked hyper-parameters of [`LogisticRegression`] (builder setters), checked by
+/// [`check`](Self::check) into [`LogisticRegressionValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct LogisticRegressionParams {
+pub struct LogisticRegressionParams(LogisticRegressionValidParams);
+
+/// Hyper-parameters that passed [`LogisticRegressionParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct LogisticRegressionValidParams {
     c: f64,
     eps: f64,
     max_iter: usize,
@@ -24,57 +30,46 @@ pub struct LogisticRegressionParams {
     class_weights: Vec<(i64, f64)>,
 }
 
-/// Hyper-parameters that passed [`LogisticRegressionParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct LogisticRegressionValidParams(LogisticRegressionParams);
-
 impl Default for LogisticRegressionParams {
     fn default() -> Self {
-        Self {
+        Self(LogisticRegressionValidParams {
             c: 1.0,
             eps: PRIMAL_EPS,
             max_iter: 1000,
             bias: Some(1.0),
             class_weights: Vec::new(),
-        }
+        })
     }
 }
 
+param_guard!(LogisticRegressionParams => LogisticRegressionValidParams);
+
 impl LogisticRegressionParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Cost `C > 0` (default 1).
     pub fn c(mut self, c: f64) -> Self {
-        self.c = c;
+        self.0.c = c;
         self
     }
     /// Tolerance on `|g| / |g0|` before LIBLINEAR's class-share scaling, `> 0` (default 0.01).
     pub fn eps(mut self, eps: f64) -> Self {
-        self.eps = eps;
+        self.0.eps = eps;
         self
     }
     /// Maximum Newton steps, `>= 1` (default 1000).
     pub fn max_iter(mut self, max_iter: usize) -> Self {
-        self.max_iter = max_iter;
+        self.0.max_iter = max_iter;
         self
     }
     /// Value of the appended constant feature (`> 0`), or `None` (default `Some(1)`).
     pub fn bias(mut self, bias: Option<f64>) -> Self {
-        self.bias = bias;
+        self.0.bias = bias;
         self
     }
     /// Multiplies `C` for the rows of class `label` by `weight > 0`.
     pub fn class_weight(mut self, label: i64, weight: f64) -> Self {
-        self.class_weights.retain(|&(l, _)| l != label);
-        self.class_weights.push((label, weight));
+        self.0.class_weights.retain(|&(l, _)| l != label);
+        self.0.class_weights.push((label, weight));
         self
-    }
-
-    pub fn check(self) -> Result<LogisticRegressionValidParams> {
-        check_svm_params(self.c, self.eps, Some(self.max_iter), self.bias)?;
-        check_class_weights(&self.class_weights)?;
-        Ok(LogisticRegressionValidParams(self))
     }
 
     /// `check()` then [`LogisticRegressionValidParams::fit`].
@@ -84,13 +79,17 @@ impl LogisticRegressionParams {
 }
 
 impl LogisticRegressionValidParams {
+    fn validate(&self) -> Result<()> {
+        check_svm_params(self.c, self.eps, Some(self.max_iter), self.bias)?;
+        check_class_weights(&self.class_weights)
+    }
+
     /// Trains on rows `x` (dense or sparse) with integer class labels.
     pub fn fit<'a>(&self, x: impl Into<Rows<'a>>, labels: &[i64]) -> Result<LogisticRegression> {
-        let p = &self.0;
         let common = CommonSettings {
-            c: p.c,
-            class_weights: &p.class_weights,
-            bias: p.bias,
+            c: self.c,
+            class_weights: &self.class_weights,
+            bias: self.bias,
             seed: 0,
         };
         let model = fit_one_vs_rest(x.into(), labels, &common, self)?;
@@ -114,10 +113,10 @@ impl BinarySolve for LogisticRegressionValidParams {
             y,
             c_positive,
             c_negative,
-            bias: self.0.bias,
+            bias: self.bias,
             loss: PrimalLoss::Logistic,
         };
-        let (w, report) = primal_report(&problem, self.0.eps, self.0.max_iter);
+        let (w, report) = primal_report(&problem, self.eps, self.max_iter);
         (w, report, Solver::Primal)
     }
 }

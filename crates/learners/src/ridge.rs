@@ -47,6 +47,8 @@ use ndarray_linalg::{FactorizeCInto, SolveC, UPLO};
 
 use crate::error::{LearnerError, Result};
 use crate::grid_search::{self, GridSearch, Simpler};
+use crate::params::{param_guard, ParamGuard};
+use crate::prediction::{check_columns, one_vs_rest_labels};
 use crate::tridiagonal::Tridiagonal;
 use rfbench_maps::seeds::sub_seed;
 
@@ -115,59 +117,45 @@ impl CrossValidation {
 }
 
 /// Unchecked hyper-parameters of [`Ridge`] (and, through [`RidgeClassifierParams`], of the
-/// classifier).
+/// classifier), checked by [`check`](Self::check) into [`RidgeValidParams`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct RidgeParams {
+pub struct RidgeParams(RidgeValidParams);
+
+/// Hyper-parameters that passed [`RidgeParams::check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RidgeValidParams {
     lambda: f64,
     fit_intercept: bool,
     cross_validation: Option<CrossValidation>,
 }
 
-/// Hyper-parameters that passed [`RidgeParams::check`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct RidgeValidParams(RidgeParams);
-
 impl Default for RidgeParams {
     fn default() -> Self {
-        Self {
+        Self(RidgeValidParams {
             lambda: 1.0,
             fit_intercept: true,
             cross_validation: None,
-        }
+        })
     }
 }
 
+param_guard!(RidgeParams => RidgeValidParams);
+
 impl RidgeParams {
-    pub fn new() -> Self {
-        Self::default()
-    }
     /// Regularisation `lambda >= 0` (default 1; ignored under cross-validation).
     pub fn lambda(mut self, lambda: f64) -> Self {
-        self.lambda = lambda;
+        self.0.lambda = lambda;
         self
     }
     /// Whether to fit an unpenalised intercept (default true).
     pub fn fit_intercept(mut self, fit_intercept: bool) -> Self {
-        self.fit_intercept = fit_intercept;
+        self.0.fit_intercept = fit_intercept;
         self
     }
     /// Choose lambda by k-fold cross-validation over a grid.
     pub fn cross_validation(mut self, cv: CrossValidation) -> Self {
-        self.cross_validation = Some(cv);
+        self.0.cross_validation = Some(cv);
         self
-    }
-
-    pub fn check(self) -> Result<RidgeValidParams> {
-        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
-            return Err(LearnerError::InvalidLambda(self.lambda));
-        }
-        if let Some(cv) = &self.cross_validation {
-            cv.check("lambda")?;
-            if let Some(&bad) = cv.grid.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
-                return Err(LearnerError::InvalidLambda(bad));
-            }
-        }
-        Ok(RidgeValidParams(self))
     }
 
     /// `check()` then [`RidgeValidParams::fit`].
@@ -177,8 +165,17 @@ impl RidgeParams {
 }
 
 impl RidgeValidParams {
-    pub fn params(&self) -> &RidgeParams {
-        &self.0
+    fn validate(&self) -> Result<()> {
+        if !(self.lambda.is_finite() && self.lambda >= 0.0) {
+            return Err(LearnerError::InvalidLambda(self.lambda));
+        }
+        if let Some(cv) = &self.cross_validation {
+            cv.check("lambda")?;
+            if let Some(&bad) = cv.grid.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
+                return Err(LearnerError::InvalidLambda(bad));
+            }
+        }
+        Ok(())
     }
 
     /// Starts a streamed fit over `n_features` columns and `n_outputs` targets.
@@ -491,7 +488,7 @@ impl RidgeAccumulator {
                 got: 0,
             });
         }
-        let n_folds = params.0.cross_validation.as_ref().map_or(0, |cv| cv.folds);
+        let n_folds = params.cross_validation.as_ref().map_or(0, |cv| cv.folds);
         Ok(Self {
             params,
             total: Moments::new(d, k),
@@ -539,7 +536,7 @@ impl RidgeAccumulator {
                 });
             }
         }
-        if let Some(cv) = &self.params.0.cross_validation {
+        if let Some(cv) = &self.params.cross_validation {
             let mut members: Vec<Vec<usize>> = vec![Vec::new(); cv.folds];
             for r in 0..z.nrows() {
                 members[fold_of(cv.seed, self.rows_seen + r, cv.folds)].push(r);
@@ -568,9 +565,9 @@ impl RidgeAccumulator {
         if n == 0 {
             return Err(LearnerError::EmptyData);
         }
-        let fit_intercept = self.params.0.fit_intercept;
-        let (lambda, search) = match &self.params.0.cross_validation {
-            None => (self.params.0.lambda, None),
+        let fit_intercept = self.params.fit_intercept;
+        let (lambda, search) = match &self.params.cross_validation {
+            None => (self.params.lambda, None),
             Some(cv) => {
                 if cv.folds > n {
                     return Err(LearnerError::InvalidFolds {
@@ -664,12 +661,7 @@ impl Ridge {
 
     /// `n x k` predictions.
     pub fn predict(&self, z: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
-        if z.ncols() != self.weights.nrows() {
-            return Err(LearnerError::DimensionMismatch {
-                expected: self.weights.nrows(),
-                got: z.ncols(),
-            });
-        }
+        check_columns(self.weights.nrows(), z.ncols())?;
         Ok(z.dot(&self.weights) + self.intercepts.view().insert_axis(Axis(0)))
     }
 }
@@ -726,11 +718,7 @@ impl RidgeClassifierParams {
             1 => return Err(LearnerError::SingleClass { label: classes[0] }),
             _ => {}
         }
-        let mut acc = self
-            .0
-            .clone()
-            .check()?
-            .accumulator(n_features, classes.len())?;
+        let mut acc = self.0.check_ref()?.accumulator(n_features, classes.len())?;
         for block in blocks {
             let (z, labels) = block?;
             let z: CowArray<'z, f64, Ix2> = z.into();
@@ -775,21 +763,10 @@ impl RidgeClassifier {
     pub fn decision_function(&self, z: ArrayView2<'_, f64>) -> Result<Array2<f64>> {
         self.ridge.predict(z)
     }
+    /// The class of the largest output.
     pub fn predict(&self, z: ArrayView2<'_, f64>) -> Result<Vec<i64>> {
-        let out = self.decision_function(z)?;
-        Ok(out
-            .rows()
-            .into_iter()
-            .map(|r| {
-                let mut best = 0;
-                for k in 1..r.len() {
-                    if r[k] > r[best] {
-                        best = k;
-                    }
-                }
-                self.classes[best]
-            })
-            .collect())
+        let decisions = self.decision_function(z)?;
+        Ok(one_vs_rest_labels(&self.classes, &decisions))
     }
 }
 

@@ -7,8 +7,9 @@ use linfa::traits::Fit;
 use linfa::Dataset;
 use ndarray::{array, Array1, Array2};
 use rfbench_learners::{
-    Kernel, KernelIntercept, KernelRidgeParams, KernelSvmParams, LearnerError, LinearSvmParams,
-    RidgeClassifierParams, RidgeParams, SvmLoss,
+    CachedKernelSvmParams, Kernel, KernelIntercept, KernelRidgeParams, KernelSvmParams,
+    LearnerError, LinearSvmParams, LogisticRegressionParams, RidgeClassifierParams, RidgeParams,
+    SvmLoss,
 };
 
 type Outcome = Result<(), LearnerError>;
@@ -44,6 +45,14 @@ fn classifiers(x: &Array2<f64>, y: &[i64]) -> Vec<(&'static str, Outcome)> {
                     labels: y.len(),
                 })
             },
+        ),
+        (
+            "LogisticRegression",
+            LogisticRegressionParams::new().fit(x, y).map(|_| ()),
+        ),
+        (
+            "CachedKernelSvm",
+            CachedKernelSvmParams::new().fit(kernel(), x, y).map(|_| ()),
         ),
         (
             "KernelSvm penalised bias",
@@ -198,6 +207,8 @@ fn nan_at_prediction() {
         .fit(kernel(), &x, &y)
         .unwrap();
     assert!(is_nan_error(ksvm.predict(&bad).map(|_| ())));
+    let cached = CachedKernelSvmParams::new().fit(kernel(), &x, &y).unwrap();
+    assert!(is_nan_error(cached.predict(&bad).map(|_| ())));
     let krr = KernelRidgeParams::new()
         .fit(kernel(), &x, t.view())
         .unwrap();
@@ -225,6 +236,17 @@ fn c_must_be_finite_and_positive() {
             (
                 "LinearSvm",
                 LinearSvmParams::new().c(c).fit(&x, &y).map(|_| ()),
+            ),
+            (
+                "LogisticRegression",
+                LogisticRegressionParams::new().c(c).fit(&x, &y).map(|_| ()),
+            ),
+            (
+                "CachedKernelSvm",
+                CachedKernelSvmParams::new()
+                    .c(c)
+                    .fit(kernel(), &x, &y)
+                    .map(|_| ()),
             ),
             (
                 "KernelSvm",
