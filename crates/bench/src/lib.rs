@@ -20,6 +20,7 @@ pub mod outputs;
 pub mod partial;
 pub mod results;
 pub mod run;
+pub mod run_id;
 pub mod seeds;
 pub mod shard;
 pub mod slurm;

@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::outputs::Rendered;
 use crate::results::{self, CellOutcome, ResultRow};
-use crate::run::{self, job_key, RunOptions};
+use crate::run::{self, RunOptions};
+use crate::run_id::RunId;
 use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Plan, Profile};
 use crate::staging::{self, Staged};
@@ -56,7 +57,7 @@ pub fn merge(
     plan.master_seed = manifests[0].master_seed;
 
     let layout = plan.layout();
-    let mut found: BTreeMap<String, Vec<Found>> = BTreeMap::new();
+    let mut found: BTreeMap<RunId, Vec<Found>> = BTreeMap::new();
     for shard in &shards {
         let path = shard.csv(&options.out_dir, &stem);
         let (header, records) = results::read_records(&path)?;
@@ -67,7 +68,7 @@ pub fn merge(
                 message,
             })?;
         for (record, row) in records.into_iter().zip(rows) {
-            let key = job_key(&row.coordinates, row.repetition);
+            let key = RunId::new(&row.coordinates, row.repetition);
             found
                 .entry(key)
                 .or_default()
@@ -236,14 +237,14 @@ fn in_plan_order(
     plan: &Plan,
     stem: &str,
     shards: &[Shard],
-    mut found: BTreeMap<String, Vec<Found>>,
+    mut found: BTreeMap<RunId, Vec<Found>>,
 ) -> Result<(Vec<Vec<String>>, Vec<ResultRow>)> {
     let mut problems = Vec::new();
     let (mut records, mut rows) = (Vec::new(), Vec::new());
     for cell in &plan.cells {
         let coordinates = plan.coordinates(cell);
         for repetition in 0..cell.repetitions {
-            let key = job_key(&coordinates, repetition);
+            let key = RunId::new(&coordinates, repetition);
             let what = || {
                 let row = ResultRow {
                     coordinates: coordinates.clone(),

@@ -23,6 +23,7 @@ use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::partial::{self, Partial};
 use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
+use crate::run_id::RunId;
 use crate::seeds::derive_seed;
 use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
@@ -264,20 +265,11 @@ impl Reporter {
     }
 }
 
-/// A row's identity: its coordinates, repetition and seeds.
-type RowKey = (String, usize, Vec<(String, u64)>);
+/// A row's identity for reuse: the run and the seeds it drew.
+type RowKey = (RunId, Vec<(String, u64)>);
 
 /// A job: cell index, repetition, and its row's coordinates and seeds.
 type Job = (usize, usize, Coordinates, Vec<(String, u64)>);
-
-fn row_key(coordinates: &Coordinates, repetition: usize, seeds: &[(String, u64)]) -> RowKey {
-    let coordinates = coordinates
-        .iter()
-        .map(|(c, v)| format!("{c}={}", v.to_field()))
-        .collect::<Vec<_>>()
-        .join("|");
-    (coordinates, repetition, seeds.to_vec())
-}
 
 /// Runs every cell of `plan` at every repetition (only `options.shard`'s share, when sharded),
 /// except those `earlier` has a row for that ran (same coordinates, repetition and seeds:
@@ -293,7 +285,12 @@ pub fn run_cells(
     let reusable: BTreeMap<RowKey, &ResultRow> = earlier
         .iter()
         .filter(|r| matches!(r.outcome, CellOutcome::Done(_)))
-        .map(|r| (row_key(&r.coordinates, r.repetition, &r.seeds), r))
+        .map(|r| {
+            (
+                RunId::new(&r.coordinates, r.repetition).with_seeds(&r.seeds),
+                r,
+            )
+        })
         .collect();
     // Each job with its row's identity, and the row an earlier run measured for it.
     let jobs: Vec<Job> = (0..plan.cells.len())
@@ -309,10 +306,13 @@ pub fn run_cells(
         .filter(|job| {
             options
                 .shard
-                .is_none_or(|s| s.owns(&job_key(&job.2, job.1)))
+                .is_none_or(|s| s.owns(&RunId::new(&job.2, job.1)))
         })
         .collect();
-    let done = |job: &Job| reusable.get(&row_key(&job.2, job.1, &job.3)).copied();
+    let done = |job: &Job| {
+        let key = RunId::new(&job.2, job.1).with_seeds(&job.3);
+        reusable.get(&key).copied()
+    };
     // Each dataset is loaded once per data seed (one for every repetition when the spec
     // scopes `data_seed` by repetition, e.g. for a redrawn `split`), and only for cells to run.
     let data_seed = |cell: &Cell, repetition: usize| {
@@ -358,15 +358,6 @@ pub fn run_cells(
     };
     reporter.finish();
     Ok(rows)
-}
-
-/// A run's key for sharding ([`shard::run_key`]).
-pub fn job_key(coordinates: &Coordinates, repetition: usize) -> String {
-    let fields: Vec<(&str, String)> = coordinates
-        .iter()
-        .map(|(c, v)| (c.as_str(), v.to_field()))
-        .collect();
-    shard::run_key(&fields, &repetition.to_string())
 }
 
 /// The seeds of `cell` at `repetition`, by column, in the plan's order.

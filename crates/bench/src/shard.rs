@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::run_id::RunId;
 use crate::seeds::derive_seed;
 use crate::spec::Plan;
 
@@ -89,11 +90,10 @@ impl Shard {
             .map_err(|e| Error::Experiment(format!("from the SLURM array variables: {e}")))
     }
 
-    /// Whether the run with this key ([`run_key`]) is this shard's.
-    pub fn owns(&self, key: &str) -> bool {
+    /// Whether the run `id` is this shard's.
+    pub fn owns(&self, id: &RunId) -> bool {
         self.count == 1
-            || derive_seed(0, &format!("shard|{key}")) % self.count as u64
-                == (self.index - 1) as u64
+            || derive_seed(0, &format!("shard|{id}")) % self.count as u64 == (self.index - 1) as u64
     }
 
     /// The stem of this shard's results: `STEM.shard-I-of-N`.
@@ -120,17 +120,6 @@ impl std::fmt::Display for Shard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.index, self.count)
     }
-}
-
-/// A run's identity for sharding and merging: every coordinate as written in the CSV, and the
-/// repetition (`map=rff|n_components=64|rep=2`).
-pub fn run_key(coordinates: &[(&str, String)], repetition: &str) -> String {
-    let mut key: Vec<String> = coordinates
-        .iter()
-        .map(|(c, v)| format!("{c}={v}"))
-        .collect();
-    key.push(format!("rep={repetition}"));
-    key.join("|")
 }
 
 /// Whether a results file name (`NAME.shard-2-of-8.csv`) is a shard's, not a profile's.
@@ -198,6 +187,7 @@ pub fn digests(plan: &Plan, root: &Path) -> Result<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::CellValue;
 
     #[test]
     fn shards_parse_and_refuse_nonsense() {
@@ -241,8 +231,11 @@ mod tests {
 
     #[test]
     fn every_run_has_exactly_one_shard_and_the_shards_are_even() {
-        let keys: Vec<String> = (0..200)
-            .map(|i| format!("n_components={i}|rep=0"))
+        let keys: Vec<RunId> = (0..200)
+            .map(|i| {
+                let coordinates = [("n_components".to_string(), CellValue::Int(i))];
+                RunId::new(&coordinates.into_iter().collect(), 0)
+            })
             .collect();
         for count in [1, 2, 3, 7] {
             let shards: Vec<Shard> = (1..=count).map(|i| Shard::new(i, count).unwrap()).collect();
