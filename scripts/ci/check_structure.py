@@ -9,7 +9,7 @@
    not counted. A cycle among siblings is an error, printed with the files that make it.
 2. Long functions. No `fn` body in `crates/bench/src` longer than MAX_FN_LINES lines.
 
-Exits 1 and prints every finding when one fails. `python3 scripts/check_structure.py`;
+Exits 1 and prints every finding when one fails. `python3 scripts/ci/check_structure.py`;
 `--self-test` first checks that both checks fail on a small tree made to fail them.
 """
 
@@ -20,7 +20,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MAX_FN_LINES = 150
 LONG_FN_DIRS = ["crates/bench/src"]
 
