@@ -37,7 +37,7 @@ reproduce NAME *FLAGS: build
 compare DATA *FLAGS: build
     {{rfbench}} compare {{DATA}} {{FLAGS}}
 
-# Check the structure (no import cycles, no function over 150 lines in crates/bench/src:
+# Check the structure (no import cycles, no function over 150 lines, in any crate:
 # scripts/ci/check_structure.py), build and run the whole test suite (and make sure the benchmarks
 # compile: built with the test profile, which reuses the test build's dependencies; `just bench`
 # builds them optimised).
