@@ -37,12 +37,12 @@ reproduce NAME *FLAGS: build
 compare DATA *FLAGS: build
     {{rfbench}} compare {{DATA}} {{FLAGS}}
 
-# Check the structure (no import cycles, no function over 150 lines in crates/bench/src:
-# scripts/check_structure.py), build and run the whole test suite (and make sure the benchmarks
+# Check the structure (no import cycles, no function over 150 lines, in any crate:
+# scripts/ci/check_structure.py), build and run the whole test suite (and make sure the benchmarks
 # compile: built with the test profile, which reuses the test build's dependencies; `just bench`
 # builds them optimised).
 test: setup
-    python3 scripts/check_structure.py --self-test
+    python3 scripts/ci/check_structure.py --self-test
     cargo test --workspace --exclude rfbench-python
     cargo test --workspace --exclude rfbench-python --benches --no-run
     just test-python
@@ -70,8 +70,8 @@ check *FLAGS: build
 # Adult binary-cache timing (needs the Adult files: RFBENCH_MIRROR or network).
 bench: setup
     cargo bench -p rfbench-maps
-    python3 scripts/compare_bench.py
-    python3 scripts/compare_rff_sklearn.py
+    python3 scripts/perf/compare_bench.py
+    python3 scripts/perf/compare_rff_sklearn.py
     cargo bench -p rfbench-learners
     cargo run --release -p rfbench --example adult_cache
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use rfbench::data::{parse_csv, CsvOptions};
+use rfbench_data::{parse_csv, CsvOptions};
 
 fuzz_target!(|bytes: &[u8]| {
     let Some((&selector, text)) = bytes.split_first() else {

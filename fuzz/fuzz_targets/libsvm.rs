@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use libfuzzer_sys::fuzz_target;
-use rfbench::data::parse_libsvm;
+use rfbench_data::parse_libsvm;
 
 fuzz_target!(|bytes: &[u8]| {
     if let Ok((x, y)) = parse_libsvm(bytes, Path::new("fuzz.svm"), Some(64)) {

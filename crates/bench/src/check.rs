@@ -13,7 +13,7 @@
 //! of freedom (t quantiles, not normal ones: with 3 repetitions a normal quantile would alarm far
 //! too often). Each of the `K` comparisons fails when its two-sided p-value is below `alpha / K`
 //! (Bonferroni), so a correct rerun fails anywhere with probability at most `alpha` (for normal
-//! repetitions; measured on tensor-sketch-fig1, see `scripts/false_alarm.sh`).
+//! repetitions; measured on tensor-sketch-fig1, see `scripts/studies/false_alarm.sh`).
 //!
 //! Only the metrics of `[check] statistical` (default: all of `columns`) are tested this way: a
 //! metric whose repetitions take few distinct values (tensor-sketch-fig1's median relative error

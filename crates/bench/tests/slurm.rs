@@ -4,7 +4,7 @@
 //! claims file byte for byte).
 //!
 //! Needs a cluster the SLURM commands reach (`.ci/run` starts a one-node one with
-//! `scripts/slurm-cluster.sh` and stops it at the end, pass or fail). Without one the test is
+//! `scripts/ci/slurm-cluster.sh` and stops it at the end, pass or fail). Without one the test is
 //! skipped with a note, unless `RFBENCH_REQUIRE_SLURM=1` (set by `.ci/run`), which makes it fail.
 
 use std::collections::BTreeMap;
@@ -113,7 +113,7 @@ fn a_job_array_and_its_merge_job_give_the_one_process_outputs() {
             std::env::var("SLURM_CONF")
         );
         eprintln!(
-            "skipped: no SLURM cluster answers `sinfo` (scripts/slurm-cluster.sh starts one)"
+            "skipped: no SLURM cluster answers `sinfo` (scripts/ci/slurm-cluster.sh starts one)"
         );
         return;
     }

@@ -1,6 +1,6 @@
 //! Issue 27, item 5: our `make_classification` rows for a given seed, written for another tool to
 //! read, so that scikit-learn's generator and ours can be compared draw by draw
-//! (`scripts/make_classification_draws.py`).
+//! (`scripts/studies/make_classification_draws.py`).
 //!
 //! `cargo run --release -p rfbench-data --example make_classification_rows -- N SEED OUT`
 //!

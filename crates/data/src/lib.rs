@@ -23,6 +23,7 @@ mod adult;
 pub mod atomic;
 mod cache;
 mod csv;
+mod dataset;
 mod describe;
 mod error;
 mod fetch;
@@ -39,13 +40,13 @@ mod source;
 mod steps;
 mod synthetic;
 
-use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rfbench_maps::CsrMatrix;
 
 pub use adult::{parse_uci_adult, UCI_ADULT_COLUMNS};
 pub use csv::parse_csv;
+pub use dataset::{Dataset, Summary};
 pub use describe::{describe_files, entry_toml, task_name, DescribeOptions, Described};
 pub use error::{DataError, Result};
 pub use fetch::{
@@ -64,73 +65,6 @@ pub use registry::{
 };
 pub use steps::{apply_steps, Prepared, Step, STEP_NAMES};
 pub use synthetic::{gaussian, make_classification, MakeClassification};
-
-/// A loaded dataset: the train rows first, then the test rows.
-#[derive(Debug, Clone)]
-pub struct Dataset {
-    pub name: String,
-    /// `n` rows by the registry's `d` columns.
-    pub x: CsrMatrix,
-    /// One label per row: a class label (e.g. +1/-1) or a regression target.
-    pub y: Vec<f64>,
-    /// The first `n_train` rows are the training set, the rest the test set.
-    pub n_train: usize,
-}
-
-/// What `rfbench datasets info` prints about a loaded dataset.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Summary {
-    pub n: usize,
-    pub d: usize,
-    pub n_train: usize,
-    pub nnz: usize,
-    /// Non-zeros over n * d.
-    pub density: f64,
-    /// Rows per label value, when there are at most 100 distinct labels (classification).
-    pub classes: Option<Vec<(f64, usize)>>,
-    /// Smallest and largest label.
-    pub label_range: (f64, f64),
-}
-
-impl Dataset {
-    pub fn summary(&self) -> Summary {
-        let (n, d) = (self.x.n_rows(), self.x.n_cols());
-        let mut counts: BTreeMap<u64, usize> = BTreeMap::new();
-        for y in &self.y {
-            *counts.entry(y.to_bits()).or_default() += 1;
-            if counts.len() > 100 {
-                break;
-            }
-        }
-        let classes = (counts.len() <= 100).then(|| {
-            let mut c: Vec<(f64, usize)> = counts
-                .into_iter()
-                .map(|(b, k)| (f64::from_bits(b), k))
-                .collect();
-            c.sort_by(|a, b| a.0.total_cmp(&b.0));
-            c
-        });
-        let label_range = self
-            .y
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &y| {
-                (lo.min(y), hi.max(y))
-            });
-        Summary {
-            n,
-            d,
-            n_train: self.n_train,
-            nnz: self.x.nnz(),
-            density: if n * d > 0 {
-                self.x.nnz() as f64 / (n as f64 * d as f64)
-            } else {
-                0.0
-            },
-            classes,
-            label_range,
-        }
-    }
-}
 
 /// A load and where it came from.
 #[derive(Debug, Clone)]
@@ -188,22 +122,42 @@ pub fn load_report(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Loaded> 
 /// Reads a parsed binary cache file written by [`load`] (named by [`Loaded::cache`]); `name`
 /// is the dataset's, for the error messages. Public so that the cache's speed can be measured
 /// against parsing (`examples/adult_cache.rs`).
-pub fn read_parsed_cache(path: &std::path::Path, name: &str) -> Result<Dataset> {
+pub fn read_parsed_cache(path: &Path, name: &str) -> Result<Dataset> {
     cache::read(path, name)
 }
 
 /// Parses the files of `entry` found at `paths` (entry order), applies the entry's subsample
 /// and split, and checks n and d. No cache involved.
 pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
-    let mut order: Vec<usize> = (0..entry.files.len()).collect();
-    order.sort_by_key(|&k| entry.files[k].role != Role::Train);
-    let train_files = entry.files.iter().filter(|f| f.role == Role::Train).count();
     let origin = paths
         .last()
         .cloned()
         .unwrap_or_else(|| entry.name.clone().into());
+    let (x, mut y, n_train) = read_rows(entry, paths, &origin)?;
+    check_shape(entry, &x)?;
+    map_numeric_labels(entry, &mut y, &origin)?;
+    binary_labels(entry, &y, &origin)?;
+    let data = Dataset {
+        name: entry.name.clone(),
+        x,
+        y,
+        n_train,
+    };
+    subsample_and_split(entry, data)
+}
+
+/// The rows and labels of every file of `entry` (train files first), and how many rows are
+/// training rows; `origin` names the data in errors that concern no one file.
+fn read_rows(
+    entry: &DatasetEntry,
+    paths: &[PathBuf],
+    origin: &Path,
+) -> Result<(CsrMatrix, Vec<f64>, usize)> {
+    let mut order: Vec<usize> = (0..entry.files.len()).collect();
+    order.sort_by_key(|&k| entry.files[k].role != Role::Train);
+    let train_files = entry.files.iter().filter(|f| f.role == Role::Train).count();
     let mut n_train = 0;
-    let (x, mut y) = match entry.format {
+    let (x, y) = match entry.format {
         Format::Libsvm => {
             let mut reader = libsvm::LibsvmReader::new(Some(entry.d));
             for (k, &f) in order.iter().enumerate() {
@@ -213,14 +167,14 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
                     n_train = reader.n_rows();
                 }
             }
-            reader.finish(&origin)?
+            reader.finish(origin)?
         }
         Format::Csv => {
             let options = entry
                 .csv
                 .as_ref()
                 .ok_or_else(|| DataError::RegistryInvalid {
-                    path: origin.clone(),
+                    path: origin.to_path_buf(),
                     line: 0,
                     dataset: entry.name.clone(),
                     problem: "format 'csv' needs csv options".into(),
@@ -245,7 +199,7 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
                     n_train = reader.n_rows();
                 }
             }
-            reader.finish(&origin)?
+            reader.finish(origin)?
         }
         Format::UciAdult | Format::Cifar10 => {
             let mut rows = rows::RowBuilder::new();
@@ -265,7 +219,7 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
             } else {
                 CIFAR10_RECORD - 1
             };
-            rows.finish(d, &origin)?
+            rows.finish(d, origin)?
         }
         Format::Idx => {
             let mut rows = rows::RowBuilder::new();
@@ -286,12 +240,17 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
                     n_train = rows.n_rows();
                 }
             }
-            rows.finish(entry.d, &origin)?
+            rows.finish(entry.d, origin)?
         }
     };
     if train_files == 0 {
         n_train = 0;
     }
+    Ok((x, y, n_train))
+}
+
+/// The registry's published `n` and `d` (a one-hot CSV's width is not fixed).
+fn check_shape(entry: &DatasetEntry, x: &CsrMatrix) -> Result<()> {
     if x.n_rows() != entry.n {
         return Err(DataError::RowCount {
             dataset: entry.name.clone(),
@@ -311,7 +270,12 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
             actual: x.n_cols(),
         });
     }
-    // Text formats map labels while parsing; numeric formats map the parsed numbers here.
+    Ok(())
+}
+
+/// The label map applied to a numeric format's parsed labels (text formats map labels while
+/// parsing).
+fn map_numeric_labels(entry: &DatasetEntry, y: &mut [f64], origin: &Path) -> Result<()> {
     if let (Some(map), Format::Libsvm | Format::Idx | Format::Cifar10) =
         (&entry.labels, entry.format)
     {
@@ -319,19 +283,17 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
             *label = map
                 .apply_number(*label)
                 .map_err(|problem| DataError::Parse {
-                    path: origin.clone(),
+                    path: origin.to_path_buf(),
                     line: 0,
                     problem: format!("row {}: {problem}", i + 1),
                 })?;
         }
     }
-    binary_labels(entry, &y, &origin)?;
-    let mut data = Dataset {
-        name: entry.name.clone(),
-        x,
-        y,
-        n_train,
-    };
+    Ok(())
+}
+
+/// The entry's subsample, then its random split, applied to the parsed rows.
+fn subsample_and_split(entry: &DatasetEntry, mut data: Dataset) -> Result<Dataset> {
     if let Some(s) = entry.subsample {
         let rows = subsample_indices(data.x.n_rows(), s.n, s.seed)?;
         let n_train = rows.iter().filter(|&&r| r < data.n_train).count();
@@ -347,7 +309,7 @@ pub fn parse_files(entry: &DatasetEntry, paths: &[PathBuf]) -> Result<Dataset> {
 }
 
 /// A `binary` dataset's labels take at most two values (issue 24: a label 3 was trained on).
-fn binary_labels(entry: &DatasetEntry, y: &[f64], origin: &std::path::Path) -> Result<()> {
+fn binary_labels(entry: &DatasetEntry, y: &[f64], origin: &Path) -> Result<()> {
     if entry.task != Task::Binary {
         return Ok(());
     }

@@ -4,7 +4,7 @@
 //! Two questions, each answered by ratios measured in the same run:
 //!
 //! 1. **Tensor Sketch against scikit-learn** (group `ts_vs_sklearn`): transforming 10,000 rows,
-//!    `d = 780`, `D = 4000`. `scripts/compare_bench.py` reads the estimates written here and
+//!    `d = 780`, `D = 4000`. `scripts/perf/compare_bench.py` reads the estimates written here and
 //!    times `sklearn.kernel_approximation.PolynomialCountSketch(degree=4, coef0=1, gamma=1,
 //!    n_components=4000).transform` on the very same matrix, which this bench writes to
 //!    `<target>/bench-data/mnist_like_10000x780.f64` (raw little-endian `f64`, row-major, no
@@ -26,7 +26,7 @@
 //! Benchmark ids are `<group>/<map>/D=<D>`, the group naming `d` and `n`; throughput is in rows.
 //! Every RM case at `d = 780` is `O(n d D)` and takes seconds, so all groups use flat sampling
 //! with 10 samples and short warm-up/measurement times: the whole run takes a few minutes on two
-//! cores. Run with `cargo bench -p rfbench-maps`, then `python3 scripts/compare_bench.py`.
+//! cores. Run with `cargo bench -p rfbench-maps`, then `python3 scripts/perf/compare_bench.py`.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -100,7 +100,7 @@ fn target_dir() -> PathBuf {
     from_metadata.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target"))
 }
 
-/// Writes `x` as raw little-endian `f64`, row-major, for `scripts/bench_sklearn_tensor_sketch.py`
+/// Writes `x` as raw little-endian `f64`, row-major, for `scripts/perf/bench_sklearn_tensor_sketch.py`
 /// (`numpy.fromfile(path, "<f8").reshape(n, d)`). Rewritten on every run, so it is always the
 /// matrix this run measured.
 fn write_raw_f64(x: &Array2<f64>, name: &str) -> PathBuf {
@@ -125,7 +125,7 @@ fn configure(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, n
         .throughput(Throughput::Elements(n_rows as u64));
 }
 
-/// Question 1: TS on the data `scripts/compare_bench.py` hands to scikit-learn.
+/// Question 1: TS on the data `scripts/perf/compare_bench.py` hands to scikit-learn.
 fn ts_vs_sklearn(c: &mut Criterion) {
     let x = mnist_like(N_ROWS);
     let path = write_raw_f64(&x, &format!("mnist_like_{N_ROWS}x{MNIST_DIM}.f64"));

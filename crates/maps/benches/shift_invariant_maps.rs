@@ -5,7 +5,7 @@
 //! 1. **Random Fourier features against scikit-learn** (group `rff_vs_sklearn`): the Gaussian
 //!    kernel `exp(-‖x - y‖² / (2 sigma²))` with `sigma = 1/sqrt(2)` (scikit-learn's `gamma = 1`),
 //!    `D = 4000` features of the phase form `sqrt(2/D) cos(w'x + b)` (what `RBFSampler` computes),
-//!    on 10,000 dense rows of `d = 780`. `scripts/compare_rff_sklearn.py` times
+//!    on 10,000 dense rows of `d = 780`. `scripts/perf/compare_rff_sklearn.py` times
 //!    `sklearn.kernel_approximation.RBFSampler(gamma=1, n_components=4000).transform` on the very
 //!    same matrix, which this bench writes to `<target>/bench-data/rff_mnist_like_10000x780.f64`
 //!    (raw little-endian `f64`, row-major, no header). Measured as `transform` (allocates the
@@ -33,7 +33,7 @@
 //! 10 samples, short warm-up and measurement: the whole run takes a few minutes on two cores
 //! (most of it drawing the large RKS matrices). Run with
 //! `cargo bench -p rfbench-maps --bench shift_invariant_maps`, then
-//! `python3 scripts/compare_rff_sklearn.py`.
+//! `python3 scripts/perf/compare_rff_sklearn.py`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -117,7 +117,7 @@ fn configure(group: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, r
         .throughput(Throughput::Elements(rows as u64));
 }
 
-/// Question 1: RFF on the data `scripts/compare_rff_sklearn.py` hands to scikit-learn.
+/// Question 1: RFF on the data `scripts/perf/compare_rff_sklearn.py` hands to scikit-learn.
 fn rff_vs_sklearn(c: &mut Criterion) {
     let x = mnist_like(N_ROWS);
     let path = bench_data_path(&format!("rff_mnist_like_{N_ROWS}x{MNIST_DIM}.f64"));

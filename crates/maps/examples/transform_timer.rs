@@ -1,4 +1,4 @@
-//! A timing server for `scripts/compare_rff_sklearn.py --interleaved`: it builds the MNIST-like
+//! A timing server for `scripts/perf/compare_rff_sklearn.py --interleaved`: it builds the MNIST-like
 //! matrix of the shift-invariant bench (10,000 x 780 by default), writes it where the script reads
 //! it, fits the maps once, then answers one timing request per line on stdin with the wall time
 //! of one call in seconds on stdout. The script alternates these requests with scikit-learn's

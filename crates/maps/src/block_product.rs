@@ -6,7 +6,7 @@
 //! AVX-512 processors we run on, and so does NumPy's bundled copy (0.3.31). The `gemm` crate picks
 //! its kernels at run time (AVX-512F where the processor has it, AVX2/FMA or SSE otherwise). With
 //! OpenBLAS, `perf` put 68-73% of the `f32` random Fourier transform's time in sgemm; the README's
-//! interleaved comparison with scikit-learn (`scripts/compare_rff_sklearn.py --interleaved`)
+//! interleaved comparison with scikit-learn (`scripts/perf/compare_rff_sklearn.py --interleaved`)
 //! measures the whole transform before and after.
 //!
 //! **Why by blocks.** The product of a block and the cosines (or exponentials) that follow it run

@@ -319,9 +319,12 @@ impl FigureData {
     }
 }
 
+/// How many colours the plot has: a style number beyond it repeats a colour with another marker.
+pub(super) const PALETTE: usize = 14;
+
 /// The style number of each series (sorted keys): a map keeps its colour across the whole
 /// catalogue, so when every series has a map of the registry, a series is numbered by its map's
-/// place in the registry, plus [`super::plot::PALETTE`] times its rank among the series of the
+/// place in the registry, plus [`PALETTE`] times its rank among the series of the
 /// same map (the same colour with another marker: TS at two offsets); else by its place among
 /// the keys.
 fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
@@ -338,7 +341,7 @@ fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
         .enumerate()
         .map(|(index, map)| {
             let rank = maps[..index].iter().filter(|m| *m == map).count();
-            map.unwrap_or(index) + super::plot::PALETTE * rank
+            map.unwrap_or(index) + PALETTE * rank
         })
         .collect()
 }

@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 
-use super::figure::{FigureData, Panel, RawFigure};
+use super::figure::{FigureData, Panel, RawFigure, PALETTE};
 use super::legend::{self, Entry, Glyph, Marker};
 use super::results::CellValue;
 use super::RenderContext;
@@ -29,9 +29,6 @@ pub(crate) fn register_embedded_font() {
             .unwrap_or_else(|_| panic!("embedded font does not parse"));
     });
 }
-
-/// How many colours: a style number beyond it repeats a colour with another marker.
-pub(super) const PALETTE: usize = 14;
 
 /// Fourteen distinguishable colours (Tableau 10, then four darker ones): one per map of the
 /// registry ([`super::figure`] numbers a `map` series by its registry position).

@@ -431,7 +431,7 @@ where = { degree = 2 }
         figure::FigureData::collect(&results, &by_offset.figures[0], &Labels::default(), "f")
             .unwrap();
     let numbers: Vec<usize> = data.panels[0].curves.iter().map(|c| c.series).collect();
-    assert_eq!(numbers, [1, 1 + plot::PALETTE, 0, plot::PALETTE]);
+    assert_eq!(numbers, [1, 1 + figure::PALETTE, 0, figure::PALETTE]);
 }
 
 #[test]

@@ -1,13 +1,10 @@
-//! Stage 4: cells. The groups are expanded into the grid (see [`super::grid`]), each raw cell
-//! is typed against the registry (defaults filled, values parsed, components checked for
-//! compatibility), and the components' repetition caps are applied.
+//! Stage 4: cells. The groups are expanded into the grid (see [`super::grid`]); each raw cell
+//! is then typed into a [`Cell`] by [`super::typing`].
 
 use std::collections::BTreeSet;
 
 use super::grid::{self, Group, RawCell};
-use super::groups::ComponentRepetitions;
 use crate::spec_error::{Checker, SpecResult};
-use rfbench_data::{Registry, Task};
 use rfbench_registry::KindInfo;
 use rfbench_registry::{
     GeneratorInfo, KernelInfo, LearnerInfo, MapInfo, ParamSpec, ParamValues, TaskKind, Value,
@@ -151,71 +148,4 @@ pub(crate) fn expand(
         }
     }
     Ok(raw_cells)
-}
-
-/// What typing a raw cell needs besides the cell.
-pub(crate) struct CellTyping<'a> {
-    pub c: Checker<'a>,
-    pub kind: &'static KindInfo,
-    pub groups: &'a [Group],
-    pub columns: &'a [String],
-    pub datasets: &'a Registry,
-}
-
-/// Typed cells with their repetitions; a repetition cap that no cell uses is an error.
-pub(crate) fn typed_cells(
-    t: &CellTyping<'_>,
-    raw_cells: &[RawCell],
-    repetitions: usize,
-    caps: &[ComponentRepetitions],
-) -> SpecResult<Vec<Cell>> {
-    let mut cells = Vec::with_capacity(raw_cells.len());
-    for raw in raw_cells {
-        let mut cell = super::typing::cell(t, raw)?;
-        cell.repetitions = caps
-            .iter()
-            .filter(|cap| cell.has_component(cap.column, &cap.component))
-            .map(|cap| cap.repetitions)
-            .fold(repetitions, usize::min);
-        cells.push(cell);
-    }
-    for cap in caps {
-        if !cells
-            .iter()
-            .any(|cell| cell.has_component(cap.column, &cap.component))
-        {
-            return Err(t.c.at_span(
-                &cap.key,
-                &cap.span,
-                format!(
-                    "no cell of this spec has {} {:?}",
-                    cap.column, cap.component
-                ),
-            ));
-        }
-    }
-    if cells.is_empty() {
-        return Err(t.c.whole("the grid has no cells"));
-    }
-    Ok(cells)
-}
-
-/// The task of a dataset: a generator's, or the registry entry's.
-pub(crate) fn source_and_task(
-    c: Checker<'_>,
-    dataset: &str,
-    datasets: &Registry,
-) -> SpecResult<(DatasetSource, TaskKind)> {
-    Ok(match rfbench_registry::generator(dataset) {
-        Some(g) => (DatasetSource::Synthetic(g), g.task),
-        None => {
-            // Known: the dataset names were checked with the groups.
-            let entry = datasets.get(dataset).map_err(|e| c.whole(e))?;
-            let task = match entry.task {
-                Task::Regression => TaskKind::Regression,
-                _ => TaskKind::Classification,
-            };
-            (DatasetSource::Registry, task)
-        }
-    })
 }

@@ -194,14 +194,14 @@ impl RawSpec {
 
         let raw_cells = cells::expand(c, kind, &grouped.groups)?;
         let (mut columns, data_params) = columns::coordinate_columns(kind, &raw_cells);
-        let typing = cells::CellTyping {
+        let typing = typing::CellTyping {
             c,
             kind,
             groups: &grouped.groups,
             columns: &columns,
             datasets,
         };
-        let cells = cells::typed_cells(
+        let cells = typing::typed_cells(
             &typing,
             &raw_cells,
             run.repetitions,

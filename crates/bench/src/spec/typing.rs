@@ -1,14 +1,84 @@
-//! Stage 4, one cell: a raw cell typed against the registry. Each component's parameters are
+//! Stage 4, each cell: a raw cell typed against the registry. Each component's parameters are
 //! parsed by its own table (defaults filled), then the components are checked against each
 //! other: the kind needs features, the map approximates the kernel, the learner takes what the
-//! map gives and does the dataset's task.
+//! map gives and does the dataset's task. Then the components' repetition caps are applied.
 
-use super::cells::{source_and_task, Cell, CellTyping};
-use super::grid::RawCell;
-use crate::spec_error::{SpecError, SpecResult};
+use super::cells::{Cell, DatasetSource};
+use super::grid::{Group, RawCell};
+use super::groups::ComponentRepetitions;
+use crate::spec_error::{Checker, SpecError, SpecResult};
+use rfbench_data::{Registry, Task};
 use rfbench_registry::{
-    Features, KernelInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind, Value,
+    Features, KernelInfo, KindInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind,
+    Value,
 };
+
+/// What typing a raw cell needs besides the cell.
+pub(crate) struct CellTyping<'a> {
+    pub c: Checker<'a>,
+    pub kind: &'static KindInfo,
+    pub groups: &'a [Group],
+    pub columns: &'a [String],
+    pub datasets: &'a Registry,
+}
+
+/// Typed cells with their repetitions; a repetition cap that no cell uses is an error.
+pub(crate) fn typed_cells(
+    t: &CellTyping<'_>,
+    raw_cells: &[RawCell],
+    repetitions: usize,
+    caps: &[ComponentRepetitions],
+) -> SpecResult<Vec<Cell>> {
+    let mut cells = Vec::with_capacity(raw_cells.len());
+    for raw in raw_cells {
+        let mut cell = cell(t, raw)?;
+        cell.repetitions = caps
+            .iter()
+            .filter(|cap| cell.has_component(cap.column, &cap.component))
+            .map(|cap| cap.repetitions)
+            .fold(repetitions, usize::min);
+        cells.push(cell);
+    }
+    for cap in caps {
+        if !cells
+            .iter()
+            .any(|cell| cell.has_component(cap.column, &cap.component))
+        {
+            return Err(t.c.at_span(
+                &cap.key,
+                &cap.span,
+                format!(
+                    "no cell of this spec has {} {:?}",
+                    cap.column, cap.component
+                ),
+            ));
+        }
+    }
+    if cells.is_empty() {
+        return Err(t.c.whole("the grid has no cells"));
+    }
+    Ok(cells)
+}
+
+/// The task of a dataset: a generator's, or the registry entry's.
+pub(crate) fn source_and_task(
+    c: Checker<'_>,
+    dataset: &str,
+    datasets: &Registry,
+) -> SpecResult<(DatasetSource, TaskKind)> {
+    Ok(match rfbench_registry::generator(dataset) {
+        Some(g) => (DatasetSource::Synthetic(g), g.task),
+        None => {
+            // Known: the dataset names were checked with the groups.
+            let entry = datasets.get(dataset).map_err(|e| c.whole(e))?;
+            let task = match entry.task {
+                Task::Regression => TaskKind::Regression,
+                _ => TaskKind::Classification,
+            };
+            (DatasetSource::Registry, task)
+        }
+    })
+}
 
 /// The spec key and line that gave a raw cell its value of `name`.
 fn origin(t: &CellTyping<'_>, raw: &RawCell, name: &str) -> (String, usize) {

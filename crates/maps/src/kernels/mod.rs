@@ -35,69 +35,12 @@ use serde::{Deserialize, Serialize};
 use crate::block_product::{for_each_row_block, product_into};
 use crate::csr::{Row, Rows};
 use crate::error::{MapError, Result};
+mod checks;
 pub mod shift_invariant;
 
+pub(crate) use checks::check_positive;
+use checks::{check_degree, check_offset, ensure_kernel_parameter, same_dimension};
 use shift_invariant::{matern_closed_form, ShiftInvariantKernel};
-
-/// The valid range of a bandwidth or a scale.
-pub(crate) const POSITIVE: &str = "finite and > 0";
-const NON_NEGATIVE: &str = "finite and >= 0";
-const DEGREE: &str = ">= 1";
-const MATERN_NU: &str = "0.5, 1.5 or 2.5";
-
-/// `Ok` if `holds`, else the one error for a bad kernel parameter.
-pub(crate) fn ensure_kernel_parameter(
-    holds: bool,
-    kernel: &'static str,
-    parameter: &'static str,
-    value: f64,
-    valid: &'static str,
-) -> Result<()> {
-    if holds {
-        Ok(())
-    } else {
-        Err(MapError::InvalidKernelParameter {
-            kernel,
-            parameter,
-            value,
-            valid,
-        })
-    }
-}
-
-/// A bandwidth or scale: finite and `> 0`.
-pub(crate) fn check_positive(
-    kernel: &'static str,
-    parameter: &'static str,
-    value: f64,
-) -> Result<()> {
-    ensure_kernel_parameter(
-        value.is_finite() && value > 0.0,
-        kernel,
-        parameter,
-        value,
-        POSITIVE,
-    )
-}
-
-fn check_degree(degree: u32) -> Result<()> {
-    ensure_kernel_parameter(degree >= 1, "polynomial", "degree", degree as f64, DEGREE)
-}
-
-fn check_offset(offset: f64) -> Result<()> {
-    ensure_kernel_parameter(
-        offset.is_finite() && offset >= 0.0,
-        "polynomial",
-        "offset",
-        offset,
-        NON_NEGATIVE,
-    )
-}
-
-/// Matern's smoothness: one of the closed forms.
-pub(crate) fn check_matern_nu(nu: f64) -> Result<()> {
-    ensure_kernel_parameter([0.5, 1.5, 2.5].contains(&nu), "matern", "nu", nu, MATERN_NU)
-}
 
 /// An exact kernel. Build it with the constructors, which validate; a value built from the
 /// variants directly is validated by [`Kernel::check`] (every map's `check()` calls it).
@@ -506,21 +449,6 @@ pub(crate) fn gaussian_sigma_for(kernel: &Kernel, map: &'static str) -> Result<f
             kernel: kernel.name(),
         }),
     }
-}
-
-/// Two sets of rows for a cross Gram matrix. Panics when their column counts differ (a caller's
-/// defect: every front end checks the data first).
-pub(crate) fn same_dimension<'a, 'b>(
-    a: impl Into<Rows<'a>>,
-    b: impl Into<Rows<'b>>,
-) -> (Rows<'a>, Rows<'b>) {
-    let (a, b) = (a.into(), b.into());
-    assert_eq!(
-        a.n_cols(),
-        b.n_cols(),
-        "both sets of rows need the same dimension"
-    );
-    (a, b)
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ use ndarray::Array2;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::{check_matern_nu, check_positive};
+use super::checks::{check_matern_nu, check_positive, same_dimension};
 use crate::csr::{Row, Rows};
 use crate::error::Result;
 #[cfg(doc)]
@@ -119,7 +119,7 @@ impl ShiftInvariantKernel {
         a: impl Into<Rows<'a>>,
         b: impl Into<Rows<'b>>,
     ) -> Array2<f64> {
-        let (a, b) = super::same_dimension(a, b);
+        let (a, b) = same_dimension(a, b);
         let mut k = Array2::zeros((a.n_rows(), b.n_rows()));
         k.outer_iter_mut()
             .into_par_iter()

@@ -4,7 +4,7 @@
 # the statistical check fails. With correct code every failure is a false alarm; the spec's
 # `[check] false_alarm` (1 % by default) bounds its probability.
 #
-#   scripts/false_alarm.sh [NAME] [N]     (default: tensor-sketch-fig1 100)
+#   scripts/studies/false_alarm.sh [NAME] [N]     (default: tensor-sketch-fig1 100)
 #
 # Uses RFBENCH_BIN (default target/release/rfbench); datasets as for `just reproduce`.
 set -euo pipefail

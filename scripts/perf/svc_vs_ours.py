@@ -2,7 +2,7 @@
 """The tutorial's exact RBF SVM (004, section III) by scikit-learn's SVC and by rfbench's
 CachedKernelSvm, on the same rows, in the same run.
 
-    python3 scripts/svc_vs_ours.py [--n-samples 100000] [--threads 1 2] [--seed 0] [--binary B]
+    python3 scripts/perf/svc_vs_ours.py [--n-samples 100000] [--threads 1 2] [--seed 0] [--binary B]
 
 Data as in the tutorial: make_classification(n_samples) with scikit-learn's defaults (20 features,
 2 informative, 2 redundant, 2 clusters per class, 1 % flipped labels; random_state = --seed, the
@@ -31,7 +31,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GAMMA, C, EPS, CACHE_MB = 1.0 / 20, 1.0, 1e-3, 200
 
 

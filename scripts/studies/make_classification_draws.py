@@ -17,12 +17,12 @@ the two-sample Kolmogorov-Smirnov test), then says where the tutorial's numbers 
 0.891) and our spec's draw fall.
 
     cargo build --release -p rfbench-data --example make_classification_rows
-    python3 scripts/make_classification_draws.py [K] [OUT.csv]
+    python3 scripts/studies/make_classification_draws.py [K] [OUT.csv]
 
 Writes every draw's accuracies to OUT.csv (default results/studies/make-classification-draws.csv).
 The committed files: make-classification-draws.before.{csv,txt} (our generator before issue 27
 item 5, vertices in random order) and make-classification-draws.{csv,txt} (after), each the
-printed summary (.txt) and the per-draw accuracies (.csv) of `python3 scripts/make_classification_draws.py 25`.
+printed summary (.txt) and the per-draw accuracies (.csv) of `python3 scripts/studies/make_classification_draws.py 25`.
 """
 import csv
 import os

@@ -3,7 +3,7 @@
 equivalent, on the same matrix, in the same process, interleaved.
 
     python3 -m venv v && v/bin/pip install ./crates/python scikit-learn
-    v/bin/python scripts/python_vs_sklearn.py [--rounds 7] [--rows 10000] [--check]
+    v/bin/python scripts/perf/python_vs_sklearn.py [--rounds 7] [--rows 10000] [--check]
 
 The matrix: MNIST-like rows (d = 780, about 19 % non-zero, values in (0, 1], unit norm; numpy
 RandomState 780), float64 unless a line says float32. Each pair is fitted once (untimed); then in

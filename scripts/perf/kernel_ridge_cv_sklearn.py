@@ -5,7 +5,7 @@ ours against scikit-learn's GridSearchCV(KernelRidge), on the same rows (Insuran
 candidates, interleaved: scikit-learn, ours, scikit-learn, ours, ...
 
     cargo build --release -p rfbench-learners --example kernel_ridge_vs_sklearn
-    python3 scripts/kernel_ridge_cv_sklearn.py [DIR] [ROUNDS]
+    python3 scripts/perf/kernel_ridge_cv_sklearn.py [DIR] [ROUNDS]
 
 The rows and folds are written by the Rust example into DIR (default target/kernel-ridge-cv) on
 its first run. Each side's time covers the cross-validation and the final fit on all training

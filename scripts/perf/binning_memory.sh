@@ -4,7 +4,7 @@
 # each (3,200 features), ridge with lambda by 5-fold cross-validation. Dense features would be
 # 522,910 x 3,200 x 8 B = 13.4 GB; the learning kind streams them to ridge a block of rows at a
 # time. Writes into a temporary workspace; prints the run's report and /usr/bin/time's numbers.
-# Usage: scripts/binning_memory.sh [RFBENCH_BINARY]
+# Usage: scripts/perf/binning_memory.sh [RFBENCH_BINARY]
 set -euo pipefail
 bin="${1:-target/release/rfbench}"
 bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")"

@@ -11,7 +11,7 @@ seconds. The kernel is (1 + <x, y>)^4, the same as the Rust bench's Tensor Sketc
 scikit-learn's transform is single-threaded (numpy element-wise loops and scipy.fft with its
 default workers=1); its peak memory at this size is about 4 GB (a complex128 n x 4 x D array).
 
-Usage:  python3 scripts/bench_sklearn_tensor_sketch.py [--data PATH] [--repeats 5] [--json]
+Usage:  python3 scripts/perf/bench_sklearn_tensor_sketch.py [--data PATH] [--repeats 5] [--json]
 """
 
 import argparse
@@ -23,7 +23,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 N_ROWS, DIM = 10_000, 780
 DEGREE, COEF0, GAMMA, N_COMPONENTS = 4, 1.0, 1.0, 4000
 

@@ -4,13 +4,13 @@
 # four kernels <x,y>^2, (1+<x,y>)^2, <x,y>^4, (1+<x,y>)^4 (svm-train -t 1 -g 1 -d D -r R),
 # CACHE_MB of kernel cache for both (default 200: the spec's cache_mb).
 #
-#   RFBENCH_MIRROR=../shared/datasets/adult scripts/table1_kernel_svm.sh [THREADS] [CACHE_MB]
+#   RFBENCH_MIRROR=../shared/datasets/adult scripts/perf/table1_kernel_svm.sh [THREADS] [CACHE_MB]
 #
 # Needs python3, svm-train/svm-predict (Debian libsvm-tools) and the Adult files a9a, a9a.t in
 # the first RFBENCH_MIRROR directory that has them. Builds the release example
 # kernel_svm_vs_libsvm of crates/learners (or uses $EXAMPLE).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 threads="${1:-2}"
 cache="${2:-200}"
 src=""

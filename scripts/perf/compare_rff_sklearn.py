@@ -4,7 +4,7 @@ scikit-learn's RBFSampler, and Fastfood vs random kitchen sinks (Le, Sarlos & Sm
 
 Run after the Rust bench (same CARGO_TARGET_DIR):
 
-    cargo bench -p rfbench-maps --bench shift_invariant_maps && python3 scripts/compare_rff_sklearn.py
+    cargo bench -p rfbench-maps --bench shift_invariant_maps && python3 scripts/perf/compare_rff_sklearn.py
 
 1. Reads criterion's estimates of group `rff_vs_sklearn` (Gaussian kernel, gamma = 1, D = 4000
    features of the form sqrt(2/D) cos(w'x + b), 10,000 rows, d = 780, float64), times
@@ -28,7 +28,7 @@ float32 (scikit-learn keeps float32 since 1.3), and with --nystroem M [M ...] Ny
 transform vs `Nystroem(kernel="rbf", gamma=1, n_components=M).fit(x).transform(x)`. Rounds
 alternate which side goes first; the medians over rounds are compared.
 
-    python3 scripts/compare_rff_sklearn.py --interleaved 7 --nystroem 500 1000 [--csr]
+    python3 scripts/perf/compare_rff_sklearn.py --interleaved 7 --nystroem 500 1000 [--csr]
 Exit status: 0; 1 with --min-ratio R when the headline ratio is below R, or when scikit-learn or
 the data file is missing; 2 when there are no criterion results.
 """
@@ -206,7 +206,7 @@ def fwht_table(results):
 
 def build_timer():
     """Builds the `transform_timer` example in release mode; returns its path."""
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "rfbench-maps", "--example",
                     "transform_timer"], cwd=root, check=True)
     return skl.target_dir() / "release" / "examples" / "transform_timer"

@@ -2,7 +2,7 @@
 """Our linear solvers against scikit-learn's and LIBLINEAR's on the same rows, interleaved.
 
     cargo build --release -p rfbench-learners --example linear_solver_timer
-    python3 scripts/linear_solvers_vs_sklearn.py [--rounds 5] [--shapes]
+    python3 scripts/perf/linear_solvers_vs_sklearn.py [--rounds 5] [--shapes]
 
 1. The tutorial's rows (scikit-learn's make_classification(100000, random_state=0), the first
    75,000 after train_test_split(random_state=0) standardised, 75,000 x 20), C = 1, bias 1:
@@ -36,7 +36,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TIMER = ROOT / "target" / "release" / "examples" / "linear_solver_timer"
 
 

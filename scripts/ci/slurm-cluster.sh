@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A one-node SLURM cluster on this machine, for the sharded-run test (crates/bench/tests/slurm.rs):
 #
-#   scripts/slurm-cluster.sh start DIR   # writes DIR/slurm.conf, starts munged, slurmctld, slurmd
-#   scripts/slurm-cluster.sh stop DIR    # stops what `start DIR` started
+#   scripts/ci/slurm-cluster.sh start DIR   # writes DIR/slurm.conf, starts munged, slurmctld, slurmd
+#   scripts/ci/slurm-cluster.sh stop DIR    # stops what `start DIR` started
 #
 # Everything the cluster writes (its configuration, state, spool, logs, pid files) is under DIR,
 # and the commands find the configuration through SLURM_CONF=DIR/slurm.conf, so nothing under

@@ -3,7 +3,7 @@
 
 Run after `cargo bench -p rfbench-maps` (the `just bench` recipe runs both):
 
-    cargo bench -p rfbench-maps && python3 scripts/compare_bench.py
+    cargo bench -p rfbench-maps && python3 scripts/perf/compare_bench.py
 
 1. Reads criterion's estimates (`<target>/criterion/**/new/{benchmark,estimates}.json`) of
    group `ts_vs_sklearn` (Tensor Sketch, (1 + <x,y>)^4, 10,000 rows, d = 780, D = 4000), times
