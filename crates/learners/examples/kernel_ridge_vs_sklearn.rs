@@ -1,6 +1,6 @@
 //! Exact kernel ridge with lambda by 5-fold cross-validation over 21 candidates, on rows shaped
 //! like Table 2's Insurance (5,822 training rows, 4,000 test rows, d = 85, Gaussian kernel): ours,
-//! timed, for `scripts/kernel_ridge_cv_sklearn.py`, which runs scikit-learn's
+//! timed, for `scripts/perf/kernel_ridge_cv_sklearn.py`, which runs scikit-learn's
 //! `GridSearchCV(KernelRidge)` on the same rows, the same folds and the same candidates,
 //! interleaved with this program.
 //!

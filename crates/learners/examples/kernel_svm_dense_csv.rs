@@ -1,5 +1,5 @@
 //! The exact Gaussian-kernel SVM ([`CachedKernelSvm`]) on dense rows from two CSV files, timed:
-//! the Rust side of `scripts/svc_vs_ours.py`, which writes scikit-learn's rows and runs
+//! the Rust side of `scripts/perf/svc_vs_ours.py`, which writes scikit-learn's rows and runs
 //! scikit-learn's `SVC` on the same ones, so both solvers see the same numbers.
 //!
 //! `cargo run --release -p rfbench-learners --example kernel_svm_dense_csv -- TRAIN TEST GAMMA C

@@ -11,7 +11,7 @@
 //! run: the machine may be shared. `... -- both ROWS CACHE_MB KERNEL [THREADS]` runs `svm-train`
 //! and ours with THREADS threads (default 2); `... -- ours ROWS CACHE_MB KERNEL THREADS` and
 //! `... -- libsvm ROWS CACHE_MB KERNEL` run one. The files are `a9a` and `a9a.t` of the first
-//! directory of `RFBENCH_MIRROR` holding both (`scripts/table1_kernel_svm.sh` points it at
+//! directory of `RFBENCH_MIRROR` holding both (`scripts/perf/table1_kernel_svm.sh` points it at
 //! unit-norm copies).
 
 #[path = "../tests/support/mod.rs"]

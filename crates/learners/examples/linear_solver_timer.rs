@@ -1,4 +1,4 @@
-//! Times one training of a linear model on rows written by `scripts/linear_solvers_vs_sklearn.py`
+//! Times one training of a linear model on rows written by `scripts/perf/linear_solvers_vs_sklearn.py`
 //! (which alternates these runs with scikit-learn's and LIBLINEAR's on the same rows), optionally
 //! on random features of them.
 //!

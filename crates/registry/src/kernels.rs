@@ -48,7 +48,7 @@ const SIGMA: ParamSpec = ParamSpec {
     name: "sigma",
     kind: ParamKind::Bandwidth,
     default: None,
-    doc: "bandwidth: a number, \"median\", or { percentile = P, pairs = N } of training-row distances",
+    doc: "bandwidth: a number, \"median\", or { percentile = P, pairs = N } of training-row distances (in the kernel's norm: L1 for the Laplacian)",
 };
 
 const DEGREE: ParamSpec = ParamSpec {

@@ -268,6 +268,13 @@ fn duplicate_unnamed_outputs_are_errors() {
         "figures[0].name",
         2,
     );
+    // A table named `claims` would overwrite the run's own claims file.
+    let m = spec_error(
+        "[[tables]]\nname = \"claims\"\nrows = [\"map\"]\nvalue = \"relative_error\"\n",
+        "tables[0].name",
+        2,
+    );
+    assert!(m.contains("reserved"), "{m}");
 }
 
 #[test]

@@ -154,9 +154,19 @@ impl Checker<'_> {
         Ok(())
     }
 
-    /// An output name must be usable in a file name.
+    /// An output name must be usable in a file name, and must not be the name of a file the
+    /// run writes itself (`STEM-claims.md`), which the output would overwrite.
     pub fn file_name(&self, key: &str, name: &Spanned<String>) -> Result<()> {
         let n = name.get_ref();
+        if RESERVED_OUTPUT_NAMES.contains(&n.as_str()) {
+            return Err(self.error(
+                key,
+                &name.span(),
+                format!(
+                    "{n:?} is reserved: the run writes STEM-{n}.md itself; choose another name"
+                ),
+            ));
+        }
         if !n.is_empty()
             && n.chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
@@ -174,6 +184,9 @@ impl Checker<'_> {
         ))
     }
 }
+
+/// Output names the run's own files take (`results/STEM-claims.md`).
+pub const RESERVED_OUTPUT_NAMES: [&str; 1] = ["claims"];
 
 /// A piece of a `{…}` template: literal text or a placeholder with an optional precision.
 #[derive(Debug, Clone, PartialEq, Eq)]
