@@ -144,7 +144,7 @@ fn nystroem(
     fit_map(py, || params.fit(prepared.rows()))
 }
 
-/// PRFF (Chang et al. 2017), Gaussian kernels only.
+/// PRFF (Damodaran, Courty & Gosselin 2017), Gaussian kernels only.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn prff(

@@ -5,8 +5,9 @@
 //! `fit`, `random_state`, tags, `get_feature_names_out`) are Python's to keep; they live in the
 //! pure-Python classes of `python/rfbench`. This module only does what needs Rust: build a kernel
 //! ([`kernel::PyKernel`], checked by the library), fit a map (one function per map, module
-//! [`fit`]), and map rows ([`fitted::FittedMap`]). Every library error becomes a `ValueError`
-//! carrying the library's message.
+//! [`fit`]), map rows ([`fitted::FittedMap`]), and hand the component registry's parameter
+//! tables to Python ([`registry`]), from which the classes build their constraints. Every library
+//! error becomes a `ValueError` carrying the library's message.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -14,6 +15,7 @@ use pyo3::prelude::*;
 mod fit;
 mod fitted;
 mod kernel;
+mod registry;
 mod rows;
 
 /// A library error as Python's `ValueError`, with the library's own message.
@@ -28,5 +30,6 @@ fn _rfbench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<fitted::FittedMap>()?;
     fit::register(m)?;
     fitted::register_loaders(m)?;
+    registry::register(m)?;
     Ok(())
 }

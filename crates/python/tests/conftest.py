@@ -1,5 +1,8 @@
-"""Shared fixtures: every estimator with small parameters (the checks fit on 10-30 rows)."""
+"""Shared fixtures: every estimator with small parameters (the checks fit on 10-30 rows), and the
+component registry's maps with the class of each."""
 
+from rfbench import _REGISTRY_CLASSES as REGISTRY_CLASSES
+from rfbench import _rfbench
 from rfbench import (
     Fastfood,
     Nystroem,
@@ -31,3 +34,27 @@ def every_estimator():
         Nystroem(n_components=10, kernel="polynomial", degree=2),
         PseudoRandomFourierFeatures(n_components=20, max_iterations=5),
     ]
+
+
+def feature_maps():
+    """The registry's random feature maps by name (not ``exact`` or ``none``), in its order."""
+    return [m["name"] for m in _rfbench.registry()["maps"] if m["is_feature_map"]]
+
+
+def registry_name(estimator):
+    """The registry map an estimator is: its class's, selected by its parameters."""
+    params = estimator.get_params()
+    names = [
+        name
+        for name, (cls, selects) in REGISTRY_CLASSES.items()
+        if cls is type(estimator) and all(params[k] == v for k, v in selects.items())
+    ]
+    assert len(names) == 1, (estimator, names)
+    return names[0]
+
+
+def assert_covers_the_registry(estimators, what, exempt=()):
+    """Fails naming every registry map none of ``estimators`` is (and none of ``exempt``)."""
+    covered = {registry_name(e) for e in estimators} | set(exempt)
+    missing = [name for name in feature_maps() if name not in covered]
+    assert not missing, f"{what} does not cover the registry's maps {missing}"

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from conftest import assert_covers_the_registry
 from rfbench import (
     Fastfood,
     Nystroem,
@@ -24,7 +25,8 @@ from rfbench import (
 )
 
 SEED = 7
-# The same configurations, by label, as the Rust example's `maps()`.
+# The same configurations, by label, as the Rust example's `maps()`; every registry map is among
+# them (test_every_registry_map_is_compared_with_the_rust_crate).
 CONFIGURATIONS = {
     "tensor_sketch": TensorSketch(64, degree=3, coef0=1.0),
     "random_maclaurin": RandomMaclaurin(64, degree=2, coef0=1.0),
@@ -69,6 +71,10 @@ def reference(tmp_path_factory):
         [reference_binary(), str(folder / "rows.f64"), str(X.shape[0]), str(folder)], check=True
     )
     return X, folder
+
+
+def test_every_registry_map_is_compared_with_the_rust_crate():
+    assert_covers_the_registry(CONFIGURATIONS.values(), "test_agreement.CONFIGURATIONS")
 
 
 @pytest.mark.parametrize("label", sorted(CONFIGURATIONS))

@@ -9,6 +9,7 @@ from sklearn.kernel_approximation import Nystroem as SkNystroem
 from sklearn.kernel_approximation import PolynomialCountSketch, RBFSampler
 from sklearn.metrics.pairwise import laplacian_kernel, polynomial_kernel, rbf_kernel
 
+from conftest import assert_covers_the_registry
 from rfbench import (
     Fastfood,
     Nystroem,
@@ -69,6 +70,10 @@ CASES = [
     (RandomMaclaurin(4000, degree=2, gamma=0.5, coef0=1.0, h01=True), polynomial, 0.0084),  # 0.0056
     (Nystroem(200, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0), polynomial, 1e-6),  # exact: rank 153 < 200 landmarks
 ]
+
+
+def test_every_registry_map_has_a_gram_error_case():
+    assert_covers_the_registry([estimator for estimator, _, _ in CASES], "test_kernels.CASES")
 
 
 def case_id(value):

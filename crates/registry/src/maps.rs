@@ -9,7 +9,7 @@ use rfbench_maps::{
     StructuredOrthogonalParams, TensorSketchParams,
 };
 
-use super::params::{choice, count, real, ParamSpec, ParamValues};
+use super::params::{choice, count, real, Default, ParamKind, ParamSpec, ParamValues, MAX_COUNT};
 
 /// A map's configuration from the cell's parameters and kernel (its bandwidth resolved, or a
 /// stand-in at plan time): no data, no seed.
@@ -420,7 +420,13 @@ pub const MAPS: &[MapInfo] = &[
             count("batch_size", Some(128), "points per mini-batch"),
             real("learning_rate", PrffParams::LEARNING_RATE, 50.0, "step size of the stochastic gradient"),
             real("l2_penalty", PrffParams::L2_PENALTY, 0.0, "penalty on the frequencies' deviation"),
-            count("max_iterations", Some(100), "optimisation iterations"),
+            ParamSpec {
+                name: "max_iterations",
+                // 0 is the library's random Fourier features (phase form) with the same draws.
+                kind: ParamKind::Int { min: 0, max: MAX_COUNT },
+                default: Some(Default::Int(100)),
+                doc: "optimisation iterations (0: random Fourier features with the same draws)",
+            },
             real("tolerance", PrffParams::TOLERANCE, 1e-8, "stop when the loss changes less"),
             choice("weighting", &["average", "residual"], "average", "the loss of feature j: average = eq. (4)'s second line, every feature 2/j; residual = its first line, the new feature 2 against the average of the ones before"),
         ],

@@ -20,6 +20,25 @@ from .polynomial import RandomMaclaurin, TensorSketch
 
 __version__ = _rfbench.__version__
 
+# Every random feature map of the component registry (``_rfbench.registry()``) by name: the class
+# that implements it and the parameters that select it (Fastfood's ``method``, Random
+# Maclaurin's ``h01``). tests/test_registry.py fails naming a registry map missing here.
+_REGISTRY_CLASSES = {
+    name: (cls, selects)
+    for cls in (
+        TensorSketch,
+        RandomMaclaurin,
+        RandomFourierFeatures,
+        OrthogonalRandomFeatures,
+        StructuredOrthogonalRandomFeatures,
+        Fastfood,
+        RandomBinning,
+        Nystroem,
+        PseudoRandomFourierFeatures,
+    )
+    for name, selects in cls._registry_maps.items()
+}
+
 __all__ = [
     "TensorSketch",
     "RandomMaclaurin",

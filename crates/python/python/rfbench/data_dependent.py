@@ -2,13 +2,12 @@
 (frequencies optimised on them)."""
 
 import warnings
-from numbers import Integral, Real
 
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import StrOptions
 
-from . import _kernels, _rfbench
+from . import _kernels, _registry, _rfbench
 from ._base import MapTransformer, rows_for_rust
-from .fourier import _BANDWIDTH
+from .fourier import _BANDWIDTH, _NU
 
 
 class Nystroem(MapTransformer):
@@ -27,7 +26,8 @@ class Nystroem(MapTransformer):
     coef0 : float, default=1.0
         The polynomial kernel ``(gamma <x, y> + coef0)^degree``.
     eigenvalue_cutoff : float, default=1e-10
-        Eigenvalues of ``K_LL`` at or below this fraction of the largest are dropped.
+        Eigenvalues of ``K_LL`` at or below this fraction of the largest are dropped; in [0, 1)
+        (0 keeps every positive eigenvalue).
     random_state : int, RandomState instance or None, default=None
 
     Attributes
@@ -36,13 +36,18 @@ class Nystroem(MapTransformer):
     n_features_in_ : int
     """
 
+    _registry_maps = {"nystroem": {}}
+    _registry_params = {
+        "n_components": ("map", "nystroem", "n_components"),
+        "eigenvalue_cutoff": ("map", "nystroem", "eigenvalue_cutoff"),
+        "nu": _NU,
+        "degree": ("kernel", "polynomial", "degree"),
+        "coef0": ("kernel", "polynomial", "offset"),
+    }
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        **_registry.constraints(_registry_params),
         "kernel": [StrOptions(set(_kernels.ALL))],
         **_BANDWIDTH,
-        "degree": [Interval(Integral, 1, None, closed="left")],
-        "coef0": [Interval(Real, 0, None, closed="left")],
-        "eigenvalue_cutoff": [Interval(Real, 0, 1, closed="right")],
     }
 
     def __init__(
@@ -52,10 +57,10 @@ class Nystroem(MapTransformer):
         kernel="gaussian",
         gamma=None,
         sigma=None,
-        nu=1.5,
+        nu=_registry.default(_NU),
         degree=3,
         coef0=1.0,
-        eigenvalue_cutoff=1e-10,
+        eigenvalue_cutoff=_registry.default(("map", "nystroem", "eigenvalue_cutoff")),
         random_state=None,
     ):
         self.n_components = n_components
@@ -89,10 +94,15 @@ class Nystroem(MapTransformer):
         )
 
 
+def _prff(name):
+    """The registry's default of PRFF's parameter ``name``."""
+    return _registry.default(("map", "prff", name))
+
+
 class PseudoRandomFourierFeatures(MapTransformer):
-    """PRFF (Chang et al. 2017): random Fourier features of the Gaussian kernel whose frequencies
-    and phases are then optimised, one feature at a time, by mini-batch gradient steps on the
-    Gram-matrix error over the training rows.
+    """PRFF (Damodaran, Courty & Gosselin 2017): random Fourier features of the Gaussian kernel
+    whose frequencies and phases are then optimised, one feature at a time, by mini-batch gradient
+    steps on the Gram-matrix error over the training rows.
 
     Parameters
     ----------
@@ -119,16 +129,23 @@ class PseudoRandomFourierFeatures(MapTransformer):
     n_features_in_ : int
     """
 
+    _registry_maps = {"prff": {}}
+    _registry_params = {
+        name: ("map", "prff", name)
+        for name in (
+            "n_components",
+            "batch_size",
+            "learning_rate",
+            "l2_penalty",
+            "max_iterations",
+            "tolerance",
+            "weighting",
+        )
+    }
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        **_registry.constraints(_registry_params),
         "gamma": _BANDWIDTH["gamma"],
         "sigma": _BANDWIDTH["sigma"],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
-        "learning_rate": [Interval(Real, 0, None, closed="neither")],
-        "l2_penalty": [Interval(Real, 0, None, closed="left")],
-        "max_iterations": [Interval(Integral, 0, None, closed="left")],
-        "tolerance": [Interval(Real, 0, None, closed="left")],
-        "weighting": [StrOptions({"average", "residual"})],
         "random_state": ["random_state"],
     }
 
@@ -138,12 +155,12 @@ class PseudoRandomFourierFeatures(MapTransformer):
         *,
         gamma=None,
         sigma=None,
-        batch_size=128,
-        learning_rate=50.0,
-        l2_penalty=0.0,
-        max_iterations=100,
-        tolerance=1e-8,
-        weighting="average",
+        batch_size=_prff("batch_size"),
+        learning_rate=_prff("learning_rate"),
+        l2_penalty=_prff("l2_penalty"),
+        max_iterations=_prff("max_iterations"),
+        tolerance=_prff("tolerance"),
+        weighting=_prff("weighting"),
         random_state=None,
     ):
         self.n_components = n_components

@@ -3,24 +3,35 @@ random Fourier features, orthogonal and structured orthogonal random features, F
 binning. Bandwidths: ``gamma`` (scikit-learn's) or ``sigma`` (the crate's), module ``_kernels``.
 """
 
-from numbers import Integral, Real
+from numbers import Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import _kernels, _rfbench
+from . import _kernels, _registry, _rfbench
 from ._base import MapTransformer
 
 _BANDWIDTH = {
     "gamma": [Interval(Real, 0, None, closed="neither"), None],
     "sigma": [Interval(Real, 0, None, closed="neither"), None],
-    "nu": [Interval(Real, 0, None, closed="neither")],
     "random_state": ["random_state"],
 }
 
+# Matern's smoothness: the registry's range; the library takes its closed forms only (0.5, 1.5,
+# 2.5) and refuses another value at fit with its own message.
+_NU = ("kernel", "matern", "nu")
+
+# Python name -> the registry's parameter (module ``_registry``).
+_REGISTRY_PARAMS = {
+    "n_components": ("map", "rff", "n_components"),
+    "nu": _NU,
+    "form": ("map", "rff", "form"),
+}
+
 _FOURIER = {
-    "n_components": [Interval(Integral, 1, None, closed="left")],
+    **_registry.constraints(_REGISTRY_PARAMS),
     "kernel": [StrOptions(set(_kernels.SHIFT_INVARIANT))],
-    "form": [StrOptions({"auto", "paired", "phase"})],
+    # The registry's forms and "auto" (``_registry.DEVIATIONS``).
+    "form": [StrOptions(_registry.constraint(_REGISTRY_PARAMS["form"])[0].options | {"auto"})],
     **_BANDWIDTH,
 }
 
@@ -38,7 +49,8 @@ _DOC_PARAMETERS = """
         The crate's bandwidth: ``exp(-||x - y||^2 / (2 sigma^2))``, ``exp(-||x - y||_1 / sigma)``,
         the Matern length scale (default 1).
     nu : float, default=1.5
-        Matern smoothness, one of 0.5, 1.5, 2.5.
+        Matern smoothness, one of 0.5, 1.5, 2.5 (the closed forms; another value in [0.5, 2.5]
+        is refused at fit by the library, one outside it by the parameter check).
     form : {"auto", "paired", "phase"}, default="auto"
         ``paired``: ``[cos(Wx), sin(Wx)] / sqrt(D/2)`` from D/2 frequencies (the Rust crate's
         default): lower variance at equal D and half the projections, D must be even;
@@ -55,6 +67,7 @@ _DOC_PARAMETERS = """
 
 
 class _FourierMap(MapTransformer):
+    _registry_params = _REGISTRY_PARAMS
     _parameter_constraints = _FOURIER
     _fit_function = None
 
@@ -65,7 +78,7 @@ class _FourierMap(MapTransformer):
         kernel="gaussian",
         gamma=None,
         sigma=None,
-        nu=1.5,
+        nu=_registry.default(_NU),
         form="auto",
         random_state=None,
     ):
@@ -96,6 +109,7 @@ class RandomFourierFeatures(_FourierMap):
         "Random Fourier features (Rahimi & Recht 2007): i.i.d. frequencies from the kernel's "
         "spectral density. Gaussian, Laplacian and Matern kernels.\n" + _DOC_PARAMETERS
     )
+    _registry_maps = {"rff": {}}
     _fit_function = staticmethod(_rfbench.random_fourier)
 
 
@@ -104,6 +118,7 @@ class OrthogonalRandomFeatures(_FourierMap):
         "Orthogonal random features (Yu et al. 2016): frequencies orthogonal within blocks of d, "
         "norms from the kernel's radial density. Gaussian and Matern kernels.\n" + _DOC_PARAMETERS
     )
+    _registry_maps = {"orf": {}}
     _fit_function = staticmethod(_rfbench.orthogonal)
 
 
@@ -112,6 +127,7 @@ class StructuredOrthogonalRandomFeatures(_FourierMap):
         "Structured orthogonal random features (Yu et al. 2016): ``sqrt(d)/sigma HD1 HD2 HD3``, "
         "O(D log d) per row. Gaussian kernel only.\n" + _DOC_PARAMETERS
     )
+    _registry_maps = {"sorf": {}}
     _fit_function = staticmethod(_rfbench.structured_orthogonal)
 
 
@@ -126,6 +142,7 @@ class Fastfood(_FourierMap):
             "        circulant by FFT (\"Fastfood FFT\").\n    random_state :",
         )
     )
+    _registry_maps = {"fastfood": {"method": "hadamard"}, "fastfood-fft": {"method": "fft"}}
     _parameter_constraints = {**_FOURIER, "method": [StrOptions({"hadamard", "fft"})]}
 
     def __init__(
@@ -135,7 +152,7 @@ class Fastfood(_FourierMap):
         kernel="gaussian",
         gamma=None,
         sigma=None,
-        nu=1.5,
+        nu=_registry.default(_NU),
         form="auto",
         method="hadamard",
         random_state=None,
@@ -167,8 +184,10 @@ class RandomBinning(MapTransformer):
     ----------
     n_grids : int, default=100
         P, the number of grids (non-zeros per row).
-    width : int, default=1024
-        Hashed bins per grid: collisions bias the kernel up by about ``1 / width``.
+    width : int, default=1048576
+        Hashed bins per grid (2^20, the library's default): collisions bias the kernel up by
+        about ``1 / width``. The features are sparse, so a wide grid costs no memory here; a
+        learner that stores its weights densely pays ``n_grids * width`` of them.
     gamma : float, default=None
         ``exp(-gamma ||x - y||_1)``; with neither gamma nor sigma, gamma = 1.
     sigma : float, default=None
@@ -181,15 +200,27 @@ class RandomBinning(MapTransformer):
     n_features_in_ : int
     """
 
+    _registry_maps = {"random-binning": {}}
+    _registry_params = {
+        "n_grids": ("map", "random-binning", "n_grids"),
+        "width": ("map", "random-binning", "width"),
+    }
     _parameter_constraints = {
-        "n_grids": [Interval(Integral, 1, None, closed="left")],
-        "width": [Interval(Integral, 1, None, closed="left")],
+        **_registry.constraints(_registry_params),
         "gamma": _BANDWIDTH["gamma"],
         "sigma": _BANDWIDTH["sigma"],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, n_grids=100, *, width=1024, gamma=None, sigma=None, random_state=None):
+    def __init__(
+        self,
+        n_grids=100,
+        *,
+        width=_registry.default(("map", "random-binning", "width")),
+        gamma=None,
+        sigma=None,
+        random_state=None,
+    ):
         self.n_grids = n_grids
         self.width = width
         self.gamma = gamma

@@ -7,20 +7,24 @@ map for offset ``coef0 / gamma`` with its features multiplied by ``gamma^(p/2)``
 input, and at ``gamma = 1`` the features are the Rust crate's to the bit.
 """
 
-from numbers import Integral, Real
-
-from sklearn.utils._param_validation import Interval
-
-from . import _kernels, _rfbench
+from . import _kernels, _registry, _rfbench
 from ._base import MapTransformer
+
+# Python name -> the registry's parameter (module ``_registry``).
+_REGISTRY_PARAMS = {
+    "n_components": ("map", "tensor-sketch", "n_components"),
+    "degree": ("kernel", "polynomial", "degree"),
+    "gamma": ("kernel", "polynomial", "gamma"),
+    "coef0": ("kernel", "polynomial", "offset"),
+}
+_GAMMA = _registry.default(_REGISTRY_PARAMS["gamma"])
+_COEF0 = _registry.default(_REGISTRY_PARAMS["coef0"])
 
 
 class _PolynomialMap(MapTransformer):
+    _registry_params = _REGISTRY_PARAMS
     _parameter_constraints = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "degree": [Interval(Integral, 1, None, closed="left")],
-        "gamma": [Interval(Real, 0, None, closed="neither")],
-        "coef0": [Interval(Real, 0, None, closed="left")],
+        **_registry.constraints(_REGISTRY_PARAMS),
         "random_state": ["random_state"],
     }
 
@@ -40,9 +44,10 @@ class TensorSketch(_PolynomialMap):
     n_components : int, default=100
         D, the number of features.
     degree : int, default=2
+        1 to 64 (the registry's polynomial degree).
     gamma : float, default=1.0
     coef0 : float, default=0.0
-        The kernel's offset (>= 0).
+        The kernel's offset (>= 0; the registry's ``offset``).
     random_state : int, RandomState instance or None, default=None
         An int is the Rust map's seed (same features as the Rust crate for the same seed).
 
@@ -52,7 +57,11 @@ class TensorSketch(_PolynomialMap):
     n_features_in_ : int
     """
 
-    def __init__(self, n_components=100, *, degree=2, gamma=1.0, coef0=0.0, random_state=None):
+    _registry_maps = {"tensor-sketch": {}}
+
+    def __init__(
+        self, n_components=100, *, degree=2, gamma=_GAMMA, coef0=_COEF0, random_state=None
+    ):
         self.n_components = n_components
         self.degree = degree
         self.gamma = gamma
@@ -75,7 +84,7 @@ class RandomMaclaurin(_PolynomialMap):
     gamma : float, default=1.0
     coef0 : float, default=0.0
     h01 : bool, default=False
-        Hamid et al. (2014)'s H0/1: the degree-0 and degree-1 terms exactly (``1 + d`` more
+        H0/1 (Hamid et al. 2014): the degree-0 and degree-1 terms exactly (``1 + d`` more
         features), the higher degrees by ``n_components`` random ones.
     random_state : int, RandomState instance or None, default=None
 
@@ -85,10 +94,18 @@ class RandomMaclaurin(_PolynomialMap):
     n_features_in_ : int
     """
 
+    _registry_maps = {"random-maclaurin": {"h01": False}, "random-maclaurin-h01": {"h01": True}}
     _parameter_constraints = {**_PolynomialMap._parameter_constraints, "h01": ["boolean"]}
 
     def __init__(
-        self, n_components=100, *, degree=2, gamma=1.0, coef0=0.0, h01=False, random_state=None
+        self,
+        n_components=100,
+        *,
+        degree=2,
+        gamma=_GAMMA,
+        coef0=_COEF0,
+        h01=False,
+        random_state=None,
     ):
         self.n_components = n_components
         self.degree = degree

@@ -1,0 +1,156 @@
+//! The component registry (`rfbench-registry`) as plain Python data: every map and exact kernel
+//! with its parameters (kind, range, default, doc). The Python classes build their scikit-learn
+//! `_parameter_constraints` and defaults from it (`rfbench._registry`), so a range or a default is
+//! written once, in the registry that also validates specs and generates `docs/spec.md`.
+//!
+//! Dicts, lists and scalars only (each struct below becomes a dict with its field names as keys):
+//! what to make of a parameter is the Python side's business.
+
+use pyo3::prelude::*;
+use rfbench_registry::params::Default as ParamDefault;
+use rfbench_registry::{KernelInfo, MapInfo, ParamKind, ParamSpec, KERNELS, MAPS};
+
+/// An end of a range: an integer parameter's stays a Python `int`.
+#[derive(IntoPyObject)]
+enum Number {
+    Int(i64),
+    Float(f64),
+}
+
+#[derive(IntoPyObject)]
+enum Value {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Text(&'static str),
+}
+
+/// One parameter. `kind` is `"int"`, `"float"`, `"bool"`, `"choice"`, `"bandwidth"` (a number
+/// `> 0` or a rule on the training rows) or `"number_or"` (a number `> 0` or the one word in
+/// `choices`). `min`/`max` bound `"int"` and `"float"` (`None`: unbounded), each end excluded
+/// when `open_min`/`open_max`; `choices` are a `"choice"`'s words. `default` is `None` when a
+/// spec must give the value.
+#[derive(IntoPyObject)]
+struct Param {
+    name: &'static str,
+    kind: &'static str,
+    min: Option<Number>,
+    max: Option<Number>,
+    open_min: bool,
+    open_max: bool,
+    choices: Vec<&'static str>,
+    default: Option<Value>,
+    doc: &'static str,
+}
+
+#[derive(IntoPyObject)]
+struct Map {
+    name: &'static str,
+    label: &'static str,
+    doc: &'static str,
+    paper: &'static str,
+    /// A random feature map (not `exact` or `none`).
+    is_feature_map: bool,
+    kernels: Vec<&'static str>,
+    fits_on_data: bool,
+    in_default_comparison: bool,
+    params: Vec<Param>,
+}
+
+#[derive(IntoPyObject)]
+struct Kernel {
+    name: &'static str,
+    formula: &'static str,
+    params: Vec<Param>,
+}
+
+#[derive(IntoPyObject)]
+struct Registry {
+    maps: Vec<Map>,
+    kernels: Vec<Kernel>,
+}
+
+fn param(p: &ParamSpec) -> Param {
+    let finite = |v: f64| v.is_finite().then_some(Number::Float(v));
+    let (kind, min, max, open_min, open_max, choices) = match p.kind {
+        ParamKind::Int { min, max } => (
+            "int",
+            Some(Number::Int(min)),
+            (max != i64::MAX).then_some(Number::Int(max)),
+            false,
+            false,
+            vec![],
+        ),
+        ParamKind::Float(interval) => (
+            "float",
+            finite(interval.min),
+            finite(interval.max),
+            interval.open_min,
+            interval.open_max,
+            vec![],
+        ),
+        ParamKind::Bool => ("bool", None, None, false, false, vec![]),
+        ParamKind::Choice(words) => ("choice", None, None, false, false, words.to_vec()),
+        ParamKind::Bandwidth => ("bandwidth", None, None, false, false, vec![]),
+        ParamKind::NumberOr(word) => (
+            "number_or",
+            Some(Number::Float(0.0)),
+            None,
+            true,
+            true,
+            vec![word],
+        ),
+    };
+    Param {
+        name: p.name,
+        kind,
+        min,
+        max,
+        open_min,
+        open_max,
+        choices,
+        default: p.default.map(|d| match d {
+            ParamDefault::Int(v) => Value::Int(v),
+            ParamDefault::Float(v) => Value::Float(v),
+            ParamDefault::Bool(v) => Value::Bool(v),
+            ParamDefault::Text(v) => Value::Text(v),
+        }),
+        doc: p.doc,
+    }
+}
+
+fn map(m: &MapInfo) -> Map {
+    Map {
+        name: m.name,
+        label: m.label,
+        doc: m.doc,
+        paper: m.paper,
+        is_feature_map: m.is_feature_map(),
+        kernels: m.kernels.to_vec(),
+        fits_on_data: m.fits_on_data,
+        in_default_comparison: m.in_default_comparison,
+        params: m.params.iter().map(param).collect(),
+    }
+}
+
+fn kernel(k: &KernelInfo) -> Kernel {
+    Kernel {
+        name: k.name,
+        formula: k.formula,
+        params: k.params.iter().map(param).collect(),
+    }
+}
+
+/// `{"maps": [...], "kernels": [...]}`: every entry of the registry's `MAPS` (with `exact` and
+/// `none`, marked `is_feature_map = False`) and `KERNELS`, in the registry's order.
+#[pyfunction]
+fn registry() -> Registry {
+    Registry {
+        maps: MAPS.iter().map(map).collect(),
+        kernels: KERNELS.iter().map(kernel).collect(),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(registry, m)?)
+}
