@@ -425,6 +425,12 @@ local = [{ path = "toy.svm" }]
         rfbench_registry::compare_default_learner(task, needs).unwrap()
     }
 
+    /// The regression learner on features (ridge), which also classifies: its penalty is not
+    /// the exact SVM's, so the exact machine needs a tuner.
+    fn regression_learner() -> &'static str {
+        default_learner(TaskKind::Regression, Needs::Features).name
+    }
+
     /// A comparison's setup as `Setup::decide` makes it for a kernel, without reading data.
     fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
         let kernel = rfbench_registry::kernel(kernel).unwrap();
@@ -511,7 +517,7 @@ local = [{ path = "toy.svm" }]
             ("gaussian", Task::Binary, None),
             ("laplacian", Task::Binary, None),
             ("matern", Task::Regression, None),
-            ("polynomial", Task::Multiclass, Some("ridge")),
+            ("polynomial", Task::Multiclass, Some(regression_learner())),
         ];
         for (kernel, task, learner) in cases {
             let s = setup(kernel, task, learner);
@@ -539,7 +545,7 @@ local = [{ path = "toy.svm" }]
         assert!(!kernel.contains_key("degree"));
         // The ridge classifier's lambda is no C: the exact SVM's C comes from the learner whose
         // exact counterpart it is, in the same run.
-        let ridge = setup("gaussian", Task::Binary, Some("ridge"));
+        let ridge = setup("gaussian", Task::Binary, Some(regression_learner()));
         let tuner = ridge.exact_tuner.unwrap();
         assert_eq!(tuner.exact_counterpart, Some(ridge.exact_learner.name));
         let written = tune(&ridge).unwrap();
