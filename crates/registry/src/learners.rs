@@ -21,6 +21,16 @@ pub enum TaskKind {
     Regression,
 }
 
+impl From<rfbench_data::Task> for TaskKind {
+    /// A dataset's task as learners see it: binary and multi-class are both classification.
+    fn from(task: rfbench_data::Task) -> TaskKind {
+        match task {
+            rfbench_data::Task::Regression => TaskKind::Regression,
+            _ => TaskKind::Classification,
+        }
+    }
+}
+
 impl TaskKind {
     /// The learning kind's score of the task: accuracy (%) or RMSE.
     pub fn score_metric(self) -> &'static str {

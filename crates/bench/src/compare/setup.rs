@@ -65,7 +65,7 @@ impl Setup {
         } else {
             n - ((n as f64) * options.test_size).round() as usize
         };
-        let task = task_kind(entry.task);
+        let task = TaskKind::from(entry.task);
         let Some(kernel) = rfbench_registry::kernel(&options.kernel) else {
             return Err(Error::Experiment(format!(
                 "unknown kernel {:?}; known: {:?}",
@@ -117,7 +117,7 @@ impl Setup {
     }
 
     pub fn task_kind(&self) -> TaskKind {
-        task_kind(self.task)
+        TaskKind::from(self.task)
     }
 
     /// The names of the maps compared, in the registry's order.
@@ -249,13 +249,6 @@ fn bandwidths(
             let sigmas = [0.25, 0.5, 1.0, 2.0, 4.0].iter().map(|f| f * m).collect();
             Ok((sigmas, Some(m)))
         }
-    }
-}
-
-fn task_kind(task: Task) -> TaskKind {
-    match task {
-        Task::Regression => TaskKind::Regression,
-        _ => TaskKind::Classification,
     }
 }
 

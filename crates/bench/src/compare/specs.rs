@@ -434,10 +434,7 @@ local = [{ path = "toy.svm" }]
     /// A comparison's setup as `Setup::decide` makes it for a kernel, without reading data.
     fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
         let kernel = rfbench_registry::kernel(kernel).unwrap();
-        let kind = match task {
-            Task::Regression => TaskKind::Regression,
-            _ => TaskKind::Classification,
-        };
+        let kind = TaskKind::from(task);
         let learner = learner.map_or_else(
             || default_learner(kind, Needs::Features),
             |l| rfbench_registry::learner(l).unwrap(),

@@ -7,7 +7,7 @@ use super::cells::{Cell, DatasetSource};
 use super::grid::{Group, RawCell};
 use super::groups::ComponentRepetitions;
 use crate::spec_error::{Checker, SpecError, SpecResult};
-use rfbench_data::{Registry, Task};
+use rfbench_data::Registry;
 use rfbench_registry::{
     Features, KernelInfo, KindInfo, LearnerInfo, MapInfo, Needs, ParamSpec, ParamValues, TaskKind,
     Value,
@@ -71,11 +71,7 @@ pub(crate) fn source_and_task(
         None => {
             // Known: the dataset names were checked with the groups.
             let entry = datasets.get(dataset).map_err(|e| c.whole(e))?;
-            let task = match entry.task {
-                Task::Regression => TaskKind::Regression,
-                _ => TaskKind::Classification,
-            };
-            (DatasetSource::Registry, task)
+            (DatasetSource::Registry, TaskKind::from(entry.task))
         }
     })
 }
