@@ -28,7 +28,8 @@ build: setup
     if [ -z "${RFBENCH_BIN:-}" ]; then cargo build --release -p rfbench; \
     elif [ ! -x "$RFBENCH_BIN" ]; then echo "RFBENCH_BIN=$RFBENCH_BIN: no such executable" >&2; exit 1; fi
 
-# Run experiments/NAME.toml: results/NAME.csv, figures/NAME.png and a report (add --quick for the CI profile).
+# Run experiments/NAME.toml: results/NAME/full.csv, figures/NAME/full*.png and a report (add --quick
+# for the CI profile: results/NAME/quick.csv).
 reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
@@ -63,7 +64,7 @@ test-python: setup
 check *FLAGS: build
     for spec in experiments/*.toml; do \
         name=$(basename "$spec" .toml); \
-        if [ -f "results/$name.quick.csv" ]; then {{rfbench}} check "$name" --quick {{FLAGS}}; fi; \
+        if [ -f "results/$name/quick.csv" ]; then {{rfbench}} check "$name" --quick {{FLAGS}}; fi; \
     done
 
 # Criterion benchmarks, the comparisons with scikit-learn (needs python3 with scikit-learn), and the

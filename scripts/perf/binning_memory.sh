@@ -48,6 +48,6 @@ cd "$work"
 /usr/bin/time -f "peak RSS %M KiB, %e s wall, %U s user" "$bin" reproduce binning-memory 2>&1 | tail -n 3
 python3 - <<'PY'
 import csv
-for row in csv.DictReader(open("results/binning-memory.csv")):
+for row in csv.DictReader(open("results/binning-memory/full.csv")):
     print({k: row[k] for k in ("repetition", "accuracy", "map_seconds", "train_seconds", "predict_seconds", "lambda_chosen")})
 PY

@@ -373,7 +373,7 @@ pub fn two_sample_failure(reference: &[f64], rerun: &[f64], per_test: f64) -> Op
     })
 }
 
-/// The same-seed comparison of the claims files (`results/STEM-claims.md`): every claim on a
+/// The same-seed comparison of the claims files (`results/SPEC/PROFILE.claims.md`): every claim on a
 /// checked metric must read the same in both (verdict, tally, every pair); claims on other
 /// metrics (times) are only required to be there. Adds its comparisons and failures to `report`.
 pub fn claims_files(

@@ -13,6 +13,7 @@ pub mod catalogue;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod files;
 pub mod kinds;
 pub mod memory;
 pub mod merge;

@@ -81,7 +81,7 @@ enum Command {
     Compare(CompareArgs),
     /// List the experiment specs.
     List,
-    /// Run a spec: results/NAME.csv, figures, tables and a report.
+    /// Run a spec: results/NAME/PROFILE.csv, figures, tables and a report.
     Reproduce {
         #[command(flatten)]
         spec: SpecArgs,
@@ -97,16 +97,16 @@ enum Command {
         #[arg(long)]
         allow_skipped: bool,
         /// Run shard I of N (I from 1): a deterministic share of the runs, written to
-        /// results/NAME.shard-I-of-N.csv with a manifest, for `rfbench merge`. Inside a SLURM
+        /// results/NAME/PROFILE.shard-I-of-N.csv with a manifest, for `rfbench merge`. Inside a SLURM
         /// array task the shard is read from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT.
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
         /// Take the runs a killed run of the same spec (and shard) finished, from its
-        /// results/.STEM.partial.csv, instead of running them again.
+        /// results/NAME/.PROFILE.partial.csv, instead of running them again.
         #[arg(long)]
         resume: bool,
     },
-    /// Join the shards of a sharded run (results/NAME.shard-I-of-N.csv) into results/NAME.csv,
+    /// Join the shards of a sharded run (results/NAME/PROFILE.shard-I-of-N.csv) into results/NAME/PROFILE.csv,
     /// then draw its figures, tables and report; refused unless every run is in exactly one
     /// shard and every shard ran the same spec, datasets and code.
     Merge {
@@ -123,7 +123,7 @@ enum Command {
         allow_skipped: bool,
     },
     /// Write a SLURM job array of N shards of a spec and a merge job that runs when they have
-    /// all succeeded (slurm/STEM/array.sbatch and merge.sbatch), and print the commands that
+    /// all succeeded (slurm/NAME/PROFILE/array.sbatch and merge.sbatch), and print the commands that
     /// submit them; --submit fetches the datasets here and submits both.
     Slurm {
         #[command(flatten)]
@@ -153,7 +153,7 @@ enum Command {
         #[arg(long)]
         submit: bool,
     },
-    /// Redraw a spec's figures, tables and report from its results/NAME.csv (no run).
+    /// Redraw a spec's figures, tables and report from its results/NAME/PROFILE.csv (no run).
     Render {
         #[command(flatten)]
         spec: SpecArgs,

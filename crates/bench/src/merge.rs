@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::files::SpecFiles;
 use crate::outputs::Rendered;
 use crate::results::{self, CellOutcome, ResultRow};
 use crate::run::{self, RunOptions};
@@ -48,18 +49,18 @@ pub fn merge(
     for note in staging::prepare(&options.out_dir)? {
         eprintln!("{note}");
     }
-    let stem = profile.stem(&plan.name);
-    let count = shard_count(&options.out_dir, &stem, shards)?;
+    let files = plan.files(&options.out_dir);
+    let count = shard_count(&files, shards)?;
     let shards: Vec<Shard> = (1..=count)
         .map(|i| Shard::new(i, count).map_err(Error::Experiment))
         .collect::<Result<_>>()?;
-    let manifests = read_manifests(&plan, options, &stem, &shards)?;
+    let manifests = read_manifests(&plan, &options.root, &files, &shards)?;
     plan.master_seed = manifests[0].master_seed;
 
     let layout = plan.layout();
     let mut found: BTreeMap<RunId, Vec<Found>> = BTreeMap::new();
     for shard in &shards {
-        let path = shard.csv(&options.out_dir, &stem);
+        let path = files.shard_csv((shard.index, shard.count));
         let (header, records) = results::read_records(&path)?;
         let rows = layout
             .parse_rows(&header, &records)
@@ -75,9 +76,9 @@ pub fn merge(
                 .push((shard.index, record, row));
         }
     }
-    let (records, rows) = in_plan_order(&plan, &stem, &shards, found)?;
+    let (records, rows) = in_plan_order(&plan, &files, &shards, found)?;
 
-    let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
+    let csv = files.csv();
     if !options.allow_skipped {
         run::keep_what_ran(&csv, &plan, &rows)?;
     }
@@ -92,8 +93,8 @@ pub fn merge(
         &mut out,
     )?;
     for shard in &shards {
-        out.remove(&shard.csv(&options.out_dir, &stem))?;
-        out.remove(&shard.manifest(&options.out_dir, &stem))?;
+        out.remove(&files.shard_csv((shard.index, shard.count)))?;
+        out.remove(&files.shard_manifest((shard.index, shard.count)))?;
     }
     out.commit()?;
     Ok(Merged {
@@ -109,46 +110,26 @@ pub fn merge(
     })
 }
 
-/// The shard counts N of the files `results/STEM.shard-I-of-N.{csv,toml}` present.
-fn counts_present(out_dir: &Path, stem: &str) -> Result<Vec<usize>> {
-    let dir = out_dir.join("results");
-    let mut counts = std::collections::BTreeSet::new();
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(Error::io(&dir, e)),
-    };
-    let prefix = format!("{stem}.shard-");
-    for entry in entries {
-        let name = entry.map_err(|e| Error::io(&dir, e))?.file_name();
-        let name = name.to_string_lossy();
-        let numbers = name
-            .strip_prefix(&prefix)
-            .and_then(|rest| rest.strip_suffix(".csv").or(rest.strip_suffix(".toml")))
-            .and_then(|rest| rest.split_once("-of-"));
-        if let Some(count) = numbers.and_then(|(_, n)| n.parse::<usize>().ok()) {
-            counts.insert(count);
-        }
-    }
-    Ok(counts.into_iter().collect())
-}
-
 /// The number of shards to merge: `asked`, or the one count present.
-fn shard_count(out_dir: &Path, stem: &str, asked: Option<usize>) -> Result<usize> {
+fn shard_count(files: &SpecFiles, asked: Option<usize>) -> Result<usize> {
     if let Some(count) = asked {
         Shard::new(1, count).map_err(|e| Error::Experiment(format!("--shards {count}: {e}")))?;
         return Ok(count);
     }
-    let dir = out_dir.join("results");
-    match counts_present(out_dir, stem)?.as_slice() {
+    let dir = files.results_dir();
+    let label = files.label();
+    let present = files
+        .shard_counts_present()
+        .map_err(|e| Error::io(&dir, e))?;
+    match present.as_slice() {
         [count] => Ok(*count),
         [] => Err(Error::Experiment(format!(
-            "no shards of {stem} in {}: run `rfbench reproduce ... --shard I/N` for I = 1 to N \
+            "no shards of {label} in {}: run `rfbench reproduce ... --shard I/N` for I = 1 to N \
              first (or `rfbench slurm`)",
             dir.display()
         ))),
         counts => Err(Error::Experiment(format!(
-            "{} holds shards of {stem} for {} different shard counts ({counts:?}): give \
+            "{} holds shards of {label} for {} different shard counts ({counts:?}): give \
              --shards N",
             dir.display(),
             counts.len()
@@ -160,31 +141,32 @@ fn shard_count(out_dir: &Path, stem: &str, asked: Option<usize>) -> Result<usize
 /// they are now.
 fn read_manifests(
     plan: &Plan,
-    options: &RunOptions,
-    stem: &str,
+    root: &Path,
+    files: &SpecFiles,
     shards: &[Shard],
 ) -> Result<Vec<Manifest>> {
     let missing: Vec<String> = shards
         .iter()
         .filter(|s| {
-            !s.csv(&options.out_dir, stem).is_file()
-                || !s.manifest(&options.out_dir, stem).is_file()
+            !files.shard_csv((s.index, s.count)).is_file()
+                || !files.shard_manifest((s.index, s.count)).is_file()
         })
         .map(|s| s.to_string())
         .collect();
     if !missing.is_empty() {
         return Err(Error::Experiment(format!(
-            "shard(s) {} of {stem} missing in {} (a shard is its .csv and its .toml): run them \
+            "shard(s) {} of {} missing in {} (a shard is its .csv and its .toml): run them \
              with `rfbench reproduce {} --shard I/N --resume`",
             missing.join(", "),
-            options.out_dir.join("results").display(),
+            files.label(),
+            files.results_dir().display(),
             plan.name
         )));
     }
-    let (spec, datasets) = shard::digests(plan, &options.root)?;
+    let (spec, datasets) = shard::digests(plan, root)?;
     let mut manifests = Vec::new();
     for s in shards {
-        let path = s.manifest(&options.out_dir, stem);
+        let path = files.shard_manifest((s.index, s.count));
         let m = Manifest::read(&path)?;
         let wrong = |what: &str| {
             Error::Experiment(format!(
@@ -235,7 +217,7 @@ fn read_manifests(
 /// write and the rows they read as.
 fn in_plan_order(
     plan: &Plan,
-    stem: &str,
+    files: &SpecFiles,
     shards: &[Shard],
     mut found: BTreeMap<RunId, Vec<Found>>,
 ) -> Result<(Vec<Vec<String>>, Vec<ResultRow>)> {
@@ -302,8 +284,9 @@ fn in_plan_order(
     }
     let shown = problems.len().min(10);
     Err(Error::Experiment(format!(
-        "the shards of {stem} do not hold every run of the plan exactly once ({} problem(s)):\n  \
+        "the shards of {} do not hold every run of the plan exactly once ({} problem(s)):\n  \
          {}{}",
+        files.label(),
         problems.len(),
         problems[..shown].join("\n  "),
         if problems.len() > shown {

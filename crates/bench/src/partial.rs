@@ -1,6 +1,6 @@
 //! A run's finished rows, kept as they finish so that a killed run loses none of them.
 //!
-//! Every run appends each row to `results/.STEM.partial.csv` (the results file's own header and
+//! Every run appends each row to `results/SPEC/.PROFILE.partial.csv` (the results file's own header and
 //! row format) the moment the row is measured, and removes the file once its outputs are
 //! committed. A run killed on the way (SIGKILL, a SLURM time limit, a node lost) leaves the file;
 //! `reproduce --resume` takes its rows (those with the same coordinates, repetition and seeds
@@ -48,11 +48,6 @@ pub struct Opened {
     pub resumed: Vec<ResultRow>,
     /// What to tell the user.
     pub notes: Vec<String>,
-}
-
-/// `results/.STEM.partial.csv` under `out_dir`.
-pub fn path(out_dir: &Path, stem: &str) -> PathBuf {
-    out_dir.join("results").join(format!(".{stem}.partial.csv"))
 }
 
 impl Partial {

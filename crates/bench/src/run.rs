@@ -18,10 +18,11 @@ use rfbench_maps::Kernel;
 
 use crate::check::{self, CheckReport};
 use crate::error::{Error, Result};
+use crate::files::SpecFiles;
 use crate::kinds::{self, train_rows, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
-use crate::partial::{self, Partial};
+use crate::partial::Partial;
 use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
 use crate::run_id::RunId;
 use crate::seeds::derive_seed;
@@ -50,7 +51,7 @@ pub struct RunOptions {
     /// Replace a results file even where rows that ran in it are skipped in this run (their
     /// data is missing on this machine); otherwise such a run writes nothing and says so.
     pub allow_skipped: bool,
-    /// Run only this shard's share of the runs, into `results/STEM.shard-I-of-N.csv` ([`shard`]).
+    /// Run only this shard's share of the runs, into `results/SPEC/PROFILE.shard-I-of-N.csv` ([`shard`]).
     pub shard: Option<Shard>,
     /// Take the rows a killed run of the same spec finished ([`partial`]) instead of starting
     /// over.
@@ -414,8 +415,8 @@ pub(crate) fn failed_cells(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
 }
 
 /// Runs experiment `spec` (a name in `experiments/` or a path to a spec file) under `profile`:
-/// writes `results/STEM.csv`, its figures and tables under `out_dir` (STEM is the name, plus
-/// `.PROFILE` for a named profile), all replaced together when the run ends ([`staging`]).
+/// writes `results/SPEC/PROFILE.csv`, its figures and tables under `out_dir` ([`crate::files`]),
+/// all replaced together when the run ends ([`staging`]).
 pub fn reproduce(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Outcome> {
     reproduce_reusing(spec, profile, options, &[])
 }
@@ -435,13 +436,10 @@ pub fn reproduce_reusing(
     for note in staging::prepare(&options.out_dir)? {
         eprintln!("{note}");
     }
-    let stem = match options.shard {
-        Some(shard) => shard.stem(&profile.stem(&plan.name)),
-        None => profile.stem(&plan.name),
-    };
+    let files = plan.files(&options.out_dir);
     let provenance = Provenance::collect(&options.root);
     let opened = Partial::open(
-        &partial::path(&options.out_dir, &stem),
+        &files.partial(options.shard.map(|s| (s.index, s.count))),
         &plan.layout(),
         &provenance,
         options.resume,
@@ -458,7 +456,10 @@ pub fn reproduce_reusing(
     let failed = failed_cells(&plan, &rows);
     let warnings = edge_warnings(&plan, &rows);
 
-    let csv = options.out_dir.join("results").join(format!("{stem}.csv"));
+    let csv = match options.shard {
+        Some(shard) => files.shard_csv((shard.index, shard.count)),
+        None => files.csv(),
+    };
     if !options.allow_skipped {
         keep_what_ran(&csv, &plan, &rows)?;
     }
@@ -519,7 +520,6 @@ fn stage_manifest(
     out: &mut Staged,
 ) -> Result<Rendered> {
     let (spec_sha256, datasets_sha256) = shard::digests(plan, &options.root)?;
-    let stem = plan.profile.stem(&plan.name);
     let manifest = Manifest {
         experiment: plan.name.clone(),
         profile: plan.profile.name().to_string(),
@@ -533,7 +533,9 @@ fn stage_manifest(
         runs: rows.len(),
         runs_planned: plan.cells.iter().map(|c| c.repetitions).sum(),
     };
-    let path = shard.manifest(&options.out_dir, &stem);
+    let path = plan
+        .files(&options.out_dir)
+        .shard_manifest((shard.index, shard.count));
     out.write(&path, manifest.to_text()?.as_bytes())?;
     let flag = match &plan.profile {
         Profile::Full => String::new(),
@@ -563,11 +565,9 @@ pub(crate) fn render_csv(
     rows_belong(plan, csv)?;
     let written = Results::from_csv(csv, &plan.output_columns())?.with_sums(&plan.sums);
     let ctx = RenderContext {
-        stem: plan.profile.stem(&plan.name),
+        files: plan.files(out_dir),
         title: plan.title.clone(),
         profile_note: format!("{} profile", plan.profile.name()),
-        figures_dir: out_dir.join("figures"),
-        results_dir: out_dir.join("results"),
         labels: Labels(
             rfbench_registry::labels()
                 .into_iter()
@@ -676,15 +676,12 @@ pub(crate) fn keep_what_ran(path: &Path, plan: &Plan, rows: &[ResultRow]) -> Res
     )))
 }
 
-/// Redraws experiment `spec`'s figures, tables and report from its `results/STEM.csv` under
+/// Redraws experiment `spec`'s figures, tables and report from its `results/SPEC/PROFILE.csv` under
 /// `out_dir`, without running anything: after a change to a figure or a table of the spec, or
 /// of the code that draws them. The CSV must match the spec's plan (its columns).
 pub fn render(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Rendered> {
     let plan = load_plan(&options.root, spec, profile)?;
-    let csv = options
-        .out_dir
-        .join("results")
-        .join(format!("{}.csv", profile.stem(&plan.name)));
+    let csv = plan.files(&options.out_dir).csv();
     if !csv.exists() {
         let flag = match profile {
             Profile::Full => String::new(),
@@ -734,7 +731,7 @@ fn edge_warnings(plan: &Plan, rows: &[ResultRow]) -> Vec<String> {
 }
 
 /// Regenerates experiment `spec` into a temporary directory and compares it with the committed
-/// `results/STEM.csv` under `out_dir` (exactly with the same master seed, statistically with
+/// `results/SPEC/PROFILE.csv` under `out_dir` (exactly with the same master seed, statistically with
 /// another).
 pub fn check(
     spec: &str,
@@ -742,10 +739,8 @@ pub fn check(
     options: &RunOptions,
 ) -> Result<(CheckReport, Outcome)> {
     let name = crate::spec::spec_name(&options.root, spec)?;
-    let reference_path = options
-        .out_dir
-        .join("results")
-        .join(format!("{}.csv", profile.stem(&name)));
+    let files = SpecFiles::new(&options.out_dir, &name, profile.name());
+    let reference_path = files.csv();
     let reference = results::read_records(&reference_path)?;
     let scratch =
         tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
@@ -766,14 +761,10 @@ pub fn check(
         &outcome.csv,
     )?;
     if matches!(report.mode, check::Mode::SameSeed { .. }) {
-        let claims = |dir: &Path| {
-            dir.join("results")
-                .join(format!("{}-claims.md", profile.stem(&name)))
-        };
         check::claims_files(
             &outcome.plan,
-            &claims(&options.out_dir),
-            &claims(scratch.path()),
+            &files.claims(),
+            &files.under(scratch.path()).claims(),
             &mut report,
         )?;
     }

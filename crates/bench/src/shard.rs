@@ -1,5 +1,5 @@
 //! Sharded runs: one process (a SLURM array task) runs a deterministic share of a plan's runs and
-//! writes them to `results/STEM.shard-I-of-N.csv` with a manifest (`.toml` beside it) saying
+//! writes them to `results/SPEC/PROFILE.shard-I-of-N.csv` with a manifest (`.toml` beside it) saying
 //! which spec, datasets and code produced them; [`crate::merge`] joins the N shards into the one
 //! results file a single process would have written.
 //!
@@ -8,7 +8,7 @@
 //! to an axis adds runs to shards and moves none, so the shards of a grown spec still hold every
 //! run they held before.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -94,25 +94,6 @@ impl Shard {
     pub fn owns(&self, id: &RunId) -> bool {
         self.count == 1
             || derive_seed(0, &format!("shard|{id}")) % self.count as u64 == (self.index - 1) as u64
-    }
-
-    /// The stem of this shard's results: `STEM.shard-I-of-N`.
-    pub fn stem(&self, stem: &str) -> String {
-        format!("{stem}.shard-{}-of-{}", self.index, self.count)
-    }
-
-    /// `results/STEM.shard-I-of-N.csv` under `out_dir`.
-    pub fn csv(&self, out_dir: &Path, stem: &str) -> PathBuf {
-        out_dir
-            .join("results")
-            .join(format!("{}.csv", self.stem(stem)))
-    }
-
-    /// The manifest beside [`Shard::csv`].
-    pub fn manifest(&self, out_dir: &Path, stem: &str) -> PathBuf {
-        out_dir
-            .join("results")
-            .join(format!("{}.toml", self.stem(stem)))
     }
 }
 

@@ -1,6 +1,6 @@
 //! `rfbench slurm`: a spec as a SLURM job array of N shards ([`crate::shard`]) and a merge job
 //! that runs when every shard has succeeded (`afterok`), as two sbatch scripts under
-//! `slurm/STEM/` of the output folder (logs in `slurm/STEM/logs/`).
+//! `slurm/SPEC/PROFILE/` of the output folder (logs in its `logs/`).
 //!
 //! The datasets are fetched where `rfbench slurm --submit` runs (a login node has the network a
 //! compute node often lacks) into the cache the scripts name, on the shared file system; each
@@ -118,7 +118,12 @@ fn registry_datasets(plan: &Plan, root: &Path) -> Vec<String> {
 
 /// What both scripts say the same way.
 struct Shared {
-    stem: String,
+    /// `SPEC/PROFILE`, in comments.
+    label: String,
+    /// `SPEC.PROFILE`, in job names.
+    job: String,
+    /// `results/SPEC/PROFILE.csv`, what the merge writes.
+    csv: String,
     /// `'BINARY' --root 'ROOT'`.
     rfbench: String,
     /// The spec (a name, or a path made absolute), `--profile P`, `--out-dir 'OUT'`.
@@ -128,7 +133,7 @@ struct Shared {
     logs: PathBuf,
 }
 
-/// Writes the array and merge scripts of `spec` under `profile` to `OUT/slurm/STEM/`, running
+/// Writes the array and merge scripts of `spec` under `profile` to `OUT/slurm/SPEC/PROFILE/`, running
 /// `binary` (this executable) with the caller's root, output folder and dataset cache.
 pub fn write(
     spec: &str,
@@ -139,9 +144,9 @@ pub fn write(
 ) -> Result<Scripts> {
     slurm.check()?;
     let plan = load_plan(&run.root, spec, profile)?;
-    let stem = profile.stem(&plan.name);
     let out_dir = absolute(&run.out_dir)?;
-    let dir = out_dir.join("slurm").join(&stem);
+    let files = plan.files(&out_dir);
+    let dir = files.slurm_dir();
     let logs = dir.join("logs");
     std::fs::create_dir_all(&logs).map_err(|e| Error::io(&logs, e))?;
     let spec_arg = if spec.ends_with(".toml") || spec.contains('/') {
@@ -164,7 +169,9 @@ pub fn write(
         environment: environment(run)?,
         sbatch_lines: slurm.common_lines()?,
         logs,
-        stem,
+        label: files.label(),
+        job: format!("{}.{}", plan.name, profile.name()),
+        csv: files.csv_relative(),
     };
     let datasets = registry_datasets(&plan, &run.root);
     let (array, merge) = (dir.join("array.sbatch"), dir.join("merge.sbatch"));
@@ -198,16 +205,21 @@ pub fn write(
 
 /// The job array: one `reproduce --resume` per task, its shard from SLURM's array variables.
 fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> String {
-    let Shared { stem, rfbench, .. } = shared;
+    let Shared {
+        label,
+        job,
+        rfbench,
+        ..
+    } = shared;
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "#!/bin/bash\n# {stem}: the runs in {} shards, as a job array (shard I is task I). \
+        "#!/bin/bash\n# {label}: the runs in {} shards, as a job array (shard I is task I). \
          Written by\n# `rfbench slurm`; the merge job (merge.sbatch) runs when every task has \
          succeeded.",
         slurm.shards
     );
-    let _ = writeln!(text, "#SBATCH --job-name=rfbench-{stem}");
+    let _ = writeln!(text, "#SBATCH --job-name=rfbench-{job}");
     let throttle = slurm.throttle.map_or(String::new(), |k| format!("%{k}"));
     let _ = writeln!(text, "#SBATCH --array=1-{}{throttle}", slurm.shards);
     let _ = writeln!(text, "#SBATCH --cpus-per-task={}", slurm.cpus);
@@ -246,15 +258,21 @@ fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> S
 
 /// The merge job: `rfbench merge` of the N shards.
 fn merge_script(shared: &Shared, slurm: &SlurmOptions) -> String {
-    let Shared { stem, rfbench, .. } = shared;
+    let Shared {
+        label,
+        job,
+        csv,
+        rfbench,
+        ..
+    } = shared;
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "#!/bin/bash\n# {stem}: the {} shards merged into results/{stem}.csv, its figures and \
+        "#!/bin/bash\n# {label}: the {} shards merged into {csv}, its figures and \
          report.\n# Written by `rfbench slurm`; submitted with --dependency=afterok on the array.",
         slurm.shards
     );
-    let _ = writeln!(text, "#SBATCH --job-name=rfbench-{stem}-merge");
+    let _ = writeln!(text, "#SBATCH --job-name=rfbench-{job}-merge");
     let _ = writeln!(text, "#SBATCH --cpus-per-task=1");
     let _ = writeln!(
         text,

@@ -15,10 +15,11 @@
 //! The lock is an advisory lock (`flock`) on `results/.rfbench.lock`, released when the process
 //! ends, however it ends.
 //!
-//! A journal names its files relative to the output folder (`results/a.csv`, `figures/a.png`), so
-//! a recovery from another working directory finds them, and a journal is only ever carried out
-//! within that folder's `results/` and `figures/`: a line naming any other path (absolute, with
-//! `..`, a sub-folder, a rename from a file that is not a temporary) refuses the whole journal
+//! A journal names its files relative to the output folder (`results/SPEC/full.csv`,
+//! `figures/SPEC/full.png`), so a recovery from another working directory finds them, and a
+//! journal is only ever carried out within that folder's `results/` and `figures/` and their
+//! spec folders: a line naming any other path (absolute, with `..`, a deeper or hidden
+//! sub-folder, a rename from a file that is not a temporary) refuses the whole journal
 //! before anything is done. A journal that came with a cloned repository or was written by hand
 //! cannot move or delete anything else.
 
@@ -42,7 +43,8 @@ const JOURNAL_SUFFIX: &str = ".journal";
 /// commit, it deletes its temporaries and changes nothing.
 #[derive(Debug)]
 pub struct Staged {
-    /// The folder that holds `results/` and `figures/`: every output is directly in one of them.
+    /// The folder that holds `results/` and `figures/`: every output is in one of them
+    /// (directly or in a spec's folder).
     out_dir: PathBuf,
     /// Where the lock and the journal live: the run's `results/` folder.
     lock_dir: PathBuf,
@@ -83,8 +85,8 @@ impl Staged {
         Ok(())
     }
 
-    /// `path` relative to the output folder, which it must be directly in `results/` or
-    /// `figures/` of (the journal records it so, see the module docs).
+    /// `path` relative to the output folder, which it must be in `results/` or `figures/` of
+    /// (directly or in a spec's folder) (the journal records it so, see the module docs).
     fn relative(&self, path: &Path) -> Result<PathBuf> {
         let path = &absolute(path);
         let relative = path
@@ -93,7 +95,7 @@ impl Staged {
             .filter(|r| confined(r))
             .ok_or_else(|| {
                 Error::Experiment(format!(
-                    "{}: an output must be a file directly in {} or {}",
+                    "{}: an output must be a file in {} or {} (directly or in a spec's folder)",
                     path.display(),
                     self.out_dir.join("results").display(),
                     self.out_dir.join("figures").display()
@@ -162,7 +164,7 @@ pub fn prepare(out_dir: &Path) -> Result<Vec<String>> {
     }
     let _lock = lock(&results)?;
     let mut notes = recover_locked(out_dir)?;
-    for dir in [results, out_dir.join("figures")] {
+    for dir in output_folders(out_dir)? {
         for path in remove_stale_temporaries(&dir, STALE_TEMPORARY_AGE)? {
             notes.push(format!(
                 "removed {}, a temporary file of an interrupted run",
@@ -171,6 +173,27 @@ pub fn prepare(out_dir: &Path) -> Result<Vec<String>> {
         }
     }
     Ok(notes)
+}
+
+/// `results/` and `figures/` under `out_dir`, and the spec folders in them (not a symlinked
+/// one: only what is really inside is cleaned).
+fn output_folders(out_dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut folders = Vec::new();
+    for top in [out_dir.join("results"), out_dir.join("figures")] {
+        let entries = match fs::read_dir(&top) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&top, e)),
+        };
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(&top, e))?;
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                folders.push(entry.path());
+            }
+        }
+        folders.push(top);
+    }
+    Ok(folders)
 }
 
 /// The lock on `dir`'s outputs, held until the returned file is dropped.
@@ -224,7 +247,7 @@ enum Step {
     Remove(PathBuf),
 }
 
-/// A journal's lines, each path checked to be a file directly in `out_dir`'s `results/` or
+/// A journal's lines, each path checked to be a file in `out_dir`'s `results/` or
 /// `figures/` (a rename: from a temporary in the destination's folder); `Err(line)` names the
 /// first line that is not.
 fn journal_steps(out_dir: &Path, text: &str) -> std::result::Result<Vec<Step>, String> {
@@ -254,14 +277,19 @@ fn journal_steps(out_dir: &Path, text: &str) -> std::result::Result<Vec<Step>, S
     Ok(steps)
 }
 
-/// Whether a relative path is a file directly in `results/` or `figures/`.
+/// Whether a relative path is a file in `results/` or `figures/`, directly or in a spec's
+/// folder there (`results/SPEC/FILE`, see [`crate::files`]); a spec's folder is a plain name.
 fn confined(relative: &Path) -> bool {
     let parts: Vec<Component<'_>> = relative.components().collect();
-    matches!(
-        parts.as_slice(),
-        [Component::Normal(folder), Component::Normal(_)]
-            if *folder == "results" || *folder == "figures"
-    )
+    let top = |folder: &std::ffi::OsStr| folder == "results" || folder == "figures";
+    let spec = |name: &std::ffi::OsStr| !name.to_string_lossy().starts_with('.');
+    match parts.as_slice() {
+        [Component::Normal(folder), Component::Normal(_)] => top(folder),
+        [Component::Normal(folder), Component::Normal(name), Component::Normal(_)] => {
+            top(folder) && spec(name)
+        }
+        _ => false,
+    }
 }
 
 /// Carries out a journal's renames and removals in `out_dir`, then deletes it. Renames whose
@@ -270,7 +298,7 @@ fn confined(relative: &Path) -> bool {
 fn replay(out_dir: &Path, journal: &Path, text: &str) -> Result<()> {
     let steps = journal_steps(out_dir, text).map_err(|line| {
         Error::Experiment(format!(
-            "{}: journal line {line:?} is not a rename or removal of a file directly in {} or {}; \
+            "{}: journal line {line:?} is not a rename or removal of a file in {} or {}; \
              refused, nothing done (a journal from another version or not written by rfbench): \
              remove the file after checking the outputs",
             journal.display(),
@@ -532,8 +560,8 @@ mod tests {
         assert!(prepare(out.path()).unwrap().is_empty());
     }
 
-    /// A journal naming anything outside the folder's results/ and figures/ is refused whole:
-    /// nothing it names is moved or removed.
+    /// A journal naming anything outside the folder's results/ and figures/ (and their spec
+    /// folders) is refused whole: nothing it names is moved or removed.
     #[test]
     fn a_journal_reaching_outside_the_outputs_is_refused() {
         let root = tempfile::tempdir().unwrap();
@@ -545,7 +573,9 @@ mod tests {
         for (i, line) in [
             format!("remove\t{}", victim.display()),
             "remove\tresults/../../victim.txt".to_string(),
-            "remove\tresults/sub/a.csv".to_string(),
+            "remove\tresults/spec/deeper/a.csv".to_string(),
+            "remove\tresults/.hidden/a.csv".to_string(),
+            "remove\tresults/spec/../a.csv".to_string(),
             format!("rename\t{}\tresults/a.csv", victim.display()),
             "rename\tresults/a.csv\tfigures/a.csv".to_string(),
             "rename\tresults/.rfbench-x.tmp\tfigures/a.csv".to_string(),
@@ -623,5 +653,27 @@ mod tests {
                 .unwrap()
                 .is_empty()
         );
+    }
+
+    /// A killed run's temporaries in a spec's folder (`results/SPEC/`, `figures/SPEC/`) are
+    /// cleaned as the top folders' are; a symlinked spec folder is not followed.
+    #[test]
+    fn prepare_cleans_the_spec_folders_too() {
+        let out = tempfile::tempdir().unwrap();
+        let dead = format!(".rfbench-4294967-{}-dead01.tmp", host_tag());
+        let mut stale = Vec::new();
+        for top in ["results", "figures"] {
+            let dir = out.path().join(top).join("spec");
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join(&dead), b"x").unwrap();
+            stale.push(dir.join(&dead));
+        }
+        let elsewhere = tempfile::tempdir().unwrap();
+        fs::write(elsewhere.path().join(&dead), b"x").unwrap();
+        std::os::unix::fs::symlink(elsewhere.path(), out.path().join("results/linked")).unwrap();
+        let notes = prepare(out.path()).unwrap();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(stale.iter().all(|p| !p.exists()));
+        assert!(elsewhere.path().join(&dead).exists());
     }
 }

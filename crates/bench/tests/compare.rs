@@ -74,24 +74,24 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
         "pilot.toml",
         "compare.toml",
         "gram.toml",
-        "results/gram.csv",
+        "results/gram/full.csv",
         "report.md",
-        "results/compare.csv",
-        "figures/compare-score.png",
-        "figures/compare-time.png",
-        "figures/compare-pareto.png",
+        "results/compare/full.csv",
+        "figures/compare/full.score.png",
+        "figures/compare/full.time.png",
+        "figures/compare/full.pareto.png",
     ] {
         assert!(out.join(file).is_file(), "{file} missing: {stderr}");
     }
     assert!(stdout.contains("## Recommendation"), "{stdout}");
     assert!(stdout.contains("within 1 points:"), "{stdout}");
-    let gram = column(&out.join("results/gram.csv"), "relative_frobenius");
+    let gram = column(&out.join("results/gram/full.csv"), "relative_frobenius");
     assert!(
         gram.iter()
             .all(|g| g.parse::<f64>().is_ok_and(|g| g > 0.0 && g < 1.0)),
         "{gram:?}"
     );
-    let csv = out.join("results/compare.csv");
+    let csv = out.join("results/compare/full.csv");
     let first = column(&csv, metric);
     assert!(first.iter().any(|v| !v.is_empty()), "{metric}: {first:?}");
     let (ok, _, stderr) = rfbench(dir, &["reproduce", "out/compare.toml"]);
@@ -117,7 +117,7 @@ fn a_csv_with_a_header_and_text_labels() {
     assert!(report.contains("header row"), "{report}");
     assert!(report.contains("binary (2 classes"), "{report}");
     // The rings need the kernel: the exact machine is far above the linear baseline.
-    let csv = dir.path().join("out/results/compare.csv");
+    let csv = dir.path().join("out/results/compare/full.csv");
     let (maps, accuracy) = (column(&csv, "map"), column(&csv, "accuracy"));
     let mean = |m: &str| {
         let v: Vec<f64> = maps

@@ -210,7 +210,7 @@ fn learning_end_to_end() {
     assert_png(&outcome.rendered.figures[0]);
     // The `[sums]` metric is drawn from the CSV, which does not hold it.
     assert!(!csv(&outcome.csv).0.iter().any(|c| c == "fit_seconds"));
-    assert!(outcome.rendered.figures[1].ends_with("learning-demo-fit-time.png"));
+    assert!(outcome.rendered.figures[1].ends_with("learning-demo/full.fit-time.png"));
     assert_png(&outcome.rendered.figures[1]);
     let (report, _) = check("learning-demo", &Profile::Full, &options).unwrap();
     assert!(report.passed(), "{:?}", report.failures);
@@ -796,7 +796,7 @@ columns = ["accuracy"]
             && stderr.contains("landmarks"),
         "{stderr}"
     );
-    let csv = options.root.join("results/failing-demo.csv");
+    let csv = options.root.join("results/failing-demo/full.csv");
     let d = column(&csv, "n_components");
     let status = column(&csv, "status");
     let reasons = column(&csv, "skip_reason");
@@ -816,7 +816,7 @@ columns = ["accuracy"]
             assert!(accuracy[i].is_empty());
         }
     }
-    assert!(options.root.join("figures/failing-demo.png").exists());
+    assert!(options.root.join("figures/failing-demo/full.png").exists());
 }
 
 /// The README's main command: `rfbench reproduce NAME` from inside the root (root and output
@@ -832,10 +832,10 @@ fn reproduce_by_name_from_inside_the_root() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let csv = options.root.join("results/gram-error-demo.csv");
+    let csv = options.root.join("results/gram-error-demo/full.csv");
     assert!(!column(&csv, "status").is_empty());
     assert!(column(&csv, "status").iter().all(|s| s == "ok"));
-    let leftovers: Vec<_> = std::fs::read_dir(options.root.join("results"))
+    let leftovers: Vec<_> = std::fs::read_dir(options.root.join("results/gram-error-demo"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.ends_with(".tmp") || n.ends_with(".journal"))
@@ -962,13 +962,13 @@ fn a_grown_spec_takes_the_rows_an_earlier_run_measured() {
     assert_eq!(d160, 2 * 5 * 2);
 }
 
-/// Every run writes `results/STEM-claims.md` (each claim's verdict and the pairs that decide
+/// Every run writes `results/SPEC/PROFILE.claims.md` (each claim's verdict and the pairs that decide
 /// it); the same-seed check compares it with the committed one.
 #[test]
 fn the_claims_file_is_written_and_checked() {
     let (dir, options) = workspace();
     reproduce("kernel-error-demo", &Profile::Full, &options).unwrap();
-    let path = dir.path().join("results/kernel-error-demo-claims.md");
+    let path = dir.path().join("results/kernel-error-demo/full.claims.md");
     let text = std::fs::read_to_string(&path).unwrap();
     assert!(text.contains("\n## 1. TS below RM\n"), "{text}");
     assert!(

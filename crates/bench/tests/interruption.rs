@@ -110,22 +110,34 @@ fn run_ok(mut cmd: Command) {
     );
 }
 
-/// The visible outputs (not hidden temporaries, locks or journals), by relative path.
-fn outputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    for dir in ["results", "figures"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+/// Every file in `results/` and `figures/` and their spec folders, by relative path.
+fn files(root: &Path) -> Vec<(String, std::path::PathBuf)> {
+    let mut found = Vec::new();
+    let mut folders: Vec<String> = vec!["results".into(), "figures".into()];
+    while let Some(dir) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(root.join(&dir)) else {
             continue;
         };
         for entry in entries {
             let path = entry.unwrap().path();
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if !name.starts_with('.') {
-                out.insert(format!("{dir}/{name}"), std::fs::read(&path).unwrap());
+            let name = format!("{dir}/{}", path.file_name().unwrap().to_string_lossy());
+            if path.is_dir() {
+                folders.push(name);
+            } else {
+                found.push((name, path));
             }
         }
     }
-    out
+    found
+}
+
+/// The visible outputs (not hidden temporaries, locks or journals), by relative path.
+fn outputs(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    files(root)
+        .into_iter()
+        .filter(|(name, _)| !name.rsplit('/').next().unwrap().starts_with('.'))
+        .map(|(name, path)| (name, std::fs::read(&path).unwrap()))
+        .collect()
 }
 
 fn journals(root: &Path) -> usize {
@@ -143,7 +155,7 @@ fn journals(root: &Path) -> usize {
 /// draws from the CSV present (in a scratch copy of the workspace).
 fn assert_consistent(root: &Path, context: &str) {
     let present = outputs(root);
-    let csv = format!("results/{NAME}.csv");
+    let csv = format!("results/{NAME}/full.csv");
     let Some(csv_bytes) = present.get(&csv) else {
         assert!(
             present.is_empty(),
@@ -155,7 +167,7 @@ fn assert_consistent(root: &Path, context: &str) {
     let scratch = tempfile::tempdir().unwrap();
     let s = scratch.path();
     std::fs::create_dir_all(s.join("experiments")).unwrap();
-    std::fs::create_dir_all(s.join("results")).unwrap();
+    std::fs::create_dir_all(s.join(format!("results/{NAME}"))).unwrap();
     std::fs::copy(root.join("datasets.toml"), s.join("datasets.toml")).unwrap();
     std::fs::write(s.join(format!("experiments/{NAME}.toml")), SPEC).unwrap();
     std::fs::write(s.join(&csv), csv_bytes).unwrap();
@@ -211,10 +223,9 @@ fn a_run_killed_at_random_moments_never_leaves_a_mixed_set_of_outputs() {
     assert_eq!(journals(root), 0);
     assert_consistent(root, "after the rerun");
     // No temporary of a killed run survives a later run (their writers have ended).
-    let hidden: Vec<String> = ["results", "figures"]
-        .iter()
-        .flat_map(|d| std::fs::read_dir(root.join(d)).unwrap())
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+    let hidden: Vec<String> = files(root)
+        .into_iter()
+        .map(|(name, _)| name.rsplit('/').next().unwrap().to_string())
         .filter(|n| n.starts_with('.') && n != ".rfbench.lock")
         .collect();
     assert!(hidden.is_empty(), "{hidden:?}");
@@ -320,19 +331,17 @@ fn a_run_killed_at_random_moments_and_resumed_gives_the_uninterrupted_csv() {
     assert_ne!(grown, SPEC);
     std::fs::write(&spec, grown).unwrap();
     let mut rng = ChaCha8Rng::seed_from_u64(25);
-    for (shard, stem) in [
-        (None, NAME.to_string()),
-        (Some("2/3"), format!("{NAME}.shard-2-of-3")),
-    ] {
+    for (shard, stem) in [(None, "full"), (Some("2/3"), "full.shard-2-of-3")] {
         let reference = root.join(format!("reference-{stem}"));
         let start = Instant::now();
         run_ok(resumable(root, &reference, shard));
         let full = start.elapsed();
-        let csv = |out: &Path| std::fs::read(out.join(format!("results/{stem}.csv"))).unwrap();
+        let csv =
+            |out: &Path| std::fs::read(out.join(format!("results/{NAME}/{stem}.csv"))).unwrap();
         let expected = stable_rows(&csv(&reference));
 
         let out = root.join(format!("killed-{stem}"));
-        let partial = out.join(format!("results/.{stem}.partial.csv"));
+        let partial = out.join(format!("results/{NAME}/.{stem}.partial.csv"));
         let (mut kills, mut resumed_mid_run) = (0, 0);
         for round in 0..40 {
             let before = partial_rows(&partial);

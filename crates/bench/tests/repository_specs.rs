@@ -40,8 +40,8 @@ fn seed_keys_are_the_original_runners() {
 #[test]
 fn every_committed_row_has_the_seeds_the_plan_derives() {
     for (profile, file) in [
-        (Profile::quick(), "tensor-sketch-fig1.quick.csv"),
-        (Profile::Full, "tensor-sketch-fig1.csv"),
+        (Profile::quick(), "tensor-sketch-fig1/quick.csv"),
+        (Profile::Full, "tensor-sketch-fig1/full.csv"),
     ] {
         let plan = load_plan(&root(), "tensor-sketch-fig1", &profile).unwrap();
         let (header, rows) =
@@ -146,7 +146,12 @@ fn every_spec_fits_the_memory_check() {
 fn every_committed_results_file_round_trips_through_the_results_model() {
     use rfbench::results::{read_records, write_records, CellValue};
     let mut files = 0;
-    for entry in std::fs::read_dir(root().join("results")).unwrap() {
+    let specs = rfbench::spec::list_experiments(&root()).unwrap();
+    let folders = specs.iter().map(|s| root().join("results").join(s));
+    let entries = folders
+        .filter(|f| f.is_dir())
+        .flat_map(|f| std::fs::read_dir(f).unwrap());
+    for entry in entries {
         let path = entry.unwrap().path();
         if path.extension().and_then(|e| e.to_str()) != Some("csv") {
             continue;
@@ -186,6 +191,33 @@ fn every_committed_results_file_round_trips_through_the_results_model() {
         }
     }
     assert!(files >= 16, "{files} results files");
+}
+
+/// Every committed output is in its spec's folder (`results/SPEC/`, `figures/SPEC/`): nothing
+/// else in `results/` but the catalogue and the studies' folder, nothing in `figures/` but spec
+/// folders, and no spec folder without its spec (hidden files, the runner's lock and
+/// temporaries, aside).
+#[test]
+fn every_committed_output_is_in_its_specs_folder() {
+    let specs = rfbench::spec::list_experiments(&root()).unwrap();
+    for (top, allowed) in [
+        ("results", &["README.md", "studies"][..]),
+        ("figures", &[][..]),
+    ] {
+        for entry in std::fs::read_dir(root().join(top)).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            // Hidden files are the runner's own (its lock, a run's temporaries), never outputs.
+            if name.starts_with('.') {
+                continue;
+            }
+            let is_spec_folder = entry.path().is_dir() && specs.contains(&name);
+            assert!(
+                is_spec_folder || allowed.contains(&name.as_str()),
+                "{top}/{name}: not a spec's folder (results/SPEC/PROFILE.csv, see crates/bench/src/files.rs)"
+            );
+        }
+    }
 }
 
 /// The catalogue, `results/README.md`, is what `rfbench report` writes from the committed specs

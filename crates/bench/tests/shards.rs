@@ -86,7 +86,7 @@ fn the_merged_shards_equal_the_one_process_run_on_every_kind() {
             // The figures and tables are drawn as a one-process run draws them; the shards are
             // gone, joined into the results.
             assert_eq!(merged.rendered.figures.len(), whole.rendered.figures.len());
-            let left: Vec<String> = std::fs::read_dir(out.join("results"))
+            let left: Vec<String> = std::fs::read_dir(out.join("results").join(spec))
                 .unwrap()
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .filter(|n| n.contains(".shard-") || n.contains(".partial."))
@@ -117,7 +117,7 @@ fn merge_error(options: &RunOptions, out: &Path, count: Option<usize>) -> String
         .unwrap_err()
         .to_string();
     assert!(
-        !out.join("results/gram-error-demo.csv").exists(),
+        !out.join("results/gram-error-demo/full.csv").exists(),
         "a refused merge writes nothing: {err}"
     );
     err
@@ -127,9 +127,8 @@ fn merge_error(options: &RunOptions, out: &Path, count: Option<usize>) -> String
 fn a_merge_refuses_missing_duplicated_and_foreign_shards() {
     let (dir, options) = workspace();
     let out = dir.path().join("out");
-    let results = out.join("results");
-    let shard_csv =
-        |i: usize, n: usize| results.join(format!("gram-error-demo.shard-{i}-of-{n}.csv"));
+    let results = out.join("results/gram-error-demo");
+    let shard_csv = |i: usize, n: usize| results.join(format!("full.shard-{i}-of-{n}.csv"));
 
     // Nothing to merge.
     let err = merge_error(&options, &out, None);
@@ -139,7 +138,7 @@ fn a_merge_refuses_missing_duplicated_and_foreign_shards() {
     shards(&options, &out, 3, &[1, 3]);
     let err = merge_error(&options, &out, None);
     assert!(
-        err.contains("shard(s) 2/3 of gram-error-demo missing"),
+        err.contains("shard(s) 2/3 of gram-error-demo/full missing"),
         "{err}"
     );
 
@@ -177,7 +176,7 @@ fn a_merge_refuses_missing_duplicated_and_foreign_shards() {
     std::fs::write(&spec, &text).unwrap();
 
     // A shard whose manifest says another commit: the code differs between shards.
-    let manifest = results.join("gram-error-demo.shard-2-of-2.toml");
+    let manifest = results.join("full.shard-2-of-2.toml");
     let edited = std::fs::read_to_string(&manifest)
         .unwrap()
         .replace("git_commit = \"", "git_commit = \"0000000");

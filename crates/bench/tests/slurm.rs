@@ -75,14 +75,18 @@ fn job_state(id: &str) -> (String, String) {
     (field("JobState"), field("Reason"))
 }
 
-/// Every file under `dir`'s results/ and figures/, by relative path.
+/// Every visible file under `dir`'s results/ and figures/ and their spec folders, by relative
+/// path.
 fn outputs(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
-    for sub in ["results", "figures"] {
-        for entry in std::fs::read_dir(dir.join(sub)).unwrap() {
+    let mut folders: Vec<String> = vec!["results".into(), "figures".into()];
+    while let Some(sub) = folders.pop() {
+        for entry in std::fs::read_dir(dir.join(&sub)).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if !name.starts_with('.') {
+            if path.is_dir() {
+                folders.push(format!("{sub}/{name}"));
+            } else if !name.starts_with('.') {
                 out.insert(format!("{sub}/{name}"), std::fs::read(&path).unwrap());
             }
         }
@@ -176,7 +180,7 @@ fn on_slurm(root: &Path, cache: &Path, mirror: &Path, spec: &str, scratch: &Path
     assert_eq!(ids.len(), 2, "{printed}");
     let merge_job = &ids[1];
 
-    let logs = cluster.join(format!("slurm/{spec}.quick/logs"));
+    let logs = cluster.join(format!("slurm/{spec}/quick/logs"));
     let log_text = || {
         std::fs::read_dir(&logs)
             .map(|entries| {
@@ -220,7 +224,7 @@ fn on_slurm(root: &Path, cache: &Path, mirror: &Path, spec: &str, scratch: &Path
         "{}",
         log_text()
     );
-    let csv_name = format!("results/{spec}.quick.csv");
+    let csv_name = format!("results/{spec}/quick.csv");
     assert_eq!(
         stable(&cluster.join(&csv_name)),
         stable(&single.join(&csv_name))

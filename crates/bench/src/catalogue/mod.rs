@@ -9,12 +9,12 @@
 
 pub mod rankings;
 
-use crate::shard::is_shard_file;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::outputs::{output_file, short_reason, ClaimOutcome, Labels, Results, Verdict};
+use crate::files::SpecFiles;
+use crate::outputs::{name, short_reason, ClaimOutcome, Labels, Results, Verdict};
 use crate::spec::{list_experiments, load_plan, Plan, Profile};
 use rfbench_data::atomic::replace_file;
 
@@ -29,30 +29,23 @@ pub struct Run {
 }
 
 /// The profiles of `name` with a committed results file: the full one first, then the named
-/// ones in file-name order (`NAME.PROFILE.csv`).
+/// ones in file-name order (`results/NAME/PROFILE.csv`).
 fn profiles(root: &Path, name: &str) -> Result<Vec<Profile>> {
-    let dir = root.join("results");
-    let mut named = Vec::new();
+    let dir = SpecFiles::new(root, name, "full").results_dir();
+    let mut found = Vec::new();
     if dir.is_dir() {
         for entry in std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))? {
             let file = entry.map_err(|e| Error::io(&dir, e))?.file_name();
-            let file = file.to_string_lossy();
-            let profile = file
-                .strip_prefix(&format!("{name}."))
-                .and_then(|rest| rest.strip_suffix(".csv"));
-            // `NAME.shard-I-of-N.csv` is a shard waiting for `rfbench merge`, not a profile.
-            if let Some(profile) = profile.filter(|p| !p.contains('.') && !is_shard_file(p)) {
-                named.push(Profile::Named(profile.to_string()));
+            // `PROFILE.shard-I-of-N.csv` is a shard waiting for `rfbench merge`, and
+            // `.PROFILE.partial.csv` a run in progress: a profile's results have no '.'.
+            let profile = file.to_str().and_then(|f| f.strip_suffix(".csv"));
+            if let Some(profile) = profile.filter(|p| !p.is_empty() && !p.contains('.')) {
+                found.push(Profile::parse(profile));
             }
         }
     }
-    named.sort_by(|a, b| a.name().cmp(b.name()));
-    let full = dir.join(format!("{name}.csv")).is_file();
-    Ok(full
-        .then_some(Profile::Full)
-        .into_iter()
-        .chain(named)
-        .collect())
+    found.sort_by(|a, b| (*a != Profile::Full, a.name()).cmp(&(*b != Profile::Full, b.name())));
+    Ok(found)
 }
 
 /// Every committed run of the catalogue, spec by spec (each with its profiles).
@@ -62,9 +55,7 @@ pub fn runs(root: &Path) -> Result<Vec<(String, Vec<Run>)>> {
         let mut runs = Vec::new();
         for profile in profiles(root, &name)? {
             let plan = load_plan(root, &name, &profile)?;
-            let csv = root
-                .join("results")
-                .join(format!("{}.csv", profile.stem(&name)));
+            let csv = plan.files(root).csv();
             let results = Results::from_csv(&csv, &plan.output_columns())?.with_sums(&plan.sums);
             let labels = Labels(
                 rfbench_registry::labels()
@@ -175,11 +166,13 @@ fn spec_section(out: &mut String, root: &Path, name: &str, runs: &[Run]) -> Resu
         first.plan.title, first.plan.paper
     );
     for run in runs {
-        let stem = run.plan.profile.stem(name);
+        let files = run.plan.files(Path::new(""));
         let _ = writeln!(
             out,
-            "\n**Profile {}** ([{stem}.csv]({stem}.csv), {} rows)\n",
+            "\n**Profile {}** ([{}]({}), {} rows)\n",
             run.plan.profile.name(),
+            shown(&files.csv()),
+            link(&files.csv()),
             run.results.rows.len()
         );
         data_lines(out, run);
@@ -195,11 +188,13 @@ fn spec_section(out: &mut String, root: &Path, name: &str, runs: &[Run]) -> Resu
         if !outcomes.is_empty() {
             let _ = writeln!(
                 out,
-                "- claims ([{stem}-claims.md]({stem}-claims.md)): {}",
+                "- claims ([{}]({})): {}",
+                shown(&files.claims()),
+                link(&files.claims()),
                 tally(&outcomes)
             );
         }
-        let links = links(run, &stem);
+        let links = links(root, run, &files);
         if !links.is_empty() {
             let _ = writeln!(out, "- outputs: {}", links.join(", "));
         }
@@ -281,29 +276,31 @@ fn paper_lines(out: &mut String, run: &Run) -> Result<()> {
     Ok(())
 }
 
-/// Links to the run's figures and tables that exist.
-fn links(run: &Run, stem: &str) -> Vec<String> {
-    let figures = run
-        .plan
-        .figures
-        .iter()
-        .map(|f| PathBuf::from("../figures").join(output_file(stem, f.name.as_ref(), "png")));
-    let tables = run
-        .plan
-        .tables
-        .iter()
-        .map(|t| PathBuf::from(output_file(stem, t.name.as_ref(), "md")));
-    let root = run.results.path.parent().unwrap_or(Path::new("."));
+/// Links to the run's figures and tables that exist under `root`; `files` are relative to it.
+fn links(root: &Path, run: &Run, files: &SpecFiles) -> Vec<String> {
+    let figures = run.plan.figures.iter().map(|f| files.figure(name(&f.name)));
+    let tables = run.plan.tables.iter().map(|t| files.table(name(&t.name)));
     figures
         .chain(tables)
         .filter(|p| root.join(p).is_file())
-        .map(|p| {
-            let shown = p
-                .file_name()
-                .map_or(String::new(), |f| f.to_string_lossy().into_owned());
-            format!("[{shown}]({})", p.display())
-        })
+        .map(|p| format!("[{}]({})", shown(&p), link(&p)))
         .collect()
+}
+
+/// A file as a link shows it: `SPEC/PROFILE.csv`, `figures/SPEC/PROFILE.png`.
+fn shown(path: &Path) -> String {
+    path.strip_prefix("results")
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// A link from the catalogue (in `results/`) to `path`, relative to the root.
+fn link(path: &Path) -> String {
+    match path.strip_prefix("results") {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => Path::new("..").join(path).display().to_string(),
+    }
 }
 
 /// Writes the catalogue (atomically).

@@ -164,7 +164,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     pareto::draw(
         &lines,
         score_label,
-        &options.out.join("figures/compare-pareto.png"),
+        &specs::files(&options.out, "compare").figure(Some(report::PARETO)),
     )?;
     let report = report::markdown(&setup, &lines, &note, &sweep.skipped);
     let report_path = options.out.join("report.md");

@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 
 use super::budget::Estimates;
 use super::setup::Setup;
@@ -24,6 +25,9 @@ pub const TOLERANCES: [f64; 3] = [0.5, 1.0, 2.0];
 
 /// Two cells differ when a paired two-sided t test over repetitions rejects at this level.
 pub const ALPHA: f64 = 0.05;
+
+/// The name of the Pareto figure among the sweep's figures (drawn by [`super::pareto`]).
+pub const PARETO: &str = "pareto";
 
 /// One (map, D, train_size) of the sweep, over its repetitions.
 #[derive(Debug, Clone)]
@@ -287,10 +291,14 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
             at_equal_d(&mut out, lines);
         }
     }
+    let sweep = super::specs::files(Path::new(""), "compare");
     let _ = writeln!(
         out,
-        "\n![score against time, the Pareto front](figures/compare-pareto.png)\n\n\
-         ![score against D](figures/compare-score.png)\n\n![time against D](figures/compare-time.png)"
+        "\n![score against time, the Pareto front]({})\n\n![score against D]({})\n\n\
+         ![time against D]({})",
+        sweep.figure(Some(PARETO)).display(),
+        sweep.figure(Some(super::specs::SCORE_FIGURE)).display(),
+        sweep.figure(Some(super::specs::TIME_FIGURE)).display()
     );
     let _ = writeln!(out, "\n## Every cell\n");
     let _ = writeln!(
@@ -299,8 +307,9 @@ pub fn markdown(setup: &Setup, lines: &[Line], plan_note: &str, skipped: &[Strin
          seconds; memory: the runner's estimate of the cell's peak (measured within 2x of the peak \
          resident set on Adult); Gram error: |K - Z Z'|_F / |K|_F on (at most) {} training \
          rows (- : not measured: Nystroem with more landmarks than those rows is left out of \
-         gram.toml, a failed cell is in results/gram.csv with its error); * on the Pareto front of score against time.\n",
-        super::specs::GRAM_ROWS
+         gram.toml, a failed cell is in {} with its error); * on the Pareto front of score against time.\n",
+        super::specs::GRAM_ROWS,
+        super::specs::files(Path::new(""), "gram").csv().display()
     );
     out.push_str(
         "| cell | score | runs | time (s) | estimate (s) | memory (MB) | Gram error | front |\n",

@@ -7,14 +7,17 @@
 //! `rfbench reproduce`, and a renamed spec key fails the tests that plan these specs.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use toml::Value;
 
 use super::budget::Sweep;
 use super::setup::{Setup, PILOT_ROWS};
 use crate::error::{Error, Result};
+use crate::files::SpecFiles;
 use crate::outputs::RawFigure;
 use crate::spec::raw::{table, unspanned, RawCheck, RawSpec, Table};
+use crate::spec::Profile;
 use rfbench_registry::kinds::{column, GRAM_ERROR, LEARNING, TRAIN_SIZE};
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::LearnerInfo;
@@ -262,6 +265,16 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
 /// The sum of the three times a cell takes, which the sweep's time figure plots.
 pub const TOTAL_SECONDS: &str = "total_seconds";
 
+/// Where compare's run `name` (`tune`, `pilot`, `compare`, `gram`: the full profile of its spec)
+/// keeps its files under `out`.
+pub fn files(out: &Path, name: &str) -> SpecFiles {
+    SpecFiles::new(out, name, Profile::Full.name())
+}
+
+/// The sweep's figures: score against D, and time against D.
+pub const SCORE_FIGURE: &str = "score";
+pub const TIME_FIGURE: &str = "time";
+
 /// The sweep.
 pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     let what = "which map, at what D, on this data";
@@ -279,8 +292,9 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
         ));
     }
     w.comments.push(format!(
-        "- {}: chosen by results/tune.csv",
-        chosen.join(", ")
+        "- {}: chosen by {}",
+        chosen.join(", "),
+        files(Path::new(""), "tune").csv().display()
     ));
     for reason in &sweep.skipped {
         w.comments.push(format!("- left out: {reason}"));
@@ -300,8 +314,8 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     );
     let metric = setup.task_kind().score_metric();
     w.spec.figures = vec![
-        figure("score", metric, metric_label(setup)),
-        figure("time", TOTAL_SECONDS, "Map + train + predict (s)"),
+        figure(SCORE_FIGURE, metric, metric_label(setup)),
+        figure(TIME_FIGURE, TOTAL_SECONDS, "Map + train + predict (s)"),
     ];
     Ok(w)
 }
@@ -400,10 +414,7 @@ fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     use super::*;
-    use crate::spec::Profile;
     use rfbench_data::{Registry, Step, Task};
     use rfbench_registry::{LearnerInfo, Needs, TaskKind};
 

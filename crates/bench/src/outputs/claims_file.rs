@@ -1,4 +1,4 @@
-//! `results/STEM-claims.md`: every claim of a run, its verdict and the pairs that decide it, so
+//! `results/SPEC/PROFILE.claims.md`: every claim of a run, its verdict and the pairs that decide it, so
 //! that a reader of the repository sees which of a paper's statements hold without rerunning
 //! anything, and `rfbench check` can compare the verdicts of a regenerated run.
 
@@ -14,13 +14,14 @@ pub const SECTION: &str = "\n## ";
 /// The line of a section that names the claim's metric, read back by the check.
 pub const METRIC: &str = "metric: `";
 
-/// The claims file's text.
-pub fn markdown(title: &str, stem: &str, outcomes: &[ClaimOutcome]) -> String {
+/// The claims file's text; `csv` names the results it was drawn from, relative to the output
+/// folder.
+pub fn markdown(title: &str, csv: &str, outcomes: &[ClaimOutcome]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# The paper's claims on our numbers: {title}\n");
     let _ = writeln!(
         out,
-        "Written by rfbench from `results/{stem}.csv` (do not edit: `rfbench render` rewrites \
+        "Written by rfbench from `{csv}` (do not edit: `rfbench render` rewrites \
          it). Each claim pairs cells that differ only in the sides it names; each pair is \
          decided by a t test on the repetitions (paired when both cells shared a random draw at \
          every repetition, i.e. a seed column agrees at each of them; Welch's otherwise), \

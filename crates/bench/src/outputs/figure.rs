@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawFigure {
-    /// `figures/STEM-NAME.png`; without a name `figures/STEM.png` (one figure at most).
+    /// `figures/SPEC/PROFILE.NAME.png`; without a name `PROFILE.png` (one figure at most).
     pub name: Option<Spanned<String>>,
     /// The figure's own title (the paper's figure it reproduces); default: the spec's title.
     pub title: Option<String>,

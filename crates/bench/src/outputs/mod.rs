@@ -35,6 +35,7 @@ pub use validate::RawSelector;
 pub use verdict::{shared_draw, PairVerdict, Verdict};
 
 use crate::error::Result;
+use crate::files::SpecFiles;
 
 /// An output a spec may draw in some of its profiles only (its `profiles` list): a stand-in
 /// dataset's table in that profile, the paper's tables in the others.
@@ -78,13 +79,11 @@ impl Labels {
 /// Where and under what names the outputs of one run are written.
 #[derive(Debug, Clone)]
 pub struct RenderContext {
-    /// File stem: `figures/STEM[-NAME].png`, `results/STEM[-NAME].md`.
-    pub stem: String,
+    /// Where the figures, tables and claims go.
+    pub files: SpecFiles,
     pub title: String,
     /// E.g. "quick profile: 3 repetitions, 3 values of D"; printed under titles when not empty.
     pub profile_note: String,
-    pub figures_dir: PathBuf,
-    pub results_dir: PathBuf,
     pub labels: Labels,
 }
 
@@ -96,7 +95,7 @@ pub struct Rendered {
     /// The text report: figures' numbers, tables, claims, paper values, skipped cells.
     pub report: String,
     pub claims: Vec<ClaimOutcome>,
-    /// `results/STEM-claims.md`, when the spec has claims.
+    /// `results/SPEC/PROFILE.claims.md`, when the spec has claims.
     pub claims_file: Option<PathBuf>,
 }
 
@@ -139,7 +138,7 @@ pub fn render(
     paper_values: &[RawPaperValue],
     ctx: &RenderContext,
 ) -> Result<Rendered> {
-    let mut out = Staged::new(ctx.results_dir.parent().unwrap_or(Path::new(".")));
+    let mut out = Staged::new(ctx.files.out_dir());
     let rendered = render_staged(
         results,
         figures,
@@ -168,9 +167,7 @@ pub fn render_staged(
     let mut figure_paths = Vec::new();
     for (i, spec) in figures.iter().enumerate() {
         let key = format!("figures[{i}]");
-        let path = ctx
-            .figures_dir
-            .join(output_file(&ctx.stem, spec.name.as_ref(), "png"));
+        let path = ctx.files.figure(name(&spec.name));
         // Every selected cell skipped (its data needs the network, say): no figure, and no
         // figure of an earlier run left beside this run's results; the report says why. A
         // selection that matches no cell at all stays an error (a typo in `where`).
@@ -197,9 +194,7 @@ pub fn render_staged(
     for (i, spec) in tables.iter().enumerate() {
         let key = format!("tables[{i}]");
         let markdown = table::render(results, spec, ctx, &key)?;
-        let path = ctx
-            .results_dir
-            .join(output_file(&ctx.stem, spec.name.as_ref(), "md"));
+        let path = ctx.files.table(name(&spec.name));
         out.write(&path, markdown.as_bytes())?;
         report.table(&path, &markdown);
         table_paths.push(path);
@@ -209,12 +204,12 @@ pub fn render_staged(
         .map(|c| c.evaluate(results, &ctx.labels))
         .collect();
     report.claims(&outcomes);
-    let claims_path = ctx.results_dir.join(format!("{}-claims.md", ctx.stem));
+    let claims_path = ctx.files.claims();
     let claims_file = if outcomes.is_empty() {
         out.remove(&claims_path)?;
         None
     } else {
-        let text = claims_file::markdown(&ctx.title, &ctx.stem, &outcomes);
+        let text = claims_file::markdown(&ctx.title, &ctx.files.csv_relative(), &outcomes);
         out.write(&claims_path, text.as_bytes())?;
         Some(claims_path)
     };
@@ -235,16 +230,9 @@ pub fn render_staged(
     })
 }
 
-/// `STEM.EXT` or `STEM-NAME.EXT`.
-pub(crate) fn output_file(
-    stem: &str,
-    name: Option<&toml::Spanned<String>>,
-    extension: &str,
-) -> String {
-    match name {
-        Some(name) => format!("{stem}-{}.{extension}", name.get_ref()),
-        None => format!("{stem}.{extension}"),
-    }
+/// An output's name, as [`SpecFiles`] takes it.
+pub(crate) fn name(name: &Option<toml::Spanned<String>>) -> Option<&str> {
+    name.as_ref().map(|n| n.get_ref().as_str())
 }
 
 /// Whether a cell's coordinates satisfy every `column = value` of `selector`.

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawTable {
-    /// `results/STEM-NAME.md`; without a name `results/STEM.md` (one table at most).
+    /// `results/SPEC/PROFILE.NAME.md`; without a name `PROFILE.md` (one table at most).
     pub name: Option<Spanned<String>>,
     /// Coordinates whose values make the rows (one leading column each).
     pub rows: Spanned<Vec<Spanned<String>>>,

@@ -323,11 +323,9 @@ fn context(dir: &Path) -> RenderContext {
         labels.0.insert(("map".into(), map.into()), label.into());
     }
     RenderContext {
-        stem: "fig".into(),
+        files: SpecFiles::new(dir, "fig", "quick"),
         title: "Test figure".into(),
         profile_note: "quick profile".into(),
-        figures_dir: dir.join("figures"),
-        results_dir: dir.join("results"),
         labels,
     }
 }
@@ -342,8 +340,8 @@ fn figures_render_pngs_with_panels_and_log_axes() {
     assert_eq!(
         rendered.figures,
         [
-            dir.path().join("figures/fig.png"),
-            dir.path().join("figures/fig-time.png")
+            dir.path().join("figures/fig/quick.png"),
+            dir.path().join("figures/fig/quick.time.png")
         ]
     );
     for path in &rendered.figures {
@@ -366,7 +364,7 @@ fn figures_render_pngs_with_panels_and_log_axes() {
     let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
     assert_eq!(width, 1800);
     // No temporary files left beside them.
-    let names: Vec<_> = std::fs::read_dir(dir.path().join("figures"))
+    let names: Vec<_> = std::fs::read_dir(dir.path().join("figures/fig"))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
@@ -556,7 +554,7 @@ _quick profile_
 ";
     assert_eq!(
         rendered.tables,
-        [dir.path().join("results/fig-accuracy.md")]
+        [dir.path().join("results/fig/quick.accuracy.md")]
     );
     assert_eq!(
         std::fs::read_to_string(&rendered.tables[0]).unwrap(),
@@ -794,16 +792,19 @@ fn a_figure_whose_cells_were_all_skipped_is_not_drawn_and_says_why() {
     );
     let ctx = context(dir.path());
     // A figure of an earlier run, which this run's results no longer back.
-    let stale = dir.path().join("figures/fig-forest.png");
+    let stale = dir.path().join("figures/fig/quick.forest.png");
     std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
     std::fs::write(&stale, b"old").unwrap();
     let rendered = render(&results, &s.figures, &[], &[], &[], &ctx).unwrap();
-    assert_eq!(rendered.figures, [dir.path().join("figures/fig-adult.png")]);
+    assert_eq!(
+        rendered.figures,
+        [dir.path().join("figures/fig/quick.adult.png")]
+    );
     assert!(!stale.exists());
     assert!(
         rendered
             .report
-            .contains("fig-forest.png: not drawn: all 1 of its cells were skipped"),
+            .contains("quick.forest.png: not drawn: all 1 of its cells were skipped"),
         "{}",
         rendered.report
     );

@@ -155,7 +155,7 @@ impl Checker<'_> {
     }
 
     /// An output name must be usable in a file name, and must not be the name of a file the
-    /// run writes itself (`STEM-claims.md`), which the output would overwrite.
+    /// run writes itself (`PROFILE.claims.md`), which the output would overwrite.
     pub fn file_name(&self, key: &str, name: &Spanned<String>) -> Result<()> {
         let n = name.get_ref();
         if RESERVED_OUTPUT_NAMES.contains(&n.as_str()) {
@@ -163,7 +163,7 @@ impl Checker<'_> {
                 key,
                 &name.span(),
                 format!(
-                    "{n:?} is reserved: the run writes STEM-{n}.md itself; choose another name"
+                    "{n:?} is reserved: the run writes PROFILE.{n}.md itself; choose another name"
                 ),
             ));
         }
@@ -185,7 +185,7 @@ impl Checker<'_> {
     }
 }
 
-/// Output names the run's own files take (`results/STEM-claims.md`).
+/// Output names the run's own files take (`results/SPEC/PROFILE.claims.md`).
 pub const RESERVED_OUTPUT_NAMES: [&str; 1] = ["claims"];
 
 /// A piece of a `{…}` template: literal text or a placeholder with an optional precision.

@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::files::SpecFiles;
 use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
 use crate::results::Layout;
 use rfbench_data::Registry;
@@ -91,6 +92,11 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// Where this plan's spec and profile keep their files under `out_dir`.
+    pub fn files(&self, out_dir: &Path) -> SpecFiles {
+        SpecFiles::new(out_dir, &self.name, self.profile.name())
+    }
+
     /// The key a seed of `cell` at `repetition` is derived from: the seed's prefix, then
     /// `label=value` for every axis in its scope (the label is the name but for `n_components`,
     /// `D`: [`rfbench_registry::seed_label`]), then `rep=R`. Pinned by tests: changing it changes every

@@ -1,6 +1,6 @@
 //! Stage 2: profiles. A spec's lists are its full run; a `[profiles.NAME]` table replaces some of
 //! its values by name (fewer repetitions, fewer values of D, another dataset) for a run written
-//! beside the full one as `NAME.PROFILE.csv`. `quick` is the profile CI checks; a spec may have
+//! beside the full one as `results/NAME/PROFILE.csv`. `quick` is the profile CI checks; a spec may have
 //! any number of others (a stand-in dataset, a small trial).
 
 use toml::Spanned;
@@ -17,7 +17,7 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// The profile CI checks against the committed `NAME.quick.csv`.
+    /// The profile CI checks against the committed `results/NAME/quick.csv`.
     pub fn quick() -> Profile {
         Profile::Named("quick".to_string())
     }
@@ -35,14 +35,6 @@ impl Profile {
         match name {
             "full" => Profile::Full,
             other => Profile::Named(other.to_string()),
-        }
-    }
-
-    /// File stem of this profile's results: `NAME` or `NAME.PROFILE`.
-    pub fn stem(&self, experiment: &str) -> String {
-        match self {
-            Profile::Full => experiment.to_string(),
-            Profile::Named(name) => format!("{experiment}.{name}"),
         }
     }
 }
