@@ -575,15 +575,7 @@ pub(crate) fn render_csv(
                 .collect(),
         ),
     };
-    outputs::render_staged(
-        &written,
-        &plan.figures,
-        &plan.tables,
-        &plan.claims,
-        &plan.paper_values,
-        &ctx,
-        out,
-    )
+    outputs::render_staged(&written, &plan.outputs, &ctx, out)
 }
 
 /// Every row of `csv` is the plan's experiment and profile: a file with rows of another (two

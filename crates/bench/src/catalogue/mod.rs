@@ -122,6 +122,7 @@ fn summary_row(root: &Path, name: &str, runs: &[Run]) -> Result<String> {
 
 fn claims(run: &Run) -> Vec<ClaimOutcome> {
     run.plan
+        .outputs
         .claims
         .iter()
         .map(|c| c.evaluate(&run.results, &run.labels))
@@ -249,8 +250,8 @@ fn data_lines(out: &mut String, run: &Run) {
 
 /// The paper's numbers beside ours (`[[paper_values]]`).
 fn paper_lines(out: &mut String, run: &Run) -> Result<()> {
-    let default_metric = run.plan.figures.first().map(|f| f.y.get_ref().as_str());
-    for (i, p) in run.plan.paper_values.iter().enumerate() {
+    let default_metric = run.plan.outputs.default_metric();
+    for (i, p) in run.plan.outputs.paper_values.iter().enumerate() {
         let o = p.evaluate(&run.results, default_metric, &format!("paper_values[{i}]"))?;
         let ours = o
             .ours
@@ -278,8 +279,18 @@ fn paper_lines(out: &mut String, run: &Run) -> Result<()> {
 
 /// Links to the run's figures and tables that exist under `root`; `files` are relative to it.
 fn links(root: &Path, run: &Run, files: &SpecFiles) -> Vec<String> {
-    let figures = run.plan.figures.iter().map(|f| files.figure(name(&f.name)));
-    let tables = run.plan.tables.iter().map(|t| files.table(name(&t.name)));
+    let figures = run
+        .plan
+        .outputs
+        .figures
+        .iter()
+        .map(|f| files.figure(name(&f.name)));
+    let tables = run
+        .plan
+        .outputs
+        .tables
+        .iter()
+        .map(|t| files.table(name(&t.name)));
     figures
         .chain(tables)
         .filter(|p| root.join(p).is_file())

@@ -5,6 +5,7 @@
 //! nothing is not a pass.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -12,7 +13,10 @@ use toml::Spanned;
 use super::results::{CellValue, Coordinates, Results, Stats};
 use super::validate::{Checker, RawSelector};
 use super::verdict::{self, Pair, PairVerdict, Relation, Verdict};
-use super::{describe, describe_selector, number, selects, Labels};
+use super::{
+    describe, describe_selector, number, selects, CellProblem, Drawing, Labels, Output,
+    RenderContext,
+};
 use crate::error::Result;
 
 /// One `[[claims]]` entry as written.
@@ -49,9 +53,58 @@ pub struct RawClaim {
     pub profiles: Option<Spanned<Vec<String>>>,
 }
 
-impl super::PerProfile for RawClaim {
+impl Output for RawClaim {
+    fn section(&self) -> &'static str {
+        "claims"
+    }
+
+    fn span(&self) -> Range<usize> {
+        self.left.span()
+    }
+
     fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
         self.profiles.as_ref()
+    }
+
+    fn validate(&self, c: &Checker, key: &str) -> Result<()> {
+        self.validate_columns(c, key)
+    }
+
+    /// A side that selects no cell with the claim's `where` (a typo, a value of another
+    /// profile: limit the claim with `profiles`).
+    fn cell_problem(&self, cells: &[Coordinates], profile: &str) -> Option<CellProblem> {
+        for (side, selector) in [("left", &self.left), ("right", &self.right)] {
+            let found = cells
+                .iter()
+                .any(|k| selects(k, &self.filter) && selects(k, selector.get_ref()));
+            if found {
+                continue;
+            }
+            let mut both = self.filter.clone();
+            both.extend(selector.get_ref().clone());
+            return Some(CellProblem {
+                field: side.into(),
+                span: selector.span(),
+                message: format!(
+                    "{} matches no cell of the {profile} profile's grid (a claim of another \
+                     profile only: `profiles = [...]`)",
+                    describe_selector(&both)
+                ),
+            });
+        }
+        None
+    }
+
+    /// Decided here; the claims file is written from every claim's outcome at the end.
+    fn render(
+        &self,
+        _key: &str,
+        results: &Results,
+        ctx: &RenderContext,
+        drawing: &mut Drawing<'_>,
+    ) -> Result<()> {
+        drawing.claims.push(self.evaluate(results, &ctx.labels));
+        Ok(())
     }
 }
 
@@ -104,7 +157,7 @@ pub struct PairRow {
 const LISTED_FAILURES: usize = 5;
 
 impl RawClaim {
-    pub(super) fn validate(&self, c: &Checker, key: &str) -> Result<()> {
+    fn validate_columns(&self, c: &Checker, key: &str) -> Result<()> {
         c.metric(&format!("{key}.metric"), &self.metric)?;
         for (side, selector) in [("left", &self.left), ("right", &self.right)] {
             let k = format!("{key}.{side}");

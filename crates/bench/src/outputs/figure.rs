@@ -12,7 +12,7 @@ use toml::Spanned;
 
 use super::results::{CellStats, CellValue, Coordinates, Results, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
-use super::{describe, selects, Labels};
+use super::{describe, describe_selector, selects, CellProblem, Labels};
 use crate::error::{Error, Result};
 
 /// One `[[figures]]` entry as written.
@@ -57,78 +57,86 @@ pub struct RawFigure {
     pub profiles: Option<Spanned<Vec<String>>>,
 }
 
-impl super::PerProfile for RawFigure {
-    fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
-        self.profiles.as_ref()
+/// Why the plan's cells leave the figure empty: a `where` that matches no cell (a typo, a
+/// value of another profile). (The figure's [`Output`] implementation is in `plot.rs`, which
+/// draws it.)
+pub(super) fn cell_problem(
+    f: &RawFigure,
+    cells: &[Coordinates],
+    profile: &str,
+) -> Option<CellProblem> {
+    if f.filter.is_empty() || cells.iter().any(|k| selects(k, &f.filter)) {
+        return None;
     }
+    Some(CellProblem {
+        field: "where".into(),
+        span: f.filter.keys().next().map_or(f.x.span(), |k| k.span()),
+        message: format!(
+            "{} matches no cell of the {profile} profile's grid",
+            describe_selector(&f.filter)
+        ),
+    })
 }
 
 const ERROR_BARS: [&str; 3] = ["sd", "se", "none"];
 
-pub(super) fn validate(c: &Checker, figures: &[RawFigure]) -> Result<()> {
-    c.unique_names(
-        "figures",
-        "figure",
-        figures.iter().map(|x| (x.name.as_ref(), x.x.span())),
-    )?;
-    for (i, f) in figures.iter().enumerate() {
-        let key = format!("figures[{i}]");
-        c.coordinate(&format!("{key}.x"), &f.x)?;
-        c.metric(&format!("{key}.y"), &f.y)?;
-        if let Some(panels) = &f.panels {
-            c.coordinate(&format!("{key}.panels"), panels)?;
-            if panels.get_ref() == f.x.get_ref() {
-                return Err(c.error(
-                    &format!("{key}.panels"),
-                    &panels.span(),
-                    format!("{:?} is already the x axis", panels.get_ref()),
-                ));
-            }
+/// Checks one figure's columns, panels, series, `where`, error bars and label template.
+pub(super) fn validate(c: &Checker, key: &str, f: &RawFigure) -> Result<()> {
+    c.coordinate(&format!("{key}.x"), &f.x)?;
+    c.metric(&format!("{key}.y"), &f.y)?;
+    if let Some(panels) = &f.panels {
+        c.coordinate(&format!("{key}.panels"), panels)?;
+        if panels.get_ref() == f.x.get_ref() {
+            return Err(c.error(
+                &format!("{key}.panels"),
+                &panels.span(),
+                format!("{:?} is already the x axis", panels.get_ref()),
+            ));
         }
-        for (j, s) in f.series.iter().flatten().enumerate() {
-            let k = format!("{key}.series[{j}]");
-            c.coordinate(&k, s)?;
-            let other = if s.get_ref() == f.x.get_ref() {
-                Some("the x axis")
-            } else if f.panels.as_ref().map(|p| p.get_ref()) == Some(s.get_ref()) {
-                Some("the panels")
-            } else {
-                None
-            };
-            if let Some(other) = other {
-                return Err(c.error(
-                    &k,
-                    &s.span(),
-                    format!("{:?} is already {other}", s.get_ref()),
-                ));
-            }
+    }
+    for (j, s) in f.series.iter().flatten().enumerate() {
+        let k = format!("{key}.series[{j}]");
+        c.coordinate(&k, s)?;
+        let other = if s.get_ref() == f.x.get_ref() {
+            Some("the x axis")
+        } else if f.panels.as_ref().map(|p| p.get_ref()) == Some(s.get_ref()) {
+            Some("the panels")
+        } else {
+            None
+        };
+        if let Some(other) = other {
+            return Err(c.error(
+                &k,
+                &s.span(),
+                format!("{:?} is already {other}", s.get_ref()),
+            ));
         }
-        c.selector(&format!("{key}.where"), &f.filter)?;
-        if let Some(bars) = &f.error_bars {
-            c.one_of(
-                &format!("{key}.error_bars"),
-                bars,
-                "error_bars",
-                &ERROR_BARS,
-            )?;
-        }
-        if let Some(template) = &f.series_label {
-            let k = format!("{key}.series_label");
-            let pieces =
-                parse_template(template.get_ref()).map_err(|e| c.error(&k, &template.span(), e))?;
-            for piece in pieces {
-                if let Piece::Field { name, precision } = piece {
-                    if precision.is_some() || !c.columns.is_coordinate(&name) {
-                        return Err(c.error(
-                            &k,
-                            &template.span(),
-                            format!(
-                                "unknown placeholder {{{name}}}: write {{COLUMN}} with a \
-                                 coordinate; known: {:?}",
-                                c.columns.coordinates
-                            ),
-                        ));
-                    }
+    }
+    c.selector(&format!("{key}.where"), &f.filter)?;
+    if let Some(bars) = &f.error_bars {
+        c.one_of(
+            &format!("{key}.error_bars"),
+            bars,
+            "error_bars",
+            &ERROR_BARS,
+        )?;
+    }
+    if let Some(template) = &f.series_label {
+        let k = format!("{key}.series_label");
+        let pieces =
+            parse_template(template.get_ref()).map_err(|e| c.error(&k, &template.span(), e))?;
+        for piece in pieces {
+            if let Piece::Field { name, precision } = piece {
+                if precision.is_some() || !c.columns.is_coordinate(&name) {
+                    return Err(c.error(
+                        &k,
+                        &template.span(),
+                        format!(
+                            "unknown placeholder {{{name}}}: write {{COLUMN}} with a \
+                             coordinate; known: {:?}",
+                            c.columns.coordinates
+                        ),
+                    ));
                 }
             }
         }

@@ -20,7 +20,10 @@ mod validate;
 mod verdict;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
+
+use toml::Spanned;
 
 pub use claim::{ClaimOutcome, PairRow, RawClaim};
 pub use figure::RawFigure;
@@ -29,21 +32,111 @@ pub(crate) use plot::{color, register_embedded_font};
 pub use results::{
     CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Sample, Skipped, Stats,
 };
-pub(crate) use table::colliding_cell;
 pub use table::{RawPaperCell, RawTable};
-pub use validate::RawSelector;
+pub use validate::{Checker, RawSelector};
 pub use verdict::{shared_draw, PairVerdict, Verdict};
 
 use crate::error::Result;
 use crate::files::SpecFiles;
 
-/// An output a spec may draw in some of its profiles only (its `profiles` list): a stand-in
-/// dataset's table in that profile, the paper's tables in the others.
-pub trait PerProfile: Clone {
-    fn profiles(&self) -> Option<&toml::Spanned<Vec<String>>>;
-}
 use crate::staging::Staged;
-use validate::Checker;
+
+// The four kinds of output a spec declares (figures, tables, claims, paper values) behind one
+// trait, in one list on the plan ([`Outputs::list`]): the plan-time checks (the columns each
+// names, the cells each selects) and the drawing loop are written once, for every kind, and a
+// fifth kind is one more implementation. (Here, not in a module of its own: the kinds' modules
+// use it, and a child may use its parent but not a sibling that uses it back.)
+
+/// One entry of a spec's output sections.
+pub trait Output {
+    /// The spec's section it is an entry of: `figures`, `tables`, `claims` or `paper_values`.
+    fn section(&self) -> &'static str;
+
+    /// Where the entry is in the spec's text: tells it apart from the section's other entries
+    /// (a profile draws some of them only, so its index in the plan is not the spec's).
+    fn span(&self) -> Range<usize>;
+
+    /// The profiles that draw it (`None`: every profile).
+    fn profiles(&self) -> Option<&Spanned<Vec<String>>>;
+
+    /// Checks the columns it names against the results' (`key`: `section[i]`, for messages).
+    fn validate(&self, c: &Checker, key: &str) -> Result<()>;
+
+    /// Why the plan's `cells` (in the profile `profile`) do not let it draw anything, if they do
+    /// not: a selection that matches no cell, two cells that fall in one table cell.
+    fn cell_problem(&self, cells: &[Coordinates], profile: &str) -> Option<CellProblem>;
+
+    /// Draws it from `results` into `drawing` (`key` as for [`Output::validate`]).
+    fn render(
+        &self,
+        key: &str,
+        results: &Results,
+        ctx: &RenderContext,
+        drawing: &mut Drawing<'_>,
+    ) -> Result<()>;
+}
+
+/// What [`Output::cell_problem`] found: the key's last part (`where`, `rows`, `left`), where to
+/// point in the spec, and the message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellProblem {
+    pub field: String,
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// A spec's outputs, by kind; [`Outputs::list`] is the one list the checks and the drawing go
+/// through, in the report's order.
+#[derive(Debug, Clone, Default)]
+pub struct Outputs {
+    pub figures: Vec<RawFigure>,
+    pub tables: Vec<RawTable>,
+    pub claims: Vec<RawClaim>,
+    pub paper_values: Vec<RawPaperValue>,
+}
+
+impl Outputs {
+    /// Every output with its key (`figures[0]`, ..., `paper_values[2]`): figures, tables,
+    /// claims, then paper values.
+    pub fn list(&self) -> Vec<(String, &dyn Output)> {
+        fn keyed<'a, T: Output>(items: &'a [T]) -> impl Iterator<Item = (String, &'a dyn Output)> {
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| (format!("{}[{i}]", x.section()), x as &dyn Output))
+        }
+        keyed(&self.figures)
+            .chain(keyed(&self.tables))
+            .chain(keyed(&self.claims))
+            .chain(keyed(&self.paper_values))
+            .collect()
+    }
+
+    /// The key `section[i]` of `output` among these outputs (a plan's output among its spec's),
+    /// found by its place in the text.
+    pub fn key_of(&self, output: &dyn Output) -> Option<String> {
+        self.list()
+            .into_iter()
+            .find(|(_, o)| o.section() == output.section() && o.span() == output.span())
+            .map(|(key, _)| key)
+    }
+
+    /// The metric of a paper value that names none: the first figure's y.
+    pub fn default_metric(&self) -> Option<&str> {
+        self.figures.first().map(|f| f.y.get_ref().as_str())
+    }
+}
+
+/// What the outputs drew so far, while [`super::render_staged`] goes through them.
+pub struct Drawing<'a> {
+    out: &'a mut Staged,
+    report: report::Report,
+    default_metric: Option<String>,
+    figures: Vec<PathBuf>,
+    tables: Vec<PathBuf>,
+    claims: Vec<ClaimOutcome>,
+    paper_values: Vec<PaperOutcome>,
+}
 
 /// Legend and table labels of coordinate values: `("map", "tensor-sketch") -> "TS"`. A value
 /// without an entry is its own label.
@@ -101,53 +194,38 @@ pub struct Rendered {
 
 /// Checks the output sections of a spec against the results' columns, before anything runs.
 /// `text` is the spec's TOML (for line numbers) and `spec_path` its file (for the error).
-pub fn validate(
-    figures: &[RawFigure],
-    tables: &[RawTable],
-    claims: &[RawClaim],
-    paper_values: &[RawPaperValue],
-    columns: &Columns,
-    text: &str,
-    spec_path: &Path,
-) -> Result<()> {
+pub fn validate(outputs: &Outputs, columns: &Columns, text: &str, spec_path: &Path) -> Result<()> {
     let c = Checker {
         text,
         path: spec_path,
         columns,
+        default_metric: outputs.default_metric(),
     };
-    figure::validate(&c, figures)?;
-    table::validate(&c, tables)?;
-    for (i, claim) in claims.iter().enumerate() {
-        claim.validate(&c, &format!("claims[{i}]"))?;
-    }
-    let default_metric = figures.first().map(|f| f.y.get_ref().as_str());
-    for (i, value) in paper_values.iter().enumerate() {
-        value.validate(&c, &format!("paper_values[{i}]"), default_metric)?;
+    // Outputs that are files of their own: one name each, at most one without.
+    let figures = outputs.figures.iter();
+    c.unique_names(
+        "figures",
+        "figure",
+        figures.map(|f| (f.name.as_ref(), f.x.span())),
+    )?;
+    let tables = outputs.tables.iter();
+    c.unique_names(
+        "tables",
+        "table",
+        tables.map(|t| (t.name.as_ref(), t.value.span())),
+    )?;
+    for (key, output) in outputs.list() {
+        output.validate(&c, &key)?;
     }
     Ok(())
 }
 
 /// Draws the figures, writes the tables, checks the claims and compares the paper values, all from
-/// `results`; returns the files written and the report text. Expects sections that passed
+/// `results`; returns the files written and the report text. Expects outputs that passed
 /// [`validate`] against `results.columns`.
-pub fn render(
-    results: &Results,
-    figures: &[RawFigure],
-    tables: &[RawTable],
-    claims: &[RawClaim],
-    paper_values: &[RawPaperValue],
-    ctx: &RenderContext,
-) -> Result<Rendered> {
+pub fn render(results: &Results, outputs: &Outputs, ctx: &RenderContext) -> Result<Rendered> {
     let mut out = Staged::new(ctx.files.out_dir());
-    let rendered = render_staged(
-        results,
-        figures,
-        tables,
-        claims,
-        paper_values,
-        ctx,
-        &mut out,
-    )?;
+    let rendered = render_staged(results, outputs, ctx, &mut out)?;
     out.commit()?;
     Ok(rendered)
 }
@@ -156,76 +234,48 @@ pub fn render(
 /// results file they come from) instead of written.
 pub fn render_staged(
     results: &Results,
-    figures: &[RawFigure],
-    tables: &[RawTable],
-    claims: &[RawClaim],
-    paper_values: &[RawPaperValue],
+    outputs: &Outputs,
     ctx: &RenderContext,
     out: &mut Staged,
 ) -> Result<Rendered> {
-    let mut report = report::Report::new(ctx);
-    let mut figure_paths = Vec::new();
-    for (i, spec) in figures.iter().enumerate() {
-        let key = format!("figures[{i}]");
-        let path = ctx.files.figure(name(&spec.name));
-        // Every selected cell skipped (its data needs the network, say): no figure, and no
-        // figure of an earlier run left beside this run's results; the report says why. A
-        // selection that matches no cell at all stays an error (a typo in `where`).
-        let selected: Vec<CellStats> = results
-            .summarise(spec.y.get_ref())
-            .into_iter()
-            .filter(|c| selects(&c.coordinates, &spec.filter))
-            .collect();
-        if !selected.is_empty()
-            && selected
-                .iter()
-                .all(|c| c.stats.is_none() && c.skipped.is_some())
-        {
-            out.remove(&path)?;
-            report.figure_skipped(&path, selected.len());
-            continue;
-        }
-        let data = figure::FigureData::collect(results, spec, &ctx.labels, &key)?;
-        let notes = plot::draw(&data, spec, ctx, &path, out)?;
-        report.figure(spec, &data, &path, &notes);
-        figure_paths.push(path);
+    let mut drawing = Drawing {
+        out,
+        report: report::Report::new(ctx),
+        default_metric: outputs.default_metric().map(str::to_string),
+        figures: Vec::new(),
+        tables: Vec::new(),
+        claims: Vec::new(),
+        paper_values: Vec::new(),
+    };
+    for (key, output) in outputs.list() {
+        output.render(&key, results, ctx, &mut drawing)?;
     }
-    let mut table_paths = Vec::new();
-    for (i, spec) in tables.iter().enumerate() {
-        let key = format!("tables[{i}]");
-        let markdown = table::render(results, spec, ctx, &key)?;
-        let path = ctx.files.table(name(&spec.name));
-        out.write(&path, markdown.as_bytes())?;
-        report.table(&path, &markdown);
-        table_paths.push(path);
-    }
-    let outcomes: Vec<ClaimOutcome> = claims
-        .iter()
-        .map(|c| c.evaluate(results, &ctx.labels))
-        .collect();
-    report.claims(&outcomes);
+    let Drawing {
+        out,
+        mut report,
+        figures,
+        tables,
+        claims,
+        paper_values,
+        ..
+    } = drawing;
+    report.claims(&claims);
     let claims_path = ctx.files.claims();
-    let claims_file = if outcomes.is_empty() {
+    let claims_file = if claims.is_empty() {
         out.remove(&claims_path)?;
         None
     } else {
-        let text = claims_file::markdown(&ctx.title, &ctx.files.csv_relative(), &outcomes);
+        let text = claims_file::markdown(&ctx.title, &ctx.files.csv_relative(), &claims);
         out.write(&claims_path, text.as_bytes())?;
         Some(claims_path)
     };
-    let default_metric = figures.first().map(|f| f.y.get_ref().as_str());
-    let papers: Vec<PaperOutcome> = paper_values
-        .iter()
-        .enumerate()
-        .map(|(i, p)| p.evaluate(results, default_metric, &format!("paper_values[{i}]")))
-        .collect::<Result<_>>()?;
-    report.paper_values(&papers);
+    report.paper_values(&paper_values);
     report.skipped(results);
     Ok(Rendered {
-        figures: figure_paths,
-        tables: table_paths,
+        figures,
+        tables,
         report: report.finish(),
-        claims: outcomes,
+        claims,
         claims_file,
     })
 }

@@ -1,12 +1,14 @@
 //! `[[paper_values]]`: one number the paper reports (a point, or the top of an axis) beside the
 //! matching statistic of our cells' means.
 
+use std::ops::Range;
+
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::results::Results;
+use super::results::{Coordinates, Results};
 use super::validate::{Checker, RawSelector};
-use super::{describe_selector, selects};
+use super::{describe_selector, selects, CellProblem, Drawing, Output, RenderContext};
 use crate::error::{Error, Result};
 
 /// One `[[paper_values]]` entry as written.
@@ -29,9 +31,55 @@ pub struct RawPaperValue {
     pub profiles: Option<Spanned<Vec<String>>>,
 }
 
-impl super::PerProfile for RawPaperValue {
+impl Output for RawPaperValue {
+    fn section(&self) -> &'static str {
+        "paper_values"
+    }
+
+    fn span(&self) -> Range<usize> {
+        self.statistic.span()
+    }
+
     fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
         self.profiles.as_ref()
+    }
+
+    fn validate(&self, c: &Checker, key: &str) -> Result<()> {
+        self.validate_columns(c, key, c.default_metric)
+    }
+
+    /// A `select` that matches no cell (a typo, a value of another profile: limit it with
+    /// `profiles`), which would leave the paper's value without ours.
+    fn cell_problem(&self, cells: &[Coordinates], profile: &str) -> Option<CellProblem> {
+        if cells.iter().any(|k| selects(k, &self.select)) {
+            return None;
+        }
+        Some(CellProblem {
+            field: "select".into(),
+            span: self
+                .select
+                .keys()
+                .next()
+                .map_or(self.statistic.span(), |k| k.span()),
+            message: format!(
+                "{} matches no cell of the {profile} profile's grid (a paper value of another \
+                 profile only: `profiles = [...]`)",
+                describe_selector(&self.select)
+            ),
+        })
+    }
+
+    /// Compared here; the report lists every paper value at the end.
+    fn render(
+        &self,
+        key: &str,
+        results: &Results,
+        _ctx: &RenderContext,
+        drawing: &mut Drawing<'_>,
+    ) -> Result<()> {
+        let outcome = self.evaluate(results, drawing.default_metric.as_deref(), key)?;
+        drawing.paper_values.push(outcome);
+        Ok(())
     }
 }
 
@@ -53,12 +101,7 @@ pub struct PaperOutcome {
 }
 
 impl RawPaperValue {
-    pub(super) fn validate(
-        &self,
-        c: &Checker,
-        key: &str,
-        default_metric: Option<&str>,
-    ) -> Result<()> {
+    fn validate_columns(&self, c: &Checker, key: &str, default_metric: Option<&str>) -> Result<()> {
         c.selector(&format!("{key}.select"), &self.select)?;
         match &self.metric {
             Some(metric) => c.metric(&format!("{key}.metric"), metric)?,

@@ -4,6 +4,7 @@
 //! machine without system fonts (CI) draws the same picture. The PNG is written to a uniquely
 //! named temporary file in the target directory and renamed into place.
 
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Once;
 
@@ -11,11 +12,13 @@ use plotters::coord::ranged1d::{AsRangedCoord, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
+use toml::Spanned;
 
-use super::figure::{FigureData, Panel, RawFigure, PALETTE};
+use super::figure::{self, FigureData, Panel, RawFigure, PALETTE};
 use super::legend::{self, Entry, Glyph, Marker};
-use super::results::CellValue;
-use super::RenderContext;
+use super::results::{CellStats, CellValue, Coordinates, Results};
+use super::validate::Checker;
+use super::{name, selects, CellProblem, Drawing, Output, RenderContext};
 use crate::error::{Error, Result};
 use crate::staging::Staged;
 
@@ -90,6 +93,61 @@ struct Drawable {
     baselines: Vec<Line>,
     x_range: (f64, f64),
     y_range: (f64, f64),
+}
+
+/// A figure is the one output drawn here, so its [`Output`] implementation is too.
+impl Output for RawFigure {
+    fn section(&self) -> &'static str {
+        "figures"
+    }
+
+    fn span(&self) -> Range<usize> {
+        self.x.span()
+    }
+
+    fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
+        self.profiles.as_ref()
+    }
+
+    fn validate(&self, c: &Checker, key: &str) -> Result<()> {
+        figure::validate(c, key, self)
+    }
+
+    fn cell_problem(&self, cells: &[Coordinates], profile: &str) -> Option<CellProblem> {
+        figure::cell_problem(self, cells, profile)
+    }
+
+    /// Every selected cell skipped (its data needs the network, say): no figure, and no figure
+    /// of an earlier run left beside this run's results; the report says why. A selection that
+    /// matches no cell at all stays an error (a typo in `where`).
+    fn render(
+        &self,
+        key: &str,
+        results: &Results,
+        ctx: &RenderContext,
+        drawing: &mut Drawing<'_>,
+    ) -> Result<()> {
+        let path = ctx.files.figure(name(&self.name));
+        let selected: Vec<CellStats> = results
+            .summarise(self.y.get_ref())
+            .into_iter()
+            .filter(|c| selects(&c.coordinates, &self.filter))
+            .collect();
+        if !selected.is_empty()
+            && selected
+                .iter()
+                .all(|c| c.stats.is_none() && c.skipped.is_some())
+        {
+            drawing.out.remove(&path)?;
+            drawing.report.figure_skipped(&path, selected.len());
+            return Ok(());
+        }
+        let data = FigureData::collect(results, self, &ctx.labels, key)?;
+        let notes = draw(&data, self, ctx, &path, drawing.out)?;
+        drawing.report.figure(self, &data, &path, &notes);
+        drawing.figures.push(path);
+        Ok(())
+    }
 }
 
 /// Draws `data` to a PNG for `path`, staged in `out` with the run's other outputs. Returns notes

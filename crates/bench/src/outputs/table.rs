@@ -3,13 +3,14 @@
 //! paper's number beside ours where the spec records it.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
 
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::results::{CellStats, CellValue, Coordinates, Results, Skipped, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
-use super::{describe, selects, Labels, RenderContext};
+use super::{describe, name, selects, CellProblem, Drawing, Labels, Output, RenderContext};
 use crate::error::{Error, Result};
 
 /// One `[[tables]]` entry as written.
@@ -42,9 +43,59 @@ pub struct RawTable {
     pub profiles: Option<Spanned<Vec<String>>>,
 }
 
-impl super::PerProfile for RawTable {
+impl Output for RawTable {
+    fn section(&self) -> &'static str {
+        "tables"
+    }
+
+    fn span(&self) -> Range<usize> {
+        self.rows.span()
+    }
+
     fn profiles(&self) -> Option<&Spanned<Vec<String>>> {
         self.profiles.as_ref()
+    }
+
+    fn validate(&self, c: &Checker, key: &str) -> Result<()> {
+        validate(c, key, self)
+    }
+
+    /// A coordinate that varies but is in none of `rows`, `columns` and `where`: two cells
+    /// would fall in one table cell (it cost a 67-minute run once, found after it).
+    fn cell_problem(&self, cells: &[Coordinates], profile: &str) -> Option<CellProblem> {
+        let (cell, differing) = colliding_cell(self, cells)?;
+        let placed: Vec<&String> = self
+            .rows
+            .get_ref()
+            .iter()
+            .chain(&self.columns)
+            .map(|n| n.get_ref())
+            .collect();
+        Some(CellProblem {
+            field: "rows".into(),
+            span: self.rows.span(),
+            message: format!(
+                "two cells of the {profile} profile's grid fall in one table cell ({}), \
+                 differing in {differing:?}; add those to `rows` or `columns`, or fix them with \
+                 `where`",
+                describe(placed.into_iter(), cell)
+            ),
+        })
+    }
+
+    fn render(
+        &self,
+        key: &str,
+        results: &Results,
+        ctx: &RenderContext,
+        drawing: &mut Drawing<'_>,
+    ) -> Result<()> {
+        let markdown = render(results, self, ctx, key)?;
+        let path = ctx.files.table(name(&self.name));
+        drawing.out.write(&path, markdown.as_bytes())?;
+        drawing.report.table(&path, &markdown);
+        drawing.tables.push(path);
+        Ok(())
     }
 }
 
@@ -65,82 +116,75 @@ pub const DEFAULT_FORMAT: &str = "{mean:.4} ± {sd:.4}";
 /// Statistics a cell template can name.
 pub const STATISTICS: [&str; 6] = ["mean", "sd", "se", "count", "min", "max"];
 
-pub(super) fn validate(c: &Checker, tables: &[RawTable]) -> Result<()> {
-    c.unique_names(
-        "tables",
-        "table",
-        tables.iter().map(|x| (x.name.as_ref(), x.value.span())),
-    )?;
-    for (i, t) in tables.iter().enumerate() {
-        let key = format!("tables[{i}]");
-        if t.rows.get_ref().is_empty() {
-            return Err(c.error(&format!("{key}.rows"), &t.rows.span(), "the list is empty"));
+/// Checks one table's rows and columns, value, format, `where` and paper cells.
+fn validate(c: &Checker, key: &str, t: &RawTable) -> Result<()> {
+    if t.rows.get_ref().is_empty() {
+        return Err(c.error(&format!("{key}.rows"), &t.rows.span(), "the list is empty"));
+    }
+    let mut seen = BTreeSet::new();
+    let listed = t
+        .rows
+        .get_ref()
+        .iter()
+        .enumerate()
+        .map(|(j, r)| (format!("{key}.rows[{j}]"), r))
+        .chain(
+            t.columns
+                .iter()
+                .enumerate()
+                .map(|(j, r)| (format!("{key}.columns[{j}]"), r)),
+        );
+    for (k, column) in listed {
+        c.coordinate(&k, column)?;
+        if !seen.insert(column.get_ref()) {
+            return Err(c.error(
+                &k,
+                &column.span(),
+                format!("{:?} is listed twice in rows and columns", column.get_ref()),
+            ));
         }
-        let mut seen = BTreeSet::new();
-        let listed = t
-            .rows
-            .get_ref()
-            .iter()
-            .enumerate()
-            .map(|(j, r)| (format!("{key}.rows[{j}]"), r))
-            .chain(
-                t.columns
-                    .iter()
-                    .enumerate()
-                    .map(|(j, r)| (format!("{key}.columns[{j}]"), r)),
-            );
-        for (k, column) in listed {
-            c.coordinate(&k, column)?;
-            if !seen.insert(column.get_ref()) {
+    }
+    c.metric(&format!("{key}.value"), &t.value)?;
+    if let Some(format) = &t.format {
+        check_format(c, &format!("{key}.format"), format)?;
+    }
+    c.selector(&format!("{key}.where"), &t.filter)?;
+    let row_columns: BTreeSet<&String> = t.rows.get_ref().iter().map(|r| r.get_ref()).collect();
+    let column_columns: BTreeSet<&String> = t.columns.iter().map(|r| r.get_ref()).collect();
+    for (j, p) in t.paper.iter().enumerate() {
+        let k = format!("{key}.paper[{j}]");
+        for (part, selector, wanted) in [
+            ("row", Some(&p.row), &row_columns),
+            ("column", p.column.as_ref(), &column_columns),
+        ] {
+            let k = format!("{k}.{part}");
+            let empty = RawSelector::new();
+            let (selector, span) = match selector {
+                Some(s) => (s.get_ref(), s.span()),
+                None => (&empty, p.row.span()),
+            };
+            c.selector(&k, selector)?;
+            let named: BTreeSet<&String> = selector.keys().map(|k| k.get_ref()).collect();
+            if named != *wanted {
                 return Err(c.error(
                     &k,
-                    &column.span(),
-                    format!("{:?} is listed twice in rows and columns", column.get_ref()),
+                    &span,
+                    format!(
+                        "names the columns {named:?}; the table's {part}s are made of \
+                         {wanted:?}: give a value for each"
+                    ),
                 ));
             }
         }
-        c.metric(&format!("{key}.value"), &t.value)?;
-        if let Some(format) = &t.format {
-            check_format(c, &format!("{key}.format"), format)?;
-        }
-        c.selector(&format!("{key}.where"), &t.filter)?;
-        let row_columns: BTreeSet<&String> = t.rows.get_ref().iter().map(|r| r.get_ref()).collect();
-        let column_columns: BTreeSet<&String> = t.columns.iter().map(|r| r.get_ref()).collect();
-        for (j, p) in t.paper.iter().enumerate() {
-            let k = format!("{key}.paper[{j}]");
-            for (part, selector, wanted) in [
-                ("row", Some(&p.row), &row_columns),
-                ("column", p.column.as_ref(), &column_columns),
-            ] {
-                let k = format!("{k}.{part}");
-                let empty = RawSelector::new();
-                let (selector, span) = match selector {
-                    Some(s) => (s.get_ref(), s.span()),
-                    None => (&empty, p.row.span()),
-                };
-                c.selector(&k, selector)?;
-                let named: BTreeSet<&String> = selector.keys().map(|k| k.get_ref()).collect();
-                if named != *wanted {
-                    return Err(c.error(
-                        &k,
-                        &span,
-                        format!(
-                            "names the columns {named:?}; the table's {part}s are made of \
-                             {wanted:?}: give a value for each"
-                        ),
-                    ));
-                }
-            }
-            if !matches!(
-                p.value.get_ref(),
-                toml::Value::String(_) | toml::Value::Integer(_) | toml::Value::Float(_)
-            ) {
-                return Err(c.error(
-                    &format!("{k}.value"),
-                    &p.value.span(),
-                    "the paper's value is a string or a number",
-                ));
-            }
+        if !matches!(
+            p.value.get_ref(),
+            toml::Value::String(_) | toml::Value::Integer(_) | toml::Value::Float(_)
+        ) {
+            return Err(c.error(
+                &format!("{k}.value"),
+                &p.value.span(),
+                "the paper's value is a string or a number",
+            ));
         }
     }
     Ok(())
@@ -305,7 +349,7 @@ fn other_metrics(
 /// with the coordinates the two differ in: the plan refuses such a table before anything runs,
 /// since after the run the table could not be drawn (a coordinate left out of `rows`, `columns`
 /// and `where`).
-pub(crate) fn colliding_cell<'a>(
+fn colliding_cell<'a>(
     spec: &RawTable,
     cells: &'a [Coordinates],
 ) -> Option<(&'a Coordinates, Vec<&'a String>)> {

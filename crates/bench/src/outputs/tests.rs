@@ -21,6 +21,22 @@ struct Sections {
     paper_values: Vec<RawPaperValue>,
 }
 
+/// The four sections as one list of outputs (clones: a test passes some sections, `&[]` for
+/// the others).
+fn outputs(
+    figures: &[RawFigure],
+    tables: &[RawTable],
+    claims: &[RawClaim],
+    paper_values: &[RawPaperValue],
+) -> Outputs {
+    Outputs {
+        figures: figures.to_vec(),
+        tables: tables.to_vec(),
+        claims: claims.to_vec(),
+        paper_values: paper_values.to_vec(),
+    }
+}
+
 fn parse(text: &str) -> Sections {
     toml::from_str(text).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -38,10 +54,7 @@ fn kernel_columns() -> Columns {
 fn check(text: &str) -> Result<()> {
     let s = parse(text);
     validate(
-        &s.figures,
-        &s.tables,
-        &s.claims,
-        &s.paper_values,
+        &outputs(&s.figures, &s.tables, &s.claims, &s.paper_values),
         &kernel_columns(),
         text,
         Path::new("experiments/x.toml"),
@@ -336,7 +349,7 @@ fn figures_render_pngs_with_panels_and_log_axes() {
     let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
     let s = parse(VALID);
     let ctx = context(dir.path());
-    let rendered = render(&results, &s.figures, &[], &[], &[], &ctx).unwrap();
+    let rendered = render(&results, &outputs(&s.figures, &[], &[], &[]), &ctx).unwrap();
     assert_eq!(
         rendered.figures,
         [
@@ -446,9 +459,13 @@ fn a_figure_of_nothing_is_an_error() {
     let s = parse(
         "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nwhere = { degree = 5 }\n",
     );
-    let err = render(&results, &s.figures, &[], &[], &[], &context(dir.path()))
-        .unwrap_err()
-        .to_string();
+    let err = render(
+        &results,
+        &outputs(&s.figures, &[], &[], &[]),
+        &context(dir.path()),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("no cells to draw") && err.contains("degree = 5"),
         "{err}"
@@ -463,15 +480,23 @@ fn two_cells_on_one_point_are_an_error() {
         "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nseries = [\"map\"]\n\
          panels = \"degree\"\n",
     );
-    let err = render(&results, &s.figures, &[], &[], &[], &context(dir.path()))
-        .unwrap_err()
-        .to_string();
+    let err = render(
+        &results,
+        &outputs(&s.figures, &[], &[], &[]),
+        &context(dir.path()),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("differing in [\"offset\"]"), "{err}");
     let s =
         parse("[[tables]]\nrows = [\"map\"]\ncolumns = [\"degree\"]\nvalue = \"relative_error\"\n");
-    let err = render(&results, &[], &s.tables, &[], &[], &context(dir.path()))
-        .unwrap_err()
-        .to_string();
+    let err = render(
+        &results,
+        &outputs(&[], &s.tables, &[], &[]),
+        &context(dir.path()),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(
         err.contains("tables[0]: two cells in one table cell"),
         "{err}"
@@ -522,10 +547,7 @@ value = 0.5
 "#;
     let s = parse(text);
     validate(
-        &[],
-        &s.tables,
-        &[],
-        &[],
+        &outputs(&[], &s.tables, &[], &[]),
         &columns,
         text,
         Path::new("t.toml"),
@@ -538,7 +560,7 @@ value = 0.5
     ctx.labels
         .0
         .insert(("map".into(), "exact".into()), "Exact".into());
-    let rendered = render(&results, &[], &s.tables, &[], &[], &ctx).unwrap();
+    let rendered = render(&results, &outputs(&[], &s.tables, &[], &[]), &ctx).unwrap();
     let expected = "\
 ## Table 1: accuracy
 
@@ -571,16 +593,18 @@ fn claims_of(text: &str) -> Vec<ClaimOutcome> {
     let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
     let s = parse(text);
     validate(
-        &s.figures,
-        &s.tables,
-        &s.claims,
-        &s.paper_values,
+        &outputs(&s.figures, &s.tables, &s.claims, &s.paper_values),
         &kernel_columns(),
         text,
         Path::new("c.toml"),
     )
     .unwrap();
-    let rendered = render(&results, &[], &[], &s.claims, &[], &context(dir.path())).unwrap();
+    let rendered = render(
+        &results,
+        &outputs(&[], &[], &s.claims, &[]),
+        &context(dir.path()),
+    )
+    .unwrap();
     assert_eq!(
         rendered.report.matches("DOES NOT HOLD").count(),
         rendered
@@ -685,10 +709,7 @@ note = "p = 5"
 "#;
     let s = parse(text);
     validate(
-        &s.figures,
-        &[],
-        &[],
-        &s.paper_values,
+        &outputs(&s.figures, &[], &[], &s.paper_values),
         &kernel_columns(),
         text,
         Path::new("p.toml"),
@@ -713,10 +734,7 @@ note = "p = 5"
     assert_eq!((outcomes[3].ours, outcomes[3].cells), (None, 0));
     let rendered = render(
         &results,
-        &s.figures,
-        &[],
-        &[],
-        &s.paper_values,
+        &outputs(&s.figures, &[], &[], &s.paper_values),
         &context(dir.path()),
     )
     .unwrap();
@@ -749,7 +767,12 @@ fn a_cell_without_x_is_a_baseline() {
     };
     let results = Results::from_csv(&path, &columns).unwrap();
     let s = parse("[[figures]]\nx = \"n_components\"\ny = \"accuracy\"\nlog_x = true\n");
-    let rendered = render(&results, &s.figures, &[], &[], &[], &context(dir.path())).unwrap();
+    let rendered = render(
+        &results,
+        &outputs(&s.figures, &[], &[], &[]),
+        &context(dir.path()),
+    )
+    .unwrap();
     let png = std::fs::read(&rendered.figures[0]).unwrap();
     assert!(png.starts_with(b"\x89PNG"));
     let report = &rendered.report;
@@ -795,7 +818,7 @@ fn a_figure_whose_cells_were_all_skipped_is_not_drawn_and_says_why() {
     let stale = dir.path().join("figures/fig/quick.forest.png");
     std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
     std::fs::write(&stale, b"old").unwrap();
-    let rendered = render(&results, &s.figures, &[], &[], &[], &ctx).unwrap();
+    let rendered = render(&results, &outputs(&s.figures, &[], &[], &[]), &ctx).unwrap();
     assert_eq!(
         rendered.figures,
         [dir.path().join("figures/fig/quick.adult.png")]
@@ -852,18 +875,19 @@ fn claims_pair_on_chosen_coordinates() {
         );
         let s = parse(&text);
         validate(
-            &[],
-            &[],
-            &s.claims,
-            &[],
+            &outputs(&[], &[], &s.claims, &[]),
             &columns,
             &text,
             Path::new("c.toml"),
         )
         .map(|()| {
-            render(&results, &[], &[], &s.claims, &[], &context(dir.path()))
-                .unwrap()
-                .claims
+            render(
+                &results,
+                &outputs(&[], &[], &s.claims, &[]),
+                &context(dir.path()),
+            )
+            .unwrap()
+            .claims
         })
     };
     // Without pair_on nothing pairs.
@@ -913,7 +937,12 @@ fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
     };
     let outcome = |dataset: &str| {
         let s = parse(&text(dataset));
-        render(&results, &[], &[], &s.claims, &[], &context(dir.path())).unwrap()
+        render(
+            &results,
+            &outputs(&[], &[], &s.claims, &[]),
+            &context(dir.path()),
+        )
+        .unwrap()
     };
     let forest = outcome("forest");
     assert!(
@@ -941,4 +970,39 @@ fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
         "{}",
         nothing.report
     );
+}
+
+/// The one list goes figures, tables, claims, paper values, each keyed by its index in its
+/// section; an output of a profile's list finds its key among the spec's by its place in the
+/// text, not its index (a profile draws some outputs only).
+#[test]
+fn the_outputs_are_one_list_keyed_by_section() {
+    let text = "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\n\
+                [[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\n\
+                [[claims]]\ntext = \"a\"\nmetric = \"relative_error\"\nleft = { map = \"rff\" }\n\
+                right = { map = \"orf\" }\nrelation = \"less\"\n\
+                [[claims]]\ntext = \"b\"\nmetric = \"relative_error\"\nleft = { map = \"orf\" }\n\
+                right = { map = \"rff\" }\nrelation = \"less\"\n\
+                [[paper_values]]\nselect = { map = \"rff\" }\nstatistic = \"max\"\nvalue = 1.0\n";
+    let s = parse(text);
+    let all = outputs(&s.figures, &s.tables, &s.claims, &s.paper_values);
+    let keys: Vec<String> = all.list().into_iter().map(|(key, _)| key).collect();
+    assert_eq!(
+        keys,
+        [
+            "figures[0]",
+            "tables[0]",
+            "claims[0]",
+            "claims[1]",
+            "paper_values[0]"
+        ]
+    );
+    assert_eq!(all.default_metric(), Some("relative_error"));
+    // A profile that draws the second claim only: its key there is claims[0], in the spec
+    // claims[1].
+    let drawn = outputs(&[], &[], &s.claims[1..], &[]);
+    let (planned_key, second) = drawn.list().remove(0);
+    assert_eq!(planned_key, "claims[0]");
+    assert_eq!(all.key_of(second).as_deref(), Some("claims[1]"));
+    assert_eq!(outputs(&[], &[], &[], &[]).key_of(second), None);
 }

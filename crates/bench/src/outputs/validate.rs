@@ -16,10 +16,12 @@ use crate::spec_error::{line_of, SpecError};
 /// Keys keep their spans so an unknown column is reported on its own line.
 pub type RawSelector = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
 
-pub(crate) struct Checker<'a> {
+pub struct Checker<'a> {
     pub text: &'a str,
     pub path: &'a Path,
     pub columns: &'a Columns,
+    /// The metric of a paper value that names none ([`super::Outputs::default_metric`]).
+    pub default_metric: Option<&'a str>,
 }
 
 impl Checker<'_> {

@@ -32,7 +32,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::files::SpecFiles;
-use crate::outputs::{self, Columns, RawClaim, RawFigure, RawPaperValue, RawTable};
+use crate::outputs::{self, Columns, Outputs};
 use crate::results::Layout;
 use rfbench_data::Registry;
 use rfbench_registry::{KindInfo, TunedColumns};
@@ -70,10 +70,8 @@ pub struct Plan {
     /// The columns of the values cells choose (a bandwidth by a rule or a search, a learner's
     /// parameter by cross-validation), a subset of `metrics`.
     pub tuned: Vec<TunedColumns>,
-    pub figures: Vec<RawFigure>,
-    pub tables: Vec<RawTable>,
-    pub claims: Vec<RawClaim>,
-    pub paper_values: Vec<RawPaperValue>,
+    /// The figures, tables, claims and paper values this profile draws.
+    pub outputs: Outputs,
     pub check_columns: Vec<String>,
     /// The metrics the other-seed mode tests (a subset of `check_columns`).
     pub check_statistical: Vec<String>,
@@ -252,10 +250,18 @@ impl RawSpec {
             seeds,
             metrics,
             tuned,
-            figures: profile::drawn_in(self, c, "figures", &self.figures, profile)?,
-            tables: profile::drawn_in(self, c, "tables", &self.tables, profile)?,
-            claims: profile::drawn_in(self, c, "claims", &self.claims, profile)?,
-            paper_values: profile::drawn_in(self, c, "paper_values", &self.paper_values, profile)?,
+            outputs: Outputs {
+                figures: profile::drawn_in(self, c, "figures", &self.figures, profile)?,
+                tables: profile::drawn_in(self, c, "tables", &self.tables, profile)?,
+                claims: profile::drawn_in(self, c, "claims", &self.claims, profile)?,
+                paper_values: profile::drawn_in(
+                    self,
+                    c,
+                    "paper_values",
+                    &self.paper_values,
+                    profile,
+                )?,
+            },
             check_columns: check.columns,
             check_statistical: check.statistical,
             check_rtol: check.rtol,
@@ -264,170 +270,45 @@ impl RawSpec {
             sums,
             written_at,
         };
-        self.figures_select_cells(&plan, c)?;
+        self.outputs_find_cells(&plan, c)?;
         Ok(plan)
     }
 
-    /// Every figure drawn in the plan's profile selects at least one of its cells: a `where`
-    /// that matches nothing (a typo, a value of another profile) fails here, before anything
-    /// runs, not after every cell has.
-    fn figures_select_cells(&self, plan: &Plan, c: Checker<'_>) -> Result<()> {
+    /// Every output drawn in the plan's profile finds its cells in the plan's grid (a `where`
+    /// or a claim's side that matches nothing, a table with two cells in one place): a typo or a
+    /// value of another profile fails here, naming the key, before anything runs, not after
+    /// every cell has.
+    fn outputs_find_cells(&self, plan: &Plan, c: Checker<'_>) -> Result<()> {
         let cells: Vec<crate::results::Coordinates> = plan
             .cells
             .iter()
             .map(|cell| plan.coordinates(cell))
             .collect();
-        for figure in plan.figures.iter().filter(|f| !f.filter.is_empty()) {
-            if cells.iter().any(|k| outputs::selects(k, &figure.filter)) {
-                continue;
-            }
-            let i = self
-                .figures
-                .iter()
-                .position(|f| f.x.span() == figure.x.span())
-                .unwrap_or(0);
-            let span = figure
-                .filter
-                .keys()
-                .next()
-                .map_or(figure.x.span(), |k| k.span());
-            return Err(c
-                .at_span(
-                    &format!("figures[{i}].where"),
-                    &span,
-                    format!(
-                        "{} matches no cell of the {} profile's grid",
-                        outputs::describe_selector(&figure.filter),
-                        plan.profile.name()
-                    ),
-                )
-                .into());
-        }
-        self.claims_select_cells(plan, c, &cells)?;
-        self.paper_values_select_cells(plan, c, &cells)?;
-        self.tables_place_cells(plan, c, &cells)
-    }
-
-    /// Every table drawn in the plan's profile has one place per cell it selects: a coordinate
-    /// that varies but is in none of its `rows`, `columns` and `where` fails here, naming it,
-    /// not after every cell has run (it cost a 67-minute run once).
-    fn tables_place_cells(
-        &self,
-        plan: &Plan,
-        c: Checker<'_>,
-        cells: &[crate::results::Coordinates],
-    ) -> Result<()> {
-        for table in &plan.tables {
-            let Some((cell, differing)) = outputs::colliding_cell(table, cells) else {
+        let spec = self.outputs();
+        for (planned_key, output) in plan.outputs.list() {
+            let Some(problem) = output.cell_problem(&cells, plan.profile.name()) else {
                 continue;
             };
-            let i = self
-                .tables
-                .iter()
-                .position(|t| t.rows.span() == table.rows.span())
-                .unwrap_or(0);
-            let placed: Vec<&String> = table
-                .rows
-                .get_ref()
-                .iter()
-                .chain(&table.columns)
-                .map(|n| n.get_ref())
-                .collect();
+            let key = spec.key_of(output).unwrap_or(planned_key);
             return Err(c
                 .at_span(
-                    &format!("tables[{i}].rows"),
-                    &table.rows.span(),
-                    format!(
-                        "two cells of the {} profile's grid fall in one table cell ({}), \
-                         differing in {differing:?}; add those to `rows` or `columns`, or fix \
-                         them with `where`",
-                        plan.profile.name(),
-                        outputs::describe(placed.into_iter(), cell)
-                    ),
+                    &format!("{key}.{}", problem.field),
+                    &problem.span,
+                    problem.message,
                 )
                 .into());
         }
         Ok(())
     }
 
-    /// Every paper value drawn in the plan's profile selects at least one of its cells: a value
-    /// not in the grid (a typo, a value of another profile: limit it with `profiles`) fails
-    /// here, not as a paper value without ours after the run.
-    fn paper_values_select_cells(
-        &self,
-        plan: &Plan,
-        c: Checker<'_>,
-        cells: &[crate::results::Coordinates],
-    ) -> Result<()> {
-        for value in &plan.paper_values {
-            if cells.iter().any(|k| outputs::selects(k, &value.select)) {
-                continue;
-            }
-            let i = self
-                .paper_values
-                .iter()
-                .position(|x| x.statistic.span() == value.statistic.span())
-                .unwrap_or(0);
-            let span = value
-                .select
-                .keys()
-                .next()
-                .map_or(value.statistic.span(), |k| k.span());
-            return Err(c
-                .at_span(
-                    &format!("paper_values[{i}].select"),
-                    &span,
-                    format!(
-                        "{} matches no cell of the {} profile's grid (a paper value of another \
-                         profile only: `profiles = [...]`)",
-                        outputs::describe_selector(&value.select),
-                        plan.profile.name()
-                    ),
-                )
-                .into());
+    /// The spec's outputs, every profile's.
+    fn outputs(&self) -> Outputs {
+        Outputs {
+            figures: self.figures.clone(),
+            tables: self.tables.clone(),
+            claims: self.claims.clone(),
+            paper_values: self.paper_values.clone(),
         }
-        Ok(())
-    }
-
-    /// Each side of every claim drawn in the plan's profile selects at least one of its cells
-    /// (with the claim's `where`): a value not in the grid (a typo, a value of another profile:
-    /// limit the claim with `profiles`) fails here, not as "no cells" after the run.
-    fn claims_select_cells(
-        &self,
-        plan: &Plan,
-        c: Checker<'_>,
-        cells: &[crate::results::Coordinates],
-    ) -> Result<()> {
-        for claim in &plan.claims {
-            for (side, selector) in [("left", &claim.left), ("right", &claim.right)] {
-                let found = cells.iter().any(|k| {
-                    outputs::selects(k, &claim.filter) && outputs::selects(k, selector.get_ref())
-                });
-                if found {
-                    continue;
-                }
-                let i = self
-                    .claims
-                    .iter()
-                    .position(|x| x.left.span() == claim.left.span())
-                    .unwrap_or(0);
-                let mut both = claim.filter.clone();
-                both.extend(selector.get_ref().clone());
-                return Err(c
-                    .at_span(
-                        &format!("claims[{i}].{side}"),
-                        &selector.span(),
-                        format!(
-                            "{} matches no cell of the {} profile's grid (a claim of another \
-                             profile only: `profiles = [...]`)",
-                            outputs::describe_selector(&both),
-                            plan.profile.name()
-                        ),
-                    )
-                    .into());
-            }
-        }
-        Ok(())
     }
 
     /// Figures, tables, claims and paper values name only columns the run writes (or sums).
@@ -448,15 +329,7 @@ impl RawSpec {
                 .chain(sums.iter().map(|(name, _)| name.clone()))
                 .collect(),
         };
-        outputs::validate(
-            &self.figures,
-            &self.tables,
-            &self.claims,
-            &self.paper_values,
-            &columns,
-            text,
-            path,
-        )
+        outputs::validate(&self.outputs(), &columns, text, path)
     }
 }
 

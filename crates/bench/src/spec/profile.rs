@@ -6,7 +6,7 @@
 use toml::Spanned;
 
 use super::raw::{RawSpec, Table};
-use crate::outputs::PerProfile;
+use crate::outputs::Output;
 use crate::spec_error::{Checker, SpecResult};
 
 /// Which values a run uses: the spec's own lists, or a named profile's replacements.
@@ -84,7 +84,7 @@ impl<'a> Overlay<'a> {
 /// The outputs `profile` draws of `items` (the spec's `key`, e.g. `tables`): those without a
 /// `profiles` list and those whose list names it. A listed name that is neither `full` nor one of
 /// the spec's profiles is an error at its line.
-pub(crate) fn drawn_in<T: PerProfile>(
+pub(crate) fn drawn_in<T: Output + Clone>(
     raw: &RawSpec,
     c: Checker<'_>,
     key: &str,

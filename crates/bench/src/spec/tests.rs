@@ -134,7 +134,8 @@ profiles = ["full", "quick"]
     let text = format!("{SPEC}{tables}");
     let names = |profile: &Profile| -> Vec<String> {
         let plan = plan_with(&text, profile).unwrap();
-        plan.tables
+        plan.outputs
+            .tables
             .iter()
             .map(|t| t.name.as_ref().unwrap().get_ref().clone())
             .collect()
