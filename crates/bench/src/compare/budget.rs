@@ -10,8 +10,7 @@
 use std::collections::BTreeMap;
 
 use super::setup::Setup;
-use crate::outputs::Results;
-use crate::results::CellValue;
+use crate::results::{CellValue, ResultRow};
 use rfbench_registry::kinds::column;
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::{exact_map, raw_map};
@@ -66,9 +65,9 @@ pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
 }
 
 /// The pilot's mean total seconds per (map, D).
-fn measured(pilot: &Results) -> BTreeMap<(String, usize), f64> {
+fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize), f64> {
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
-    for row in &pilot.rows {
+    for row in pilot {
         let parts = [
             column::MAP_SECONDS,
             column::TRAIN_SECONDS,
@@ -94,9 +93,8 @@ fn measured(pilot: &Results) -> BTreeMap<(String, usize), f64> {
         .collect()
 }
 
-/// Every cell's estimate from the pilot's measurements, `scale` = full training rows over the
-/// pilot's.
-pub fn estimate(setup: &Setup, pilot: &Results, pilot_d: usize, scale: f64) -> Estimates {
+/// Every cell's estimate from the pilot's rows, `scale` = full training rows over the pilot's.
+pub fn estimate(setup: &Setup, pilot: &[ResultRow], pilot_d: usize, scale: f64) -> Estimates {
     let measured = measured(pilot);
     let mut seconds = BTreeMap::new();
     let d0 = setup.ladder[0];

@@ -58,41 +58,80 @@ pub fn run(
     clock: &Clock,
 ) -> Result<(Outcome, Sweep)> {
     let start = Instant::now();
-    let mut current = Sweep {
-        per_map: plan
-            .per_map
-            .iter()
-            .map(|(map, ds)| (*map, ds.iter().take(2).copied().collect()))
-            .collect(),
-        ..plan.clone()
-    };
-    let mut stopped = vec![false; plan.per_map.len()];
+    let mut schedule = Schedule::new(plan);
     let mut earlier = Vec::new();
     for round in 1.. {
-        eprintln!("compare: sweep, round {round}: {}", describe(&current));
-        let spec = specs::sweep(setup, tuned, &current)?;
+        let current = &schedule.current;
+        eprintln!("compare: sweep, round {round}: {}", describe(current));
+        let spec = specs::sweep(setup, tuned, current)?;
         let outcome = super::run_spec(out, "compare", &spec, options, &earlier)?;
-        // How far the rounds so far overran the pilot's estimate of them.
-        let pace =
-            (start.elapsed().as_secs_f64() / clock.estimate(setup, &current).max(1e-9)).max(1.0);
+        let pace = pace(
+            start.elapsed().as_secs_f64(),
+            clock.estimate(setup, current),
+        );
         let lines = report::lines(setup, &super::read(&outcome)?, &Estimates::default());
+        let left = clock
+            .deadline
+            .saturating_duration_since(Instant::now())
+            .as_secs_f64();
+        if !schedule.advance(&lines, clock, pace, left) {
+            return Ok((outcome, schedule.current));
+        }
+        earlier = outcome.rows;
+    }
+    unreachable!("the rounds end when no map grows")
+}
+
+/// How far the rounds so far overran the pilot's estimate of them (`estimate` seconds for the
+/// cells that ran, `elapsed` measured): at least 1, so a fast round gives no credit.
+fn pace(elapsed: f64, estimate: f64) -> f64 {
+    (elapsed / estimate.max(1e-9)).max(1.0)
+}
+
+/// Which rungs each round runs: the plan's, each map's first two in the first round, then one
+/// more per round while the map is still gaining and its next rung fits the time left.
+struct Schedule<'a> {
+    plan: &'a Sweep,
+    /// The cells of the round to run (every rung so far).
+    current: Sweep,
+    /// The maps that stopped (plateaued, or out of time): they grow no more.
+    stopped: Vec<bool>,
+}
+
+impl<'a> Schedule<'a> {
+    fn new(plan: &'a Sweep) -> Self {
+        let current = Sweep {
+            per_map: plan
+                .per_map
+                .iter()
+                .map(|(map, ds)| (*map, ds.iter().take(2).copied().collect()))
+                .collect(),
+            ..plan.clone()
+        };
+        Schedule {
+            plan,
+            current,
+            stopped: vec![false; plan.per_map.len()],
+        }
+    }
+
+    /// The next round from the last one's `lines`: each map that has rungs left adds its next
+    /// one, unless [`plateau`] stops it or the rung's estimate at `pace` passes the `left`
+    /// seconds the maps before it left. Returns whether any map grew (else the sweep is done).
+    fn advance(&mut self, lines: &[Line], clock: &Clock, pace: f64, mut left: f64) -> bool {
         let exact = lines
             .iter()
             .find(|l| l.is_exact_reference() && !l.scores.is_empty())
             .map(Line::mean);
-        let mut left = clock
-            .deadline
-            .saturating_duration_since(Instant::now())
-            .as_secs_f64();
         let mut grew = false;
-        for (k, (map, planned)) in plan.per_map.iter().enumerate() {
-            let ran = &mut current.per_map[k].1;
-            if stopped[k] || ran.len() == planned.len() {
+        for (k, (map, planned)) in self.plan.per_map.iter().enumerate() {
+            let ran = &mut self.current.per_map[k].1;
+            if self.stopped[k] || ran.len() == planned.len() {
                 continue;
             }
             let next = planned[ran.len()];
             let cost = clock.estimates.get(map, next).unwrap_or(0.0) * clock.repetitions * pace;
-            let reason = plateau(&lines, map, ran, exact).or_else(|| {
+            let reason = plateau(lines, map, ran, exact).or_else(|| {
                 (cost > left).then(|| {
                     format!(
                         "estimated {cost:.0} s at the pace of the rounds so far ({pace:.2}x the \
@@ -102,8 +141,8 @@ pub fn run(
             });
             match reason {
                 Some(reason) => {
-                    stopped[k] = true;
-                    current
+                    self.stopped[k] = true;
+                    self.current
                         .skipped
                         .push(format!("{map} at D >= {next}: {reason}"));
                 }
@@ -114,12 +153,8 @@ pub fn run(
                 }
             }
         }
-        if !grew {
-            return Ok((outcome, current));
-        }
-        earlier = outcome.rows;
+        grew
     }
-    unreachable!("the rounds end when no map grows")
 }
 
 /// "rff D = 64, 128; nystroem D = 64, 128".
