@@ -210,6 +210,8 @@ pub fn plateau(lines: &[Line], map: &str, ran: &[usize], exact: Option<f64>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::test_support::two_maps;
+    use rfbench_registry::exact_map;
     use std::collections::BTreeMap;
 
     fn line(map: &str, d: usize, scores: &[f64]) -> Line {
@@ -284,5 +286,164 @@ mod tests {
         let lines = vec![line("map-a", 64, &[80.0]), line("map-a", 128, &[])];
         let reason = plateau(&lines, "map-a", &[64, 128], None).unwrap();
         assert!(reason.contains("D = 128 has no score"), "{reason}");
+    }
+
+    /// Maps a and b; a planned at D = 64 to 512, b at D = 64 only; an empty plan for the third.
+    fn plan(a: &'static str, b: &'static str, c: &'static str) -> Sweep {
+        Sweep {
+            per_map: vec![(a, vec![64, 128, 256, 512]), (b, vec![64]), (c, vec![])],
+            exact_train_size: Some(300),
+            skipped: vec!["planned out".into()],
+        }
+    }
+
+    fn clock(estimates: &Estimates) -> Clock<'_> {
+        Clock {
+            estimates,
+            deadline: Instant::now(),
+            repetitions: 3.0,
+        }
+    }
+
+    #[test]
+    fn the_first_round_runs_each_maps_first_two_rungs() {
+        let s = two_maps(true);
+        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let plan = plan(a, b, c);
+        let schedule = Schedule::new(&plan);
+        let first = &schedule.current;
+        assert_eq!(
+            first.per_map,
+            vec![(a, vec![64, 128]), (b, vec![64]), (c, vec![])]
+        );
+        // The exact machine and what the budget left out come with the first round.
+        assert_eq!(first.exact_train_size, Some(300));
+        assert_eq!(first.skipped, vec!["planned out".to_string()]);
+        assert_eq!(describe(first), format!("{a} D = 64, 128; {b} D = 64"));
+    }
+
+    /// One rung a round for the map still gaining, none for the map whose plan is done, and the
+    /// end once nothing grows.
+    #[test]
+    fn each_round_adds_one_rung_until_the_map_plateaus() {
+        let s = two_maps(true);
+        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let plan = plan(a, b, c);
+        let estimates = Estimates::default();
+        let clock = clock(&estimates);
+        let mut schedule = Schedule::new(&plan);
+        let mut lines = vec![
+            line(a, 64, &[70.0]),
+            line(a, 128, &[75.0]),
+            line(b, 64, &[60.0]),
+        ];
+        assert!(schedule.advance(&lines, &clock, 1.0, 100.0));
+        assert_eq!(schedule.current.per_map[0], (a, vec![64, 128, 256]));
+        assert_eq!(schedule.current.per_map[1], (b, vec![64]));
+        // +0.1 after +5: one flat doubling goes on.
+        lines.push(line(a, 256, &[75.1]));
+        assert!(schedule.advance(&lines, &clock, 1.0, 100.0));
+        assert_eq!(schedule.current.per_map[0].1, vec![64, 128, 256, 512]);
+        // Every planned rung ran: the sweep is done, and nothing is said to be left out.
+        lines.push(line(a, 512, &[80.0]));
+        assert!(!schedule.advance(&lines, &clock, 1.0, 100.0));
+        assert_eq!(schedule.current.skipped, vec!["planned out".to_string()]);
+        // Two flat doublings stop a map short of its plan.
+        let mut schedule = Schedule::new(&plan);
+        schedule.advance(&lines[..3], &clock, 1.0, 100.0);
+        let flat = [
+            line(a, 64, &[70.0]),
+            line(a, 128, &[70.1]),
+            line(a, 256, &[70.2]),
+        ];
+        assert!(!schedule.advance(&flat, &clock, 1.0, 100.0));
+        assert_eq!(schedule.current.per_map[0].1, vec![64, 128, 256]);
+        let reason = &schedule.current.skipped[1];
+        assert!(
+            reason.starts_with(&format!("{a} at D >= 512: plateaued")),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn a_map_within_the_tolerance_of_the_exact_machine_runs_no_further() {
+        let s = two_maps(true);
+        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let plan = plan(a, b, c);
+        let estimates = Estimates::default();
+        let mut schedule = Schedule::new(&plan);
+        let exact = |scores: &[f64], train_size| Line {
+            train_size,
+            ..line(exact_map().name, 0, scores)
+        };
+        let lines = [line(a, 64, &[70.0]), line(a, 128, &[75.0])];
+        // The exact machine on a subsample, or without a score, is no reference.
+        for reference in [exact(&[75.2], 300), exact(&[], 0)] {
+            let mut lines = lines.to_vec();
+            lines.push(reference);
+            let mut schedule = Schedule::new(&plan);
+            assert!(schedule.advance(&lines, &clock(&estimates), 1.0, 100.0));
+        }
+        let mut with_exact = lines.to_vec();
+        with_exact.push(exact(&[75.4, 75.6], 0));
+        assert!(!schedule.advance(&with_exact, &clock(&estimates), 1.0, 100.0));
+        let reason = &schedule.current.skipped[1];
+        assert!(
+            reason.starts_with(&format!(
+                "{a} at D >= 256: D = 128 scored 75.00, within 0.5"
+            )),
+            "{reason}"
+        );
+    }
+
+    /// A rung's cost is its estimate x repetitions x pace; the maps before it in the plan take
+    /// their share of the time left first.
+    #[test]
+    fn the_clock_stops_a_map_whose_next_rung_does_not_fit() {
+        let s = two_maps(true);
+        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let plan = Sweep {
+            per_map: vec![
+                (a, vec![64, 128, 256]),
+                (b, vec![64, 128, 256]),
+                (c, vec![]),
+            ],
+            ..Sweep::default()
+        };
+        let mut seconds = BTreeMap::new();
+        seconds.insert((a.to_string(), 256), 4.0);
+        seconds.insert((b.to_string(), 256), 2.0);
+        let estimates = Estimates { seconds };
+        let lines = [
+            line(a, 64, &[70.0]),
+            line(a, 128, &[75.0]),
+            line(b, 64, &[70.0]),
+            line(b, 128, &[75.0]),
+        ];
+        // a: 4 x 3 x 1.5 = 18 s of 30; b: 9 s of the 12 left.
+        let mut schedule = Schedule::new(&plan);
+        assert!(schedule.advance(&lines, &clock(&estimates), 1.5, 30.0));
+        assert_eq!(schedule.current.per_map[0].1, vec![64, 128, 256]);
+        assert_eq!(schedule.current.per_map[1].1, vec![64, 128, 256]);
+        // 20 s: a fits (2 s left), b's 9 s do not.
+        let mut schedule = Schedule::new(&plan);
+        assert!(schedule.advance(&lines, &clock(&estimates), 1.5, 20.0));
+        assert_eq!(schedule.current.per_map[1].1, vec![64, 128]);
+        assert_eq!(
+            schedule.current.skipped,
+            vec![format!(
+                "{b} at D >= 256: estimated 9 s at the pace of the rounds so far (1.50x the \
+                 pilot's estimates), 2 s left of the sweep's time"
+            )]
+        );
+    }
+
+    #[test]
+    fn the_pace_never_gives_credit_and_survives_a_zero_estimate() {
+        assert_eq!(pace(30.0, 20.0), 1.5);
+        assert_eq!(pace(10.0, 20.0), 1.0);
+        assert_eq!(pace(0.0, 0.0), 1.0);
+        // No estimate: any rung with a cost is past the time left.
+        assert!(pace(2.0, 0.0) > 1e9);
     }
 }

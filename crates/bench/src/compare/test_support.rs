@@ -3,7 +3,7 @@
 
 use super::setup::Setup;
 use rfbench_data::Task;
-use rfbench_registry::{LearnerInfo, Needs, TaskKind};
+use rfbench_registry::{LearnerInfo, MapInfo, Needs, TaskKind};
 
 const ENTRY: &str = r#"
 name = "toy"
@@ -72,4 +72,22 @@ pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
         seed: 7,
         guesses: vec!["a guess".into()],
     }
+}
+
+/// A Gaussian-kernel classification setup comparing two maps whose components are not training
+/// rows, then (when `with_rows`) one whose components are (Nystroem's landmarks).
+pub fn two_maps(with_rows: bool) -> Setup {
+    let mut s = setup("gaussian", Task::Binary, None);
+    let plain: Vec<&'static MapInfo> = s
+        .maps
+        .iter()
+        .copied()
+        .filter(|m| !m.components_are_rows)
+        .take(2)
+        .collect();
+    let rows = s.maps.iter().copied().find(|m| m.components_are_rows);
+    s.maps = plain;
+    s.maps.extend(rows.filter(|_| with_rows));
+    assert_eq!(s.maps.len(), 2 + usize::from(with_rows), "{:?}", s.maps);
+    s
 }
