@@ -11,6 +11,8 @@ pub mod generators;
 pub mod kernels;
 pub mod kinds;
 pub mod learners;
+#[cfg(test)]
+mod library_defaults;
 pub mod maps;
 pub mod params;
 pub mod tuned;

@@ -141,6 +141,27 @@ fn form(p: &ParamValues) -> FourierForm {
 pub trait MapConfig {
     fn check(&self) -> Result<(), MapError>;
     fn fit(&self, seed: u64, train: Rows<'_>) -> Result<Box<dyn DynFeatureMap>, MapError>;
+    /// The config's `Debug` text.
+    #[cfg(test)]
+    fn described(&self) -> String;
+    /// The `Debug` text of the library's own config of this type for `kernel` and `size` (its
+    /// `for_kernel`: every other parameter at the library's default).
+    #[cfg(test)]
+    fn library_default(&self, kernel: &Kernel, size: usize) -> Result<String, MapError>;
+}
+
+/// [`MapConfig`]'s test-only methods, the same for every library params type.
+macro_rules! described {
+    ($params:ty) => {
+        #[cfg(test)]
+        fn described(&self) -> String {
+            format!("{self:?}")
+        }
+        #[cfg(test)]
+        fn library_default(&self, kernel: &Kernel, size: usize) -> Result<String, MapError> {
+            Ok(format!("{:?}", <$params>::for_kernel(kernel, size)?))
+        }
+    };
 }
 
 /// `MapConfig` for a library params type: `fits on dimension` maps take the input dimension,
@@ -155,6 +176,7 @@ macro_rules! map_config {
                 let map = self.clone().seed(seed).fit(train.n_cols())?;
                 Ok(Box::new(map))
             }
+            described!($params);
         }
     };
     ($params:ty, fits on rows) => {
@@ -166,6 +188,7 @@ macro_rules! map_config {
                 let map = self.clone().seed(seed).fit(train)?;
                 Ok(Box::new(map))
             }
+            described!($params);
         }
     };
 }
@@ -470,6 +493,7 @@ mod tests {
     use super::*;
     use crate::kernel;
     use crate::kernels::KERNELS;
+    use crate::library_defaults::compare_defaults;
     use crate::params::{assert_ranges_agree, defaults};
 
     fn checked(map: &MapInfo, params: &ParamValues, kernel: &Kernel) -> Result<(), MapError> {
@@ -516,5 +540,38 @@ mod tests {
             });
         }
         assert!(tested >= 12, "only {tested} values tested");
+    }
+
+    /// Every parameter's registry default is the library's own: the config the entry builds
+    /// from the registry's defaults agrees with the library's `for_kernel` config (every other
+    /// parameter at its default) on every field a parameter sets, and every parameter with a
+    /// default sets one.
+    #[test]
+    fn a_parameters_registry_default_is_the_librarys() {
+        let mut disagreements = Vec::new();
+        for map in with_features() {
+            let Features::Map(construct) = map.features else {
+                unreachable!("only maps with features are compared")
+            };
+            let info = kernel(map.kernels[0]).unwrap();
+            let kernel = (info.build)(&defaults(info.params)).unwrap();
+            let values = defaults(map.params);
+            // The size parameter (D, or random binning's grids) is the one the spec must give.
+            let size = map.params.iter().find(|p| p.default.is_none()).unwrap();
+            let size = values.usize(size.name);
+            let library = construct(&values, &kernel)
+                .and_then(|config| config.library_default(&kernel, size))
+                .unwrap();
+            let build = |p: &ParamValues| construct(p, &kernel).unwrap().described();
+            let name = format!("map {}", map.name);
+            let found = compare_defaults(&name, map.params, build, &library);
+            assert!(
+                found.unheld.is_empty(),
+                "{name}: {:?} set nothing",
+                found.unheld
+            );
+            disagreements.extend(found.disagreements);
+        }
+        assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
     }
 }

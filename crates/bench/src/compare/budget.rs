@@ -4,14 +4,14 @@
 //! The model, per map: seconds per repetition = t(D) x (training rows / pilot's training rows),
 //! with t(D) the power law through the pilot's two points (exponent clamped to [0.5, 3]); the
 //! exact kernel machine scales with the square of the rows (SMO's kernel evaluations), and runs
-//! on a subsample of the training rows when all of them would not fit a quarter of the budget.
+//! on a subsample of the training rows when all of them would not fit a quarter of the budget
+//! (or what the baseline left of it).
 //! A rough model: the report prints each estimate beside the time measured.
 
 use std::collections::BTreeMap;
 
 use super::setup::Setup;
-use crate::outputs::Results;
-use crate::results::CellValue;
+use crate::results::{CellValue, ResultRow};
 use rfbench_registry::kinds::column;
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::{exact_map, raw_map};
@@ -53,11 +53,13 @@ pub fn landmarks(train: usize) -> usize {
     train - train / 20
 }
 
-/// The D the pilot measures besides the smallest: the smallest doubled while at most 1,024 and
-/// at most the pilot's landmarks (Nystroem's are training rows); the smallest itself on tiny
-/// data (then costs are taken as linear in D).
+/// The D the pilot measures besides the smallest: the smallest doubled while at most 1,024, at
+/// most the sweep's largest D (a cell the sweep will not run need not be measured) and at most
+/// the pilot's landmarks (Nystroem's are training rows); the smallest itself on tiny data or a
+/// one-rung ladder (then costs are taken as linear in D).
 pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
-    let cap = 1024.min(landmarks(pilot_train));
+    let largest = setup.ladder.last().copied().unwrap_or(0);
+    let cap = 1024.min(largest).min(landmarks(pilot_train));
     let d0 = setup.ladder[0];
     std::iter::successors(Some(d0), |&d| Some(d * 2))
         .take_while(|&d| d <= cap)
@@ -66,9 +68,9 @@ pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
 }
 
 /// The pilot's mean total seconds per (map, D).
-fn measured(pilot: &Results) -> BTreeMap<(String, usize), f64> {
+fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize), f64> {
     let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
-    for row in &pilot.rows {
+    for row in pilot {
         let parts = [
             column::MAP_SECONDS,
             column::TRAIN_SECONDS,
@@ -94,9 +96,8 @@ fn measured(pilot: &Results) -> BTreeMap<(String, usize), f64> {
         .collect()
 }
 
-/// Every cell's estimate from the pilot's measurements, `scale` = full training rows over the
-/// pilot's.
-pub fn estimate(setup: &Setup, pilot: &Results, pilot_d: usize, scale: f64) -> Estimates {
+/// Every cell's estimate from the pilot's rows, `scale` = full training rows over the pilot's.
+pub fn estimate(setup: &Setup, pilot: &[ResultRow], pilot_d: usize, scale: f64) -> Estimates {
     let measured = measured(pilot);
     let mut seconds = BTreeMap::new();
     let d0 = setup.ladder[0];
@@ -128,24 +129,26 @@ pub fn estimate(setup: &Setup, pilot: &Results, pilot_d: usize, scale: f64) -> E
 }
 
 /// The cells that fit `budget` seconds: the baseline, the exact machine (on all training rows
-/// if that takes at most a quarter of the budget, else on the subsample that does), then the
-/// rungs of the ladder in increasing D, every map's rung before the next one, while the total
-/// fits. Nystroem stops at the training rows.
+/// if that takes at most a quarter of the budget and what the baseline left, else on the
+/// subsample that does), then the rungs of the ladder in increasing D, every map's rung before
+/// the next one, while the total fits. Nystroem stops at the training rows.
 pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
     let reps = setup.repetitions as f64;
     let mut spent = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
     let mut sweep = Sweep::default();
+    // Capped by what the baseline left, so that the plan's total stays within the budget.
+    let exact_allowance = (budget / 4.0).min(budget - spent).max(0.0);
     match estimates.get(exact_map().name, 0) {
-        Some(t) if t * reps <= budget / 4.0 => {
+        Some(t) if t * reps <= exact_allowance => {
             spent += t * reps;
             sweep.exact_train_size = Some(0);
         }
         Some(t) => {
             // Quadratic in the rows: m = n sqrt(share / t).
-            let share = budget / 4.0 / reps;
+            let share = exact_allowance / reps;
             let m = (setup.n_train as f64 * (share / t).sqrt()) as usize;
             if m >= 200 {
-                spent += budget / 4.0;
+                spent += exact_allowance;
                 sweep.exact_train_size = Some(m);
                 sweep.skipped.push(format!(
                     "exact on all {} training rows: estimated {:.0} s a repetition; run on {m} \
@@ -222,4 +225,275 @@ pub fn total(setup: &Setup, estimates: &Estimates, sweep: &Sweep) -> f64 {
             * reps;
     }
     t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::test_support::two_maps;
+    use crate::results::{CellOutcome, MetricsBuilder};
+
+    /// A pilot row of `map` at `d` (0: no D) whose three times add up to `total` seconds.
+    fn row(map: &str, d: usize, total: f64) -> ResultRow {
+        let declared = [
+            column::MAP_SECONDS,
+            column::TRAIN_SECONDS,
+            column::PREDICT_SECONDS,
+        ]
+        .map(String::from);
+        let mut metrics = MetricsBuilder::new(&declared);
+        let parts = [0.25 * total, 0.5 * total, 0.25 * total];
+        metrics
+            .extend(declared.iter().map(|c| c.as_str()).zip(parts))
+            .unwrap();
+        let mut coordinates = BTreeMap::from([("map".to_string(), CellValue::Text(map.into()))]);
+        if d > 0 {
+            coordinates.insert(N_COMPONENTS.name.into(), CellValue::Int(d as i64));
+        }
+        ResultRow {
+            coordinates,
+            repetition: 0,
+            seeds: Vec::new(),
+            outcome: CellOutcome::Done(metrics.finish()),
+        }
+    }
+
+    fn assert_close(actual: Option<f64>, expected: f64, what: &str) {
+        let actual = actual.unwrap_or_else(|| panic!("{what}: no estimate"));
+        assert!(
+            (actual - expected).abs() <= 1e-12 * expected.abs().max(1.0),
+            "{what}: {actual} != {expected}"
+        );
+    }
+
+    fn estimates(cells: &[(&str, usize, f64)]) -> Estimates {
+        let seconds = cells.iter().map(|&(m, d, t)| ((m.to_string(), d), t));
+        Estimates {
+            seconds: seconds.collect(),
+        }
+    }
+
+    #[test]
+    fn landmarks_leave_a_twentieth_of_the_rows() {
+        let cases = [(0, 0), (19, 19), (20, 19), (450, 428), (1000, 950)];
+        for (train, expected) in cases {
+            assert_eq!(landmarks(train), expected, "{train} rows");
+        }
+    }
+
+    #[test]
+    fn the_pilot_doubles_the_smallest_d_up_to_its_caps() {
+        let mut s = two_maps(false);
+        s.ladder = vec![64, 128, 256, 512, 1024, 2048, 4096];
+        // 1,024 at most; then the pilot's landmarks (1500 - 75 = 1425, 300 - 15 = 285).
+        assert_eq!(pilot_d(&s, 1500), 1024);
+        assert_eq!(pilot_d(&s, 300), 256);
+        // Fewer landmarks than the smallest D: the smallest itself.
+        assert_eq!(pilot_d(&s, 60), 64);
+        // Never past the sweep's largest D.
+        s.ladder = vec![64, 128, 256, 300];
+        assert_eq!(pilot_d(&s, 1500), 256);
+        s.ladder = vec![64, 100];
+        assert_eq!(pilot_d(&s, 1500), 64);
+        s.ladder = vec![64];
+        assert_eq!(pilot_d(&s, 1500), 64);
+    }
+
+    /// t(D) = t0 (D / D0)^e with e from the pilot's two points, clamped to [0.5, 3], times the
+    /// rows' scale; the baseline scales with the rows, the exact machine with their square.
+    #[test]
+    fn estimates_follow_the_power_law_through_the_pilots_two_points() {
+        let s = two_maps(false);
+        let (quadratic, flat) = (s.maps[0].name, s.maps[1].name);
+        let (raw, exact) = (raw_map().name, exact_map().name);
+        let pilot = [
+            // Two repetitions at D = 64: their mean, 1 s.
+            row(quadratic, 64, 0.8),
+            row(quadratic, 64, 1.2),
+            // 16 times the time for 4 times the D: exponent 2.
+            row(quadratic, 256, 16.0),
+            // No growth: exponent 0, clamped to 0.5.
+            row(flat, 64, 2.0),
+            row(flat, 256, 2.0),
+            row(raw, 0, 0.5),
+            row(exact, 0, 2.0),
+        ];
+        let e = estimate(&s, &pilot, 256, 3.0);
+        for (d, t) in [(64, 1.0), (128, 4.0), (256, 16.0)] {
+            assert_close(
+                e.get(quadratic, d),
+                3.0 * t,
+                &format!("{quadratic} D = {d}"),
+            );
+        }
+        for (d, t) in [(64, 2.0), (128, 2.0 * 2f64.sqrt()), (256, 4.0)] {
+            assert_close(e.get(flat, d), 3.0 * t, &format!("{flat} D = {d}"));
+        }
+        assert_close(e.get(raw, 0), 1.5, "baseline");
+        assert_close(e.get(exact, 0), 18.0, "exact");
+        // Only the ladder's rungs and the two machines.
+        assert_eq!(e.seconds.len(), 2 * 3 + 2);
+    }
+
+    #[test]
+    fn a_steep_or_unmeasured_map_is_clamped_or_left_out() {
+        let s = two_maps(false);
+        let (steep, unmeasured) = (s.maps[0].name, s.maps[1].name);
+        let failed = ResultRow {
+            outcome: CellOutcome::Failed("out of memory".into()),
+            ..row(unmeasured, 256, 1.0)
+        };
+        // 4^4 = 256 times the time: exponent 4, clamped to 3.
+        let pilot = [
+            row(steep, 64, 1.0),
+            row(steep, 256, 256.0),
+            row(unmeasured, 64, 1.0),
+            failed,
+        ];
+        let e = estimate(&s, &pilot, 256, 1.0);
+        assert_close(e.get(steep, 128), 8.0, "steep D = 128");
+        assert_close(e.get(steep, 256), 64.0, "steep D = 256");
+        // The failed row has no times: without its second point the map has no estimate.
+        assert_eq!(e.get(unmeasured, 64), None);
+        assert_eq!(e.get(exact_map().name, 0), None);
+    }
+
+    #[test]
+    fn one_pilot_d_means_costs_linear_in_d() {
+        let mut s = two_maps(false);
+        s.ladder = vec![64, 100];
+        let map = s.maps[0].name;
+        let e = estimate(&s, &[row(map, 64, 2.0)], 64, 2.0);
+        assert_close(e.get(map, 64), 4.0, "D = 64");
+        assert_close(e.get(map, 100), 4.0 * 100.0 / 64.0, "D = 100");
+    }
+
+    /// Two maps (a, b), 2 repetitions; per repetition the baseline 1 s, the exact machine 1 s,
+    /// a 1, 2, 4 s and b 1, 3, 9 s at D = 64, 128, 256.
+    fn ladder_estimates(s: &Setup) -> Estimates {
+        let (a, b) = (s.maps[0].name, s.maps[1].name);
+        estimates(&[
+            (raw_map().name, 0, 1.0),
+            (exact_map().name, 0, 1.0),
+            (a, 64, 1.0),
+            (a, 128, 2.0),
+            (a, 256, 4.0),
+            (b, 64, 1.0),
+            (b, 128, 3.0),
+            (b, 256, 9.0),
+        ])
+    }
+
+    #[test]
+    fn the_sweep_keeps_rungs_in_order_while_the_total_fits() {
+        let mut s = two_maps(false);
+        s.repetitions = 2;
+        let (a, b) = (s.maps[0].name, s.maps[1].name);
+        let e = ladder_estimates(&s);
+        // 2 + 2 (baseline, exact), D = 64: + 2 + 2, D = 128: + 4 + 6 = 18; D = 256: a's 8
+        // would make 26.
+        let sweep = fit(&s, &e, 20.0);
+        assert_eq!(sweep.per_map, vec![(a, vec![64, 128]), (b, vec![64, 128])]);
+        assert_eq!(sweep.exact_train_size, Some(0));
+        assert_eq!(total(&s, &e, &sweep), 18.0);
+        let want =
+            format!("{a} at D >= 256: estimated 8.0 s for 2 repetitions would pass the budget");
+        assert_eq!(sweep.skipped[0], want);
+        assert_eq!(sweep.skipped.len(), 2, "{:?}", sweep.skipped);
+        // 16 s: b's D = 128 (6 s) does not fit after a's (12 s so far), and b stops there; a's
+        // D = 256 (8 s) does not fit either.
+        let sweep = fit(&s, &e, 16.0);
+        assert_eq!(sweep.per_map, vec![(a, vec![64, 128]), (b, vec![64])]);
+        assert_eq!(total(&s, &e, &sweep), 12.0);
+        // The baseline (2 s) leaves 0.5 s of 2.5 s: the exact machine's share is capped there
+        // (not a quarter, 0.625 s), on m = 450 sqrt((0.5 / 2) / 1) = 225 rows.
+        let sweep = fit(&s, &e, 2.5);
+        assert_eq!(sweep.exact_train_size, Some(225));
+        assert_eq!(total(&s, &e, &sweep), 2.5);
+        // Whatever the budget, the plan's estimate stays within it once the baseline fits.
+        for budget in [2.0, 2.5, 4.0, 5.0, 8.0, 11.0, 17.0, 25.0, 33.0, 100.0] {
+            let t = total(&s, &e, &fit(&s, &e, budget));
+            assert!(t <= budget, "budget {budget}: planned {t}");
+        }
+    }
+
+    #[test]
+    fn the_exact_machine_takes_a_subsample_that_fits_a_quarter_of_the_budget() {
+        let mut s = two_maps(false);
+        s.repetitions = 2;
+        let exact = exact_map().name;
+        let e = estimates(&[(exact, 0, 10.0)]);
+        // 20 s for two repetitions, more than 40 / 4: m = 450 sqrt((10 / 2) / 10) = 318.2.
+        let sweep = fit(&s, &e, 40.0);
+        assert_eq!(sweep.exact_train_size, Some(318));
+        assert_eq!(
+            sweep.skipped[0],
+            "exact on all 450 training rows: estimated 10 s a repetition; run on 318 of them"
+        );
+        let share = (318.0f64 / 450.0).powi(2);
+        assert_close(Some(total(&s, &e, &sweep)), 10.0 * share * 2.0, "total");
+        // Under 200 rows is not worth running: m = 450 sqrt(1 / 10) = 142.
+        let sweep = fit(&s, &e, 8.0);
+        assert_eq!(sweep.exact_train_size, None);
+        assert_eq!(
+            sweep.skipped[0],
+            "exact: estimated 10 s a repetition, more than the budget allows"
+        );
+        assert_eq!(total(&s, &e, &sweep), 0.0);
+        let sweep = fit(&s, &Estimates::default(), 40.0);
+        assert_eq!(sweep.exact_train_size, None);
+        assert_eq!(sweep.skipped[0], "exact: the pilot did not measure it");
+    }
+
+    #[test]
+    fn landmarks_stop_at_the_training_rows() {
+        let mut s = two_maps(true);
+        s.n_train = 150;
+        let rows_map = s.maps[2].name;
+        let mut e = ladder_estimates(&s);
+        for d in [64, 128, 256] {
+            e.seconds.insert((rows_map.to_string(), d), 0.0);
+        }
+        let sweep = fit(&s, &e, f64::INFINITY);
+        // 142 landmarks at most (150 - 7): D = 128 fits, 256 does not.
+        assert_eq!(sweep.per_map[2], (rows_map, vec![64, 128]));
+        assert_eq!(sweep.per_map[0].1, vec![64, 128, 256]);
+        assert_eq!(
+            sweep.skipped,
+            vec![format!(
+                "{rows_map} at D >= 256: more landmarks than the 150 training rows"
+            )]
+        );
+    }
+
+    #[test]
+    fn a_zero_or_infinite_budget_gives_a_plan_not_a_panic() {
+        let s = two_maps(false);
+        let (a, b) = (s.maps[0].name, s.maps[1].name);
+        let e = ladder_estimates(&s);
+        // Nothing fits but the baseline, which always runs.
+        let none = fit(&s, &e, 0.0);
+        assert_eq!(none.per_map, vec![(a, vec![]), (b, vec![])]);
+        assert_eq!(none.exact_train_size, None);
+        assert_eq!(total(&s, &e, &none), 3.0);
+        assert_eq!(none.skipped.len(), 3, "{:?}", none.skipped);
+        // Everything.
+        let all = fit(&s, &e, f64::INFINITY);
+        assert_eq!(
+            all.per_map,
+            vec![(a, vec![64, 128, 256]), (b, vec![64, 128, 256])]
+        );
+        assert_eq!(all.exact_train_size, Some(0));
+        assert!(all.skipped.is_empty(), "{:?}", all.skipped);
+        assert_eq!(total(&s, &e, &all), 3.0 * (1.0 + 1.0 + 7.0 + 13.0));
+        // A map the pilot did not measure is left out, and says so.
+        let mut partial = e.clone();
+        partial.seconds.retain(|(m, _), _| m != b);
+        let sweep = fit(&s, &partial, f64::INFINITY);
+        assert_eq!(sweep.per_map[1], (b, vec![]));
+        assert_eq!(
+            sweep.skipped,
+            vec![format!("{b}: the pilot did not measure it")]
+        );
+    }
 }

@@ -18,6 +18,8 @@ pub mod report;
 pub mod rounds;
 pub mod setup;
 pub mod specs;
+#[cfg(test)]
+mod test_support;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -118,7 +120,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         &[],
     )?;
     let scale = setup.n_train as f64 / pilot_train as f64;
-    let estimates = budget::estimate(&setup, &read(&pilot)?, pilot_d, scale);
+    let estimates = budget::estimate(&setup, &read(&pilot)?.rows, pilot_d, scale);
     let remaining = options.budget - start.elapsed().as_secs_f64();
     // A tenth of what is left is kept for the Gram errors, measured after the sweep.
     let sweep = budget::fit(&setup, &estimates, 0.9 * remaining.max(0.0));

@@ -8,6 +8,7 @@ use std::path::Path;
 use super::CompareOptions;
 use crate::error::{Error, Result};
 use rfbench_data::{DatasetEntry, Norm, Prepared, Step, Task};
+use rfbench_registry::params::MAX_COUNT;
 use rfbench_registry::{KernelInfo, LearnerInfo, MapInfo, Needs, TaskKind};
 
 /// Rows of the tuning and pilot runs (a subsample of the data when it has more).
@@ -421,14 +422,21 @@ fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<&'st
         .collect()
 }
 
-/// 64, 128, ... up to `max` (and `max` itself); `--quick`: three rungs.
+/// 64, 128, ... up to `max` (and `max` itself); `--quick`: three rungs. `max` is at most the
+/// largest count a spec accepts, so that the sweep's spec plans (and the doubling cannot
+/// overflow).
 fn ladder(max: usize, quick: bool) -> Result<Vec<usize>> {
     if max < 64 {
         return Err(Error::Experiment(format!(
             "--max-components {max}: the ladder starts at 64"
         )));
     }
-    let mut rungs: Vec<usize> = std::iter::successors(Some(64usize), |&d| Some(d * 2))
+    if max as u128 > MAX_COUNT as u128 {
+        return Err(Error::Experiment(format!(
+            "--max-components {max}: at most {MAX_COUNT}"
+        )));
+    }
+    let mut rungs: Vec<usize> = std::iter::successors(Some(64usize), |&d| d.checked_mul(2))
         .take_while(|&d| d <= max)
         .collect();
     if rungs.last() != Some(&max) {
@@ -459,3 +467,7 @@ fn median_distance(
         &train, norm, 50.0, 1000, seed,
     )?)
 }
+
+#[cfg(test)]
+#[path = "setup_tests.rs"]
+mod tests;

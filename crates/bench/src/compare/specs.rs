@@ -415,81 +415,14 @@ fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::test_support::{default_learner, setup};
     use rfbench_data::{Registry, Step, Task};
-    use rfbench_registry::{LearnerInfo, Needs, TaskKind};
-
-    const ENTRY: &str = r#"
-name = "toy"
-description = "a file of the user's"
-task = "binary"
-format = "libsvm"
-n = 600
-d = 4
-
-[[files]]
-role = "train"
-file = "toy.svm"
-local = [{ path = "toy.svm" }]
-"#;
-
-    fn default_learner(task: TaskKind, needs: Needs) -> &'static LearnerInfo {
-        rfbench_registry::compare_default_learner(task, needs).unwrap()
-    }
+    use rfbench_registry::{Needs, TaskKind};
 
     /// The regression learner on features (ridge), which also classifies: its penalty is not
     /// the exact SVM's, so the exact machine needs a tuner.
     fn regression_learner() -> &'static str {
         default_learner(TaskKind::Regression, Needs::Features).name
-    }
-
-    /// A comparison's setup as `Setup::decide` makes it for a kernel, without reading data.
-    fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
-        let kernel = rfbench_registry::kernel(kernel).unwrap();
-        let kind = TaskKind::from(task);
-        let learner = learner.map_or_else(
-            || default_learner(kind, Needs::Features),
-            |l| rfbench_registry::learner(l).unwrap(),
-        );
-        let exact_learner = default_learner(kind, Needs::Kernel);
-        let exact_tuner = (learner.penalty != exact_learner.penalty)
-            .then(|| default_learner(kind, Needs::Features));
-        let mut entry: toml::Value = toml::from_str(ENTRY).unwrap();
-        let table = entry.as_table_mut().unwrap();
-        table.insert("task".into(), rfbench_data::task_name(task).into());
-        let bandwidth = kernel.bandwidth_param().is_some();
-        Setup {
-            dataset: "toy".into(),
-            embedded: Some(entry),
-            task,
-            n: 600,
-            n_train: 450,
-            d: 4,
-            has_test: false,
-            test_fraction: 0.25,
-            kernel,
-            degree: 2,
-            sigmas: if bandwidth {
-                vec![0.5, 1.0, 2.0]
-            } else {
-                vec![]
-            },
-            median: bandwidth.then_some(1.0),
-            normalise: kernel.normalisation,
-            maps: rfbench_registry::MAPS
-                .iter()
-                .filter(|m| m.is_feature_map() && m.in_default_comparison)
-                .filter(|m| m.kernels.contains(&kernel.name))
-                .collect(),
-            ladder: vec![64, 128, 256],
-            learner,
-            exact_learner,
-            exact_tuner,
-            penalty: learner.penalty.unwrap(),
-            exact_penalty: exact_learner.penalty.unwrap(),
-            repetitions: 3,
-            seed: 7,
-            guesses: vec!["a guess".into()],
-        }
     }
 
     fn tuned() -> Tuned {
