@@ -330,7 +330,7 @@ mod tests {
             assert_close(e.get(flat, d), 3.0 * t, &format!("{flat} D = {d}"));
         }
         assert_close(e.get(raw, 0), 1.5, "baseline");
-        assert_close(e.get(exact, 0), 18.0, "exact");
+        assert_close(e.get(exact, 0), 18.0, "the exact machine");
         // Only the ladder's rungs and the two machines.
         assert_eq!(e.seconds.len(), 2 * 3 + 2);
     }
