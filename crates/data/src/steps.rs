@@ -51,10 +51,21 @@ pub enum Step {
     /// `test_fraction` of the rows go to the test set, per class when `stratify` (the rows of
     /// each label value split in that proportion, so a rare class appears on both sides).
     Split { test_fraction: f64, stratify: bool },
+    /// Keep the training rows only, dropping the test rows: a `split` after it draws a
+    /// validation split from the training rows, which never sees the test rows (a tuning run on
+    /// data with its own test file).
+    TrainRows,
 }
 
 /// The step names, for error messages.
-pub const STEP_NAMES: [&str; 5] = ["unit-norm", "standardize", "min-max", "subsample", "split"];
+pub const STEP_NAMES: [&str; 6] = [
+    "unit-norm",
+    "standardize",
+    "min-max",
+    "subsample",
+    "split",
+    "train-rows",
+];
 
 /// What a spec that still names the old `bandwidth` step is told.
 const BANDWIDTH_MOVED: &str = "\"bandwidth\" is not a preprocessing step: the bandwidth is a kernel \
@@ -68,6 +79,7 @@ impl Step {
             Step::MinMax => "min-max",
             Step::Subsample { .. } => "subsample",
             Step::Split { .. } => "split",
+            Step::TrainRows => "train-rows",
         }
     }
 
@@ -80,6 +92,7 @@ impl Step {
                 // Both spellings: the issue text and the papers use the British one.
                 "standardize" | "standardise" => Ok(Step::Standardize),
                 "min-max" => Ok(Step::MinMax),
+                "train-rows" => Ok(Step::TrainRows),
                 "bandwidth" => Err(BANDWIDTH_MOVED.into()),
                 "subsample" => Err(
                     "step \"subsample\" needs a size and a seed: write { step = \"subsample\", \
@@ -107,7 +120,9 @@ impl Step {
         let mut table = toml::Table::new();
         table.insert("step".into(), self.name().into());
         match *self {
-            Step::UnitNorm | Step::Standardize | Step::MinMax => return Ok(self.name().into()),
+            Step::UnitNorm | Step::Standardize | Step::MinMax | Step::TrainRows => {
+                return Ok(self.name().into())
+            }
             Step::Subsample { n, seed } => {
                 let integer = |v: u64, what: &str| {
                     i64::try_from(v).map_err(|_| {
@@ -162,13 +177,20 @@ impl Step {
                 data.y = order.iter().map(|&i| data.y[i]).collect();
                 data.n_train = train.len();
             }
+            Step::TrainRows => {
+                let keep: Vec<usize> = (0..data.n_train).collect();
+                data.x = data.x.select_rows(&keep);
+                data.y.truncate(data.n_train);
+            }
         }
         Ok(())
     }
 
     /// The number of rows after this step, given `rows` before it; an error when the step
     /// cannot take that many (a subsample larger than the data). Lets a list be checked against
-    /// a registry entry's published size before anything is downloaded.
+    /// a registry entry's published size before anything is downloaded. (`train-rows` keeps a
+    /// number of rows known only once the data is read: `rows` stands for it, an upper bound,
+    /// and a later step that wants more is refused when applied.)
     pub fn rows_after(&self, rows: usize) -> std::result::Result<usize, String> {
         match *self {
             Step::Subsample { n, .. } if n > rows => Err(format!(
@@ -191,7 +213,7 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
         None => return Err("a step table needs `step = \"...\"` naming the step".into()),
     };
     let allowed: &[&str] = match name {
-        "unit-norm" | "standardize" | "standardise" | "min-max" => &["step"],
+        "unit-norm" | "standardize" | "standardise" | "min-max" | "train-rows" => &["step"],
         "bandwidth" => return Err(BANDWIDTH_MOVED.into()),
         "subsample" => &["step", "n", "seed"],
         "split" => &["step", "test_fraction", "stratify"],
@@ -363,6 +385,7 @@ mod tests {
                 test_fraction: 0.3,
                 stratify: false,
             },
+            Step::TrainRows,
         ];
         for step in steps {
             assert_eq!(Step::from_toml(&step.to_toml().unwrap()), Ok(step));
@@ -512,5 +535,28 @@ mod tests {
             stratify: false,
         }];
         assert_eq!(apply_steps(data(), &plain, 3).unwrap().n_train, 6);
+    }
+
+    /// `train-rows` drops the test rows; a `split` after it draws from the training rows only,
+    /// so no test row reaches either side of the new split.
+    #[test]
+    fn train_rows_then_split_never_sees_the_test_rows() {
+        let steps = [
+            Step::TrainRows,
+            Step::Split {
+                test_fraction: 0.34,
+                stratify: false,
+            },
+        ];
+        for seed in 0..20 {
+            let data = apply_steps(dataset(), &steps, seed).unwrap();
+            assert_eq!(data.y.len(), 3);
+            assert_eq!(data.n_train, 2);
+            let mut y = data.y.clone();
+            y.sort_by(f64::total_cmp);
+            assert_eq!(y, [1.0, 2.0, 3.0], "seed {seed}: the three training rows");
+        }
+        assert_eq!(parse("\"train-rows\""), Ok(Step::TrainRows));
+        assert_eq!(parse("{ step = \"train-rows\" }"), Ok(Step::TrainRows));
     }
 }

@@ -20,18 +20,18 @@ pub mod setup;
 pub mod specs;
 #[cfg(test)]
 mod test_support;
+mod tuning;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::outputs::Results;
-use crate::results::{CellValue, ResultRow};
+use crate::results::ResultRow;
 use crate::run::{self, Outcome, RunOptions};
 use crate::spec::Profile;
 use rfbench_data::atomic::replace_file;
 use rfbench_data::Task;
-use rfbench_registry::{ChosenBy, TunedColumns};
 
 use setup::{Setup, PILOT_ROWS};
 use specs::Tuned;
@@ -101,11 +101,17 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         ..run.clone()
     };
 
-    eprintln!("compare: tuning on a subsample of at most {PILOT_ROWS} rows");
-    let tuned = tuned_values(
-        &setup,
-        &run_spec(&options.out, "tune", &specs::tune(&setup)?, &run, &[])?,
-    )?;
+    eprintln!(
+        "compare: tuning the maps' and the exact machine's values on a subsample of at most \
+         {PILOT_ROWS} rows"
+    );
+    let tune = run_spec(&options.out, "tune", &specs::tune(&setup)?, &run, &[])?;
+    let chosen = tuning::chosen(&setup, &read(&tune)?.rows)?;
+    let tuned = chosen.tuned;
+    eprintln!("compare: {}", tuned_line(&setup, &tuned));
+    for warning in &chosen.warnings {
+        eprintln!("compare: warning: {warning}");
+    }
     let pilot_train = pilot_train_rows(&setup);
     let pilot_d = budget::pilot_d(&setup, pilot_train);
     eprintln!(
@@ -154,10 +160,14 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         report::add_gram_errors(&mut lines, &read(&gram)?);
     }
     let seconds = start.elapsed().as_secs_f64();
-    let note = format!(
-        "{plan_note} The sweep took {sweep_seconds:.0} s; everything, tuning and pilot \
-         included, {seconds:.0} s."
+    let mut note = format!(
+        "{} {plan_note} The sweep took {sweep_seconds:.0} s; everything, tuning and pilot \
+         included, {seconds:.0} s.",
+        tuned_line(&setup, &tuned)
     );
+    for warning in &chosen.warnings {
+        note.push_str(&format!("\n\nWarning: {warning}."));
+    }
     let score_label = if setup.classification() {
         "Test accuracy (%)"
     } else {
@@ -179,6 +189,28 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         seconds,
         outcome,
     })
+}
+
+/// The values tuned, the maps' and the exact machine's own, in one sentence.
+fn tuned_line(setup: &Setup, tuned: &Tuned) -> String {
+    let bandwidth = setup.kernel.bandwidth_param().map(|p| p.name);
+    let with_sigma = |sigma: Option<f64>| match (bandwidth, sigma) {
+        (Some(name), Some(s)) => format!("{name} = {s:.4}, "),
+        _ => String::new(),
+    };
+    format!(
+        "Tuned on the tuning run's training rows: for the maps (with {} on {}), {}{} = {:.4}; \
+         for the exact machine ({}), its own {}{} = {:.4}.",
+        setup.learner.name,
+        specs::tuning_map(setup),
+        with_sigma(tuned.sigma),
+        setup.penalty,
+        tuned.penalty,
+        setup.exact_learner.name,
+        with_sigma(tuned.exact_sigma),
+        setup.exact_penalty,
+        tuned.exact_penalty
+    )
 }
 
 fn plan_note(sweep: &budget::Sweep, estimate: f64, remaining: f64, budget: f64) -> String {
@@ -240,48 +272,6 @@ fn read(outcome: &Outcome) -> Result<Results> {
 /// The bandwidth and penalties the tuning run chose: the bandwidth and penalty of the learner
 /// on the features, and the exact machine's penalty (by linear-svm's row when the learner's
 /// penalty is another).
-fn tuned_values(setup: &Setup, outcome: &Outcome) -> Result<Tuned> {
-    let results = read(outcome)?;
-    let value = |learner: &str, name: &str| -> Result<f64> {
-        let row = results
-            .rows
-            .iter()
-            .find(|r| r.coordinates.get("learner") == Some(&CellValue::Text(learner.into())))
-            .ok_or_else(|| Error::Experiment(format!("the tuning run has no {learner} row")))?;
-        if let Some(reason) = row.not_run() {
-            return Err(Error::Experiment(format!(
-                "the tuning run's {learner} did not run: {reason}"
-            )));
-        }
-        row.metric(name).ok_or_else(|| {
-            Error::Experiment(format!(
-                "the tuning run wrote no {name} ({})",
-                outcome.csv.display()
-            ))
-        })
-    };
-    let learner = setup.learner.name;
-    let sigma = match (setup.median, setup.sigmas.as_slice()) {
-        (None, [given]) => Some(*given),
-        (Some(_), _) => {
-            let param = setup.kernel.bandwidth_param().map_or("", |p| p.name);
-            let chosen = TunedColumns::new(param, ChosenBy::Kernel, false).chosen;
-            Some(value(learner, &chosen)?)
-        }
-        _ => None,
-    };
-    let chosen = |penalty: &str| TunedColumns::new(penalty, ChosenBy::Learner, true).chosen;
-    let penalty = value(learner, &chosen(setup.penalty))?;
-    let exact_penalty = match setup.exact_tuner {
-        None => penalty,
-        Some(tuner) => value(tuner.name, &chosen(setup.exact_penalty))?,
-    };
-    Ok(Tuned {
-        sigma,
-        penalty,
-        exact_penalty,
-    })
-}
 
 /// A 64-bit hash of `text` (the seeds' FNV-1a derivation): enough to tell whether a file was
 /// edited since it was written.

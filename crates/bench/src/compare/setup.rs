@@ -14,6 +14,12 @@ use rfbench_registry::{KernelInfo, LearnerInfo, MapInfo, Needs, TaskKind};
 /// Rows of the tuning and pilot runs (a subsample of the data when it has more).
 pub const PILOT_ROWS: usize = 2000;
 
+/// The exact machine's penalty values the tuning run tries when the machine cannot choose its
+/// own by cross-validation (the kernel SVM's C): every other power of 2 from 2^-3 to 2^11, the
+/// middle of LIBSVM's `grid.py` range (2^-5..2^15), in increasing order so that a tie goes to the
+/// smaller cost, the smoother fit. A choice at either end is reported as at an edge.
+pub const EXACT_PENALTIES: [f64; 8] = [0.125, 0.5, 2.0, 8.0, 32.0, 128.0, 512.0, 2048.0];
+
 /// Everything the specs of a comparison are written from.
 #[derive(Debug, Clone)]
 pub struct Setup {
@@ -41,9 +47,6 @@ pub struct Setup {
     /// The learner on the exact kernel: the learner's exact counterpart where it does the task,
     /// else the registry's default for the task.
     pub exact_learner: &'static LearnerInfo,
-    /// The learner on features whose cross-validated penalty the exact machine takes, when
-    /// the exact machine cannot choose its own and `learner`'s penalty is another parameter.
-    pub exact_tuner: Option<&'static LearnerInfo>,
     /// The learner's regularisation parameter (`C`, `lambda`).
     pub penalty: &'static str,
     /// The exact machine's.
@@ -78,7 +81,7 @@ impl Setup {
         let maps = choose_maps(kernel, options.maps.as_deref())?;
         let (sigmas, median) = bandwidths(options, kernel, dataset, normalise)?;
         let learner = learner(options.learner.as_deref(), task)?;
-        let (exact_learner, exact_tuner) = exact_learner(learner, task)?;
+        let exact_learner = exact_learner(learner, task)?;
         let ladder = ladder(options.max_components, options.quick)?;
         if n_train < 10 {
             return Err(Error::Experiment(format!(
@@ -104,7 +107,6 @@ impl Setup {
             ladder,
             learner,
             exact_learner,
-            exact_tuner,
             penalty: learner.penalty.unwrap_or_default(),
             exact_penalty: exact_learner.penalty.unwrap_or_default(),
             repetitions: options.repetitions,
@@ -139,6 +141,52 @@ impl Setup {
                 stratify: self.classification(),
             });
         }
+        steps.push(self.normalise);
+        steps
+    }
+
+    /// How the exact machine's own values are chosen, in the same tuning run.
+    fn exact_tuning(&self) -> String {
+        let bandwidth = match self.kernel.bandwidth_param() {
+            Some(p) if self.median.is_some() => Some(p.name),
+            _ => None,
+        };
+        let penalty = self.exact_penalty;
+        match (bandwidth, self.exact_learner.tunes_penalty()) {
+            (Some(b), true) => {
+                format!("the exact machine's own {b} and {penalty} by the same cross-validation")
+            }
+            (None, true) => {
+                format!("the exact machine's own {penalty} by the same cross-validation")
+            }
+            (b, false) => {
+                format!(
+                "the exact machine's own {}{penalty} among {} by the score on the tuning run's \
+                 held-out rows (two splits)",
+                b.map_or(String::new(), |b| format!("{b} by the same cross-validation and its ")),
+                list(&EXACT_PENALTIES)
+            )
+            }
+        }
+    }
+
+    /// The tuning run's steps: a subsample with a validation split of it in every repetition.
+    /// Data with its own test file gives up its test rows first: nothing is tuned on them.
+    pub fn tuning_preprocess(&self) -> Vec<Step> {
+        if !self.has_test {
+            return self.preprocess(Some(PILOT_ROWS));
+        }
+        let mut steps = vec![Step::TrainRows];
+        if self.n_train > PILOT_ROWS {
+            steps.push(Step::Subsample {
+                n: PILOT_ROWS,
+                seed: self.seed,
+            });
+        }
+        steps.push(Step::Split {
+            test_fraction: self.test_fraction,
+            stratify: self.classification(),
+        });
         steps.push(self.normalise);
         steps
     }
@@ -187,17 +235,12 @@ impl Setup {
         ));
         out.push(format!(
             "learners: {} on the features and on the raw inputs (the linear baseline), {} on the \
-             exact kernel; {} by 3-fold cross-validation on the training rows of the tuning run{}",
+             exact kernel; {} by 3-fold cross-validation on the training rows of the tuning \
+             run; {}",
             self.learner.name,
             self.exact_learner.name,
             self.penalty,
-            match self.exact_tuner {
-                None => String::new(),
-                Some(tuner) => format!(
-                    ", the exact machine's {} by {}'s in the same run",
-                    self.exact_penalty, tuner.name
-                ),
-            }
+            self.exact_tuning()
         ));
         out.push(format!(
             "repetitions: {}, master seed {}",
@@ -281,26 +324,16 @@ fn learner(named: Option<&str>, task: TaskKind) -> Result<&'static LearnerInfo> 
     })
 }
 
-/// The exact machine for `learner` on `task`, and the learner whose cross-validated penalty it
-/// takes when it cannot choose its own and `learner`'s penalty is another parameter.
-fn exact_learner(
-    learner: &LearnerInfo,
-    task: TaskKind,
-) -> Result<(&'static LearnerInfo, Option<&'static LearnerInfo>)> {
+/// The exact machine for `learner` on `task`: its exact counterpart where it does the task,
+/// else the registry's default exact machine for the task.
+fn exact_learner(learner: &LearnerInfo, task: TaskKind) -> Result<&'static LearnerInfo> {
     let counterpart = learner
         .exact_counterpart
         .and_then(rfbench_registry::learner)
         .filter(|l| l.does(task));
-    let exact = counterpart
+    counterpart
         .or_else(|| rfbench_registry::compare_default_learner(task, Needs::Kernel))
-        .ok_or_else(|| Error::Experiment(format!("no exact kernel machine does {task:?}")))?;
-    if exact.tunes_penalty() || exact.penalty == learner.penalty {
-        return Ok((exact, None));
-    }
-    let tuner = feature_learners(task)
-        .find(|l| l.exact_counterpart == Some(exact.name))
-        .ok_or_else(|| Error::Experiment(format!("nothing tunes the penalty of {}", exact.name)))?;
-    Ok((exact, Some(tuner)))
+        .ok_or_else(|| Error::Experiment(format!("no exact kernel machine does {task:?}")))
 }
 
 /// Numbers as a TOML list.

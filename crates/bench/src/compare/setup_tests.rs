@@ -76,9 +76,8 @@ fn a_csv_file_is_described_and_the_task_chooses_the_learners() {
     assert_eq!(entry.get("name").and_then(|v| v.as_str()), Some("points"));
     let classification = default_learner(TaskKind::Classification, Needs::Features);
     assert_eq!(s.learner.name, classification.name);
-    // The linear SVM's exact counterpart takes the same C: no tuner.
+    // The linear SVM's exact counterpart, the kernel SVM.
     assert_eq!(Some(s.exact_learner.name), classification.exact_counterpart);
-    assert!(s.exact_tuner.is_none());
     assert_eq!((s.penalty, s.exact_penalty), ("C", "C"));
     assert_eq!(s.ladder, vec![64, 128, 256]);
     // 0.25 to 4 times the median distance.
@@ -115,9 +114,18 @@ fn numeric_targets_make_a_regression_and_a_test_file_is_kept() {
     assert_eq!(s.learner.name, regression.name);
     // Kernel ridge tunes its own lambda.
     assert_eq!(Some(s.exact_learner.name), regression.exact_counterpart);
-    assert!(s.exact_tuner.is_none());
+    assert!(s.exact_learner.tunes_penalty());
     // The test rows are the same in every repetition: no split.
     assert_eq!(s.preprocess(None), vec![s.normalise]);
+    // The tuning run never sees them: its validation rows are drawn from the training rows.
+    let validation = Step::Split {
+        test_fraction: o.test_size,
+        stratify: false,
+    };
+    assert_eq!(
+        s.tuning_preprocess(),
+        vec![Step::TrainRows, validation, s.normalise]
+    );
     let decisions = s.decisions();
     let data = &decisions[s.guesses.len()];
     assert_eq!(
@@ -127,34 +135,36 @@ fn numeric_targets_make_a_regression_and_a_test_file_is_kept() {
 }
 
 #[test]
-fn a_penalty_the_exact_machine_does_not_share_is_tuned_by_its_counterpart() {
+fn the_exact_machine_is_the_counterpart_or_the_tasks_default_and_tunes_itself() {
     let classification = TaskKind::Classification;
     let svm = default_learner(classification, Needs::Features);
     let ridge = default_learner(TaskKind::Regression, Needs::Features);
     let kernel_svm = default_learner(classification, Needs::Kernel);
     assert_eq!(
-        exact_learner(svm, classification).unwrap().0.name,
+        exact_learner(svm, classification).unwrap().name,
         kernel_svm.name
     );
     // Ridge classifies, but its exact counterpart (kernel ridge) does not: the exact machine is
-    // the default for the task, and its C is the linear SVM's.
-    let (exact, tuner) = exact_learner(ridge, classification).unwrap();
+    // the default for the task, and it chooses its own C (and bandwidth), whatever the
+    // learner on the features tunes.
     assert_eq!(
-        (exact.name, tuner.map(|t| t.name)),
-        (kernel_svm.name, Some(svm.name))
+        exact_learner(ridge, classification).unwrap().name,
+        kernel_svm.name
     );
-    let mut s = setup(bandwidth_kernel().name, Task::Binary, Some(ridge.name));
-    s.exact_tuner = tuner;
+    let s = setup(bandwidth_kernel().name, Task::Binary, Some(ridge.name));
     let learners = s
         .decisions()
         .into_iter()
         .find(|d| d.starts_with("learners"))
         .unwrap();
+    let bandwidth = bandwidth_kernel().bandwidth_param().unwrap().name;
     let want = format!(
         "learners: {} on the features and on the raw inputs (the linear baseline), {} on the \
-         exact kernel; lambda by 3-fold cross-validation on the training rows of the tuning run, \
-         the exact machine's C by {}'s in the same run",
-        ridge.name, kernel_svm.name, svm.name
+         exact kernel; lambda by 3-fold cross-validation on the training rows of the tuning \
+         run; the exact machine's own {bandwidth} by the same cross-validation and its C among \
+         [0.125, 0.5, 2.0, 8.0, 32.0, 128.0, 512.0, 2048.0] by the score on the tuning run's \
+         held-out rows (two splits)",
+        ridge.name, kernel_svm.name
     );
     assert_eq!(learners, want);
 }

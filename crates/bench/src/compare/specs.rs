@@ -12,7 +12,7 @@ use std::path::Path;
 use toml::Value;
 
 use super::budget::Sweep;
-use super::setup::{Setup, PILOT_ROWS};
+use super::setup::{Setup, EXACT_PENALTIES, PILOT_ROWS};
 use crate::error::{Error, Result};
 use crate::files::SpecFiles;
 use crate::outputs::RawFigure;
@@ -22,12 +22,15 @@ use rfbench_registry::kinds::{column, GRAM_ERROR, LEARNING, TRAIN_SIZE};
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::LearnerInfo;
 
-/// The values the tuning run chose, used as constants by the pilot and the sweep.
+/// The values the tuning run chose, used as constants by the pilot and the sweep: the maps'
+/// (chosen with the tuning map and the learner on its features) and the exact machine's own
+/// (chosen for itself, in the same run).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Tuned {
     pub sigma: Option<f64>,
     pub penalty: f64,
-    /// The exact machine's penalty (the same as `penalty` when both are `C` or `lambda`).
+    /// The exact machine's bandwidth (`None` where the kernel has none or it was given).
+    pub exact_sigma: Option<f64>,
     pub exact_penalty: f64,
 }
 
@@ -53,7 +56,7 @@ impl Written {
 
 /// The map the tuning run uses: the kernel's tuning map (the plain Monte Carlo estimator of its
 /// family) when it is compared, else the first map compared.
-fn tuning_map(setup: &Setup) -> &'static str {
+pub fn tuning_map(setup: &Setup) -> &'static str {
     setup
         .kernel
         .tuning_map
@@ -167,10 +170,14 @@ fn learner_table(penalty: &str, value: Value, once: bool) -> Table {
     out
 }
 
-/// The tuning run: sigma from the candidates and the penalty by 3-fold cross-validation
-/// (nested: each bandwidth's folds choose their own penalty), one map, one repetition.
+/// The tuning run, on a subsample: for the maps, sigma from the candidates and the learner's
+/// penalty by 3-fold cross-validation (nested: each bandwidth's folds choose their own penalty)
+/// with the tuning map, once; for the exact machine, the same for itself (its own sigma and
+/// penalty), or, when it cannot cross-validate its penalty (the kernel SVM's C), one cell per
+/// value of [`EXACT_PENALTIES`] (each choosing its sigma by cross-validation), scored on the
+/// held-out rows of two splits.
 pub fn tune(setup: &Setup) -> Result<Written> {
-    let what = "the bandwidth and the penalty by cross-validation on a subsample";
+    let what = "the bandwidth and the penalties by cross-validation on a subsample";
     let mut w = base(
         setup,
         "tune",
@@ -178,7 +185,19 @@ pub fn tune(setup: &Setup) -> Result<Written> {
         what,
         LEARNING.name,
     )?;
-    subsampled(&mut w.spec, setup, PILOT_ROWS)?;
+    let steps = setup
+        .tuning_preprocess()
+        .iter()
+        .map(|s| s.to_toml().map_err(Error::Experiment))
+        .collect::<Result<Vec<_>>>()?;
+    w.spec
+        .data
+        .insert("preprocess".into(), unspanned(Value::Array(steps)));
+    w.spec.run.insert("repetitions".into(), unspanned(2.into()));
+    // A new validation split in every repetition, test file or not.
+    w.spec
+        .seeds
+        .insert("data_seed".into(), unspanned(vec!["repetition".into()]));
     let sigma = match setup.sigmas.as_slice() {
         [] => None,
         [given] => Some(Value::Float(*given)),
@@ -189,22 +208,31 @@ pub fn tune(setup: &Setup) -> Result<Written> {
     };
     w.spec.kernel = kernel(setup, sigma);
     let d = 512.min(*setup.ladder.last().unwrap_or(&512));
-    let mut learners: Vec<&LearnerInfo> = vec![setup.learner];
-    learners.extend(setup.exact_tuner);
-    let map = tuning_map(setup);
-    let tuples = learners
-        .iter()
-        .map(|l| Value::Array(vec![map.into(), l.name.into()]))
-        .collect();
+    let exact = rfbench_registry::exact_map().name;
+    let tuples = [
+        (tuning_map(setup), setup.learner),
+        (exact, setup.exact_learner),
+    ]
+    .iter()
+    .map(|(map, l)| Value::Array(vec![(*map).into(), l.name.into()]))
+    .collect();
     w.spec.grid = table([
         ("map, learner", Value::Array(tuples)),
         (N_COMPONENTS.name, Value::Integer(d as i64)),
     ]);
-    for l in learners {
-        let mut t = learner_table(l.penalty.unwrap_or_default(), "cv".into(), true);
+    let mut features = learner_table(setup.penalty, "cv".into(), true);
+    features.insert("folds".into(), unspanned(3.into()));
+    w.spec.learners.insert(setup.learner.name.into(), features);
+    let exact_table = if setup.exact_learner.tunes_penalty() {
+        let mut t = learner_table(setup.exact_penalty, "cv".into(), true);
         t.insert("folds".into(), unspanned(3.into()));
-        w.spec.learners.insert(l.name.into(), t);
-    }
+        t
+    } else {
+        table([(setup.exact_penalty, numbers(&EXACT_PENALTIES))])
+    };
+    w.spec
+        .learners
+        .insert(setup.exact_learner.name.into(), exact_table);
     Ok(w)
 }
 
@@ -257,7 +285,7 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
         exact_train_size: Some(0),
         skipped: Vec::new(),
     };
-    grid(&mut w.spec, setup, &sweep);
+    grid(&mut w.spec, setup, &sweep, tuned);
     constants(&mut w.spec, setup, tuned, true, true);
     Ok(w)
 }
@@ -280,17 +308,19 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     let what = "which map, at what D, on this data";
     let title = "Which map, at what D (rfbench compare)";
     let mut w = base(setup, "compare", title, what, LEARNING.name)?;
+    let bandwidth = setup.kernel.bandwidth_param().map(|p| p.name);
     let mut chosen = Vec::new();
-    if let (Some(sigma), Some(_)) = (tuned.sigma, setup.median) {
-        chosen.push(format!("sigma = {sigma:?}"));
+    if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.sigma, setup.median) {
+        chosen.push(format!("{name} = {sigma:?}"));
     }
     chosen.push(format!("{} = {:?}", setup.penalty, tuned.penalty));
-    if setup.exact_penalty != setup.penalty {
-        chosen.push(format!(
-            "the exact machine's {} = {:?}",
-            setup.exact_penalty, tuned.exact_penalty
-        ));
+    if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.exact_sigma, setup.median) {
+        chosen.push(format!("the exact machine's own {name} = {sigma:?}"));
     }
+    chosen.push(format!(
+        "the exact machine's own {} = {:?}",
+        setup.exact_penalty, tuned.exact_penalty
+    ));
     w.comments.push(format!(
         "- {}: chosen by {}",
         chosen.join(", "),
@@ -300,7 +330,7 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
         w.comments.push(format!("- left out: {reason}"));
     }
     w.spec.kernel = tuned_kernel(setup, tuned);
-    grid(&mut w.spec, setup, sweep);
+    grid(&mut w.spec, setup, sweep, tuned);
     // With the same rows in every repetition the exact machine (no random draw) runs once.
     constants(&mut w.spec, setup, tuned, false, setup.has_test);
     let parts = [
@@ -388,8 +418,9 @@ fn metric_label(setup: &Setup) -> &'static str {
 }
 
 /// The `[grid]`: the linear baseline, the exact machine (on a subsample of the training rows
-/// when `exact_train_size` says so; absent when `None`), every map with its own list of D.
-fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep) {
+/// when `exact_train_size` says so; absent when `None`; with its own bandwidth), every map with
+/// its own list of D.
+fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned) {
     let cell = |map: &str, learner: &LearnerInfo, size: usize| {
         Value::Array(vec![
             map.into(),
@@ -402,6 +433,13 @@ fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep) {
     if let Some(size) = sweep.exact_train_size {
         let exact = rfbench_registry::exact_map().name;
         tuples.push(cell(exact, setup.exact_learner, size));
+        let param = setup.kernel.bandwidth_param();
+        if let (Some(param), Some(sigma)) = (param, tuned.exact_sigma) {
+            if tuned.exact_sigma != tuned.sigma {
+                let own = table([(param.name, Value::Float(sigma))]);
+                spec.maps.insert(exact.into(), own);
+            }
+        }
     }
     let ran = || sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty());
     tuples.extend(ran().map(|(map, _)| cell(map, setup.learner, 0)));
@@ -429,6 +467,7 @@ mod tests {
         Tuned {
             sigma: Some(1.25),
             penalty: 0.5,
+            exact_sigma: Some(2.5),
             exact_penalty: 2.0,
         }
     }
@@ -464,13 +503,28 @@ mod tests {
             let s = setup(kernel, task, learner);
             let t = tuned();
             let tune_plan = plans(&tune(&s).unwrap());
-            let per_learner = 1 + usize::from(s.exact_tuner.is_some());
-            assert_eq!(tune_plan.cells.len(), per_learner, "{kernel}");
+            // The tuning map's cell, and the exact machine's: one that cross-validates its
+            // penalty, or one per value tried.
+            let exact_cells = if s.exact_learner.tunes_penalty() {
+                1
+            } else {
+                EXACT_PENALTIES.len()
+            };
+            assert_eq!(tune_plan.cells.len(), 1 + exact_cells, "{kernel}");
             let pilot = plans(&pilot(&s, t, 128).unwrap());
             // Every map at two D, the raw baseline and the exact machine.
             assert_eq!(pilot.cells.len(), 2 * s.maps.len() + 2, "{kernel}");
             let sweep_plan = plans(&sweep(&s, t, &sweep_of(&s)).unwrap());
             assert_eq!(sweep_plan.cells.len(), 2 * s.maps.len() + 2, "{kernel}");
+            // The exact machine with its own bandwidth, the maps with theirs.
+            if let Some(param) = s.kernel.bandwidth_param() {
+                let exact = rfbench_registry::exact_map().name;
+                for cell in &sweep_plan.cells {
+                    let own = if cell.map.name == exact { 2.5 } else { 1.25 };
+                    let sigma = cell.kernel_params.get(param.name).and_then(|v| v.as_f64());
+                    assert_eq!(sigma, Some(own), "{kernel}, {}", cell.map.name);
+                }
+            }
             let gram_plan = plans(&gram(&s, t, &sweep_of(&s)).unwrap());
             assert_eq!(gram_plan.cells.len(), 2 * s.maps.len(), "{kernel}");
         }
@@ -484,17 +538,24 @@ mod tests {
         let kernel = &written.spec.kernel;
         assert!(kernel.contains_key("length_scale") && !kernel.contains_key("sigma"));
         assert!(!kernel.contains_key("degree"));
-        // The ridge classifier's lambda is no C: the exact SVM's C comes from the learner whose
-        // exact counterpart it is, in the same run.
+        // The ridge classifier's lambda is no C: the exact SVM tries each of its C values,
+        // each cell choosing its own bandwidth by cross-validation; its lambda is cross-validated.
         let ridge = setup("gaussian", Task::Binary, Some(regression_learner()));
-        let tuner = ridge.exact_tuner.unwrap();
-        assert_eq!(tuner.exact_counterpart, Some(ridge.exact_learner.name));
         let written = tune(&ridge).unwrap();
-        let penalties: Vec<_> = [ridge.learner, tuner]
-            .iter()
-            .map(|l| written.spec.learners[l.name].contains_key(l.penalty.unwrap()))
-            .collect();
-        assert_eq!(penalties, [true, true]);
+        let learners = &written.spec.learners;
+        assert_eq!(
+            learners[ridge.learner.name][ridge.penalty].get_ref(),
+            &Value::from("cv")
+        );
+        let tried = learners[ridge.exact_learner.name][ridge.exact_penalty].get_ref();
+        assert_eq!(tried, &numbers(&EXACT_PENALTIES));
+        let bandwidth = ridge.kernel.bandwidth_param().unwrap().name;
+        assert!(written.spec.kernel[bandwidth].get_ref().is_table());
+        // A validation split in every repetition, drawn from the training rows.
+        assert_eq!(
+            written.spec.seeds["data_seed"].get_ref(),
+            &vec!["repetition".to_string()]
+        );
         // The polynomial kernel: a degree, no bandwidth; the sketch tunes.
         let poly = setup("polynomial", Task::Binary, None);
         let written = tune(&poly).unwrap();

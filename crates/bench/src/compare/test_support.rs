@@ -33,8 +33,6 @@ pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
         |l| rfbench_registry::learner(l).unwrap(),
     );
     let exact_learner = default_learner(kind, Needs::Kernel);
-    let exact_tuner =
-        (learner.penalty != exact_learner.penalty).then(|| default_learner(kind, Needs::Features));
     let mut entry: toml::Value = toml::from_str(ENTRY).unwrap();
     let table = entry.as_table_mut().unwrap();
     table.insert("task".into(), rfbench_data::task_name(task).into());
@@ -65,7 +63,6 @@ pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
         ladder: vec![64, 128, 256],
         learner,
         exact_learner,
-        exact_tuner,
         penalty: learner.penalty.unwrap(),
         exact_penalty: exact_learner.penalty.unwrap(),
         repetitions: 3,
