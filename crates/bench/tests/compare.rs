@@ -199,7 +199,10 @@ fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
     ] {
         assert!(tune.contains(wanted), "{wanted:?} not in {tune}");
     }
-    assert!(report.contains("for the exact machine (kernel-svm), its own "), "{report}");
+    assert!(
+        report.contains("for the exact machine (kernel-svm), its own "),
+        "{report}"
+    );
 
     let svm = |rows: &[(Vec<f64>, bool)]| -> String {
         rows.iter()

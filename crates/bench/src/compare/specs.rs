@@ -237,20 +237,21 @@ pub fn tune(setup: &Setup) -> Result<Written> {
 }
 
 /// The learners' tables: the tuned penalty, and the repetition cap of the learner on the
-/// features and of the exact one.
-fn constants(spec: &mut RawSpec, setup: &Setup, tuned: Tuned, once: bool, exact_once: bool) {
-    let tables = [
-        (setup.learner, setup.penalty, tuned.penalty, once),
-        (
-            setup.exact_learner,
-            setup.exact_penalty,
-            tuned.exact_penalty,
-            exact_once,
-        ),
-    ];
-    for (learner, penalty, value, once) in tables {
-        let t = learner_table(penalty, Value::Float(value), once);
-        spec.learners.insert(learner.name.into(), t);
+/// features and of the exact one (`exact_once: None` when the exact machine is not in the grid:
+/// a table for a learner no cell has is refused as a typo would be).
+fn constants(
+    spec: &mut RawSpec,
+    setup: &Setup,
+    tuned: Tuned,
+    once: bool,
+    exact_once: Option<bool>,
+) {
+    let features = learner_table(setup.penalty, Value::Float(tuned.penalty), once);
+    spec.learners.insert(setup.learner.name.into(), features);
+    if let Some(exact_once) = exact_once {
+        let value = Value::Float(tuned.exact_penalty);
+        let exact = learner_table(setup.exact_penalty, value, exact_once);
+        spec.learners.insert(setup.exact_learner.name.into(), exact);
     }
 }
 
@@ -286,7 +287,7 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
         skipped: Vec::new(),
     };
     grid(&mut w.spec, setup, &sweep, tuned);
-    constants(&mut w.spec, setup, tuned, true, true);
+    constants(&mut w.spec, setup, tuned, true, Some(true));
     Ok(w)
 }
 
@@ -332,7 +333,8 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     w.spec.kernel = tuned_kernel(setup, tuned);
     grid(&mut w.spec, setup, sweep, tuned);
     // With the same rows in every repetition the exact machine (no random draw) runs once.
-    constants(&mut w.spec, setup, tuned, false, setup.has_test);
+    let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
+    constants(&mut w.spec, setup, tuned, false, exact_once);
     let parts = [
         column::MAP_SECONDS,
         column::TRAIN_SECONDS,
@@ -525,6 +527,13 @@ mod tests {
                     assert_eq!(sigma, Some(own), "{kernel}, {}", cell.map.name);
                 }
             }
+            // Left out by the budget: no exact cell, and no table for its learner either.
+            let without = Sweep {
+                exact_train_size: None,
+                ..sweep_of(&s)
+            };
+            let sweep_plan = plans(&sweep(&s, t, &without).unwrap());
+            assert_eq!(sweep_plan.cells.len(), 2 * s.maps.len() + 1, "{kernel}");
             let gram_plan = plans(&gram(&s, t, &sweep_of(&s)).unwrap());
             assert_eq!(gram_plan.cells.len(), 2 * s.maps.len(), "{kernel}");
         }

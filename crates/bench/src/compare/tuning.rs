@@ -350,11 +350,7 @@ mod tests {
         let got = chosen(&s, &rows).unwrap();
         let close = |a: Option<f64>, b: f64| (a.unwrap() - b).abs() < 1e-12;
         assert!(close(got.tuned.exact_sigma, 1.0), "{:?}", got.tuned);
-        assert!(
-            close(Some(got.tuned.exact_penalty), 0.1),
-            "{:?}",
-            got.tuned
-        );
+        assert!(close(Some(got.tuned.exact_penalty), 0.1), "{:?}", got.tuned);
         assert_eq!(got.warnings.len(), 1, "{:?}", got.warnings);
         assert!(got.warnings[0].starts_with(&format!(
             "{} = 1 (with {})",
