@@ -441,14 +441,15 @@ fn compare(global: &Global, args: &CompareArgs) -> anyhow::Result<String> {
     let compared = rfbench::compare::compare(&options, &run)
         .with_context(|| format!("comparing maps on {}", options.data))?;
     Ok(format!(
-        "{}\nwrote {} (rerun it with `rfbench reproduce {}`)\nwrote {}\nestimated {:.0} s for \
-         the sweep; {:.0} s in all\n",
+        "{}\nwrote {} (rerun it with `rfbench reproduce {}`)\nwrote {} and answer.json beside \
+         it\nestimated {:.0} s for the sweep; {:.0} s in all\n\nanswer: {}\n",
         compared.report,
         compared.spec.display(),
         compared.spec.display(),
         compared.report_path.display(),
         compared.estimate,
-        compared.seconds
+        compared.seconds,
+        compared.answer
     ))
 }
 

@@ -72,6 +72,34 @@ pub fn pooled(a: &[f64], b: &[f64]) -> Option<TTest> {
     Some(test(t, df, mean_a != mean_b))
 }
 
+/// The mean of `values` and its one-sided confidence bounds at level `1 - alpha` each (together
+/// the two-sided `1 - 2 alpha` interval of a TOST equivalence test); `None` for fewer than two
+/// values. Identical values give bounds equal to their mean.
+pub fn bounds(values: &[f64], alpha: f64) -> Option<Bounds> {
+    if values.len() < 2 {
+        return None;
+    }
+    let n = values.len() as f64;
+    let (mean, var) = mean_var(values);
+    let quantile = StudentsT::new(0.0, 1.0, n - 1.0)
+        .ok()?
+        .inverse_cdf(1.0 - alpha);
+    let half = quantile * (var / n).sqrt();
+    Some(Bounds {
+        mean,
+        lower: mean - half,
+        upper: mean + half,
+    })
+}
+
+/// A mean with its lower and upper one-sided confidence bounds ([`bounds`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub mean: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
 /// Holm's step-down adjusted p values of a family (in the input's order): the k-th smallest
 /// p times (m - k + 1), made monotone, capped at 1. Rejecting where adjusted p < alpha keeps
 /// the family-wise error rate at alpha under any dependence between the tests.
@@ -122,6 +150,20 @@ mod tests {
         assert_eq!(welch(&[1.0, 1.0], &[1.0, 1.0]).unwrap().p, 1.0);
         assert_eq!(welch(&[1.0, 1.0], &[2.0, 2.0]).unwrap().p, 0.0);
         assert!(paired(&[1.0]).is_none() && welch(&[1.0], &[1.0, 2.0]).is_none());
+    }
+
+    #[test]
+    fn one_sided_bounds_use_students_quantile() {
+        // 1, 2, 3, 4: mean 2.5, sd 1.290994, t(0.95; 3 df) = 2.353363: half-width 1.519090.
+        let b = bounds(&[1.0, 2.0, 3.0, 4.0], 0.05).unwrap();
+        assert!(close(b.mean, 2.5, 1e-12), "{b:?}");
+        assert!(
+            close(b.lower, 0.980910, 1e-5) && close(b.upper, 4.019090, 1e-5),
+            "{b:?}"
+        );
+        let flat = bounds(&[0.5, 0.5, 0.5], 0.05).unwrap();
+        assert_eq!((flat.lower, flat.upper), (0.5, 0.5));
+        assert!(bounds(&[1.0], 0.05).is_none());
     }
 
     #[test]

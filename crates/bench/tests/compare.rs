@@ -85,6 +85,17 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
     }
     assert!(stdout.contains("## Recommendation"), "{stdout}");
     assert!(stdout.contains("within 1 points:"), "{stdout}");
+    // The answer opens the report and ends the output; answer.json has it with every cell.
+    let answer = stdout.lines().last().unwrap_or_default();
+    assert!(answer.starts_with("answer: use "), "{stdout}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains(&format!("**Answer:** {}", &answer["answer: ".len()..])));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("answer.json")).unwrap()).unwrap();
+    assert_eq!(json["answer"].as_str(), Some(&answer["answer: ".len()..]));
+    assert_eq!(json["recommendations"].as_array().map(Vec::len), Some(3));
+    let cells = json["cells"].as_array().unwrap();
+    assert!(cells.iter().any(|c| c["map"] == "exact"), "{json}");
     let gram = column(&out.join("results/gram/full.csv"), "relative_frobenius");
     assert!(
         gram.iter()

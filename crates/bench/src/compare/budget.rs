@@ -3,7 +3,9 @@
 //!
 //! The model, per map: seconds per repetition = t(D) x (training rows / pilot's training rows),
 //! with t(D) the power law through the pilot's two points (exponent clamped to [0.5, 3]); the
-//! exact kernel machine scales with the square of the rows (SMO's kernel evaluations), and runs
+//! exact kernel machine scales with a power of the rows measured by the pilot on all its
+//! training rows and on half of them (clamped to [1, 2]; 2, SMO's kernel evaluations, when the
+//! two are too fast to time: the square alone overestimated it 3-8x on 20,000 rows), and runs
 //! on a subsample of the training rows when all of them would not fit a quarter of the budget
 //! (or what the baseline left of it).
 //! A rough model: the report prints each estimate beside the time measured.
@@ -12,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::setup::Setup;
 use crate::results::{CellValue, ResultRow};
-use rfbench_registry::kinds::column;
+use rfbench_registry::kinds::{column, TRAIN_SIZE};
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::{exact_map, raw_map};
 
@@ -33,13 +35,42 @@ pub struct Sweep {
 #[derive(Debug, Clone, Default)]
 pub struct Estimates {
     pub seconds: BTreeMap<(String, usize), f64>,
+    /// The power of the training rows the exact machine's time grows with (`None`: 2).
+    pub exact_exponent: Option<f64>,
 }
 
 impl Estimates {
     pub fn get(&self, map: &str, d: usize) -> Option<f64> {
         self.seconds.get(&(map.to_string(), d)).copied()
     }
+
+    fn exact_exponent(&self) -> f64 {
+        self.exact_exponent.unwrap_or(2.0)
+    }
+
+    /// The exact machine's seconds a repetition on `share` of the training rows.
+    fn exact_on(&self, share: f64) -> Option<f64> {
+        let t = self.get(exact_map().name, 0)?;
+        Some(t * share.powf(self.exact_exponent()))
+    }
 }
+
+/// The pilot's training rows: the subsample's share of the training rows.
+pub fn pilot_train(setup: &Setup) -> usize {
+    let rows = setup.n.min(super::setup::PILOT_ROWS);
+    ((rows as f64) * setup.n_train as f64 / setup.n as f64)
+        .round()
+        .max(1.0) as usize
+}
+
+/// The pilot's exact machine also runs on this many of its training rows (half), to measure how
+/// its time grows with the rows; `None` when too few to time.
+pub fn exact_half(pilot_train: usize) -> Option<usize> {
+    (pilot_train >= 400).then_some(pilot_train / 2)
+}
+
+/// Below this many seconds the exact machine's two pilot times are too noisy for an exponent.
+const TIMEABLE: f64 = 0.05;
 
 /// Whether `map`'s components are training rows (Nystroem's landmarks): its D is capped by the
 /// rows it is fitted on.
@@ -67,9 +98,9 @@ pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
         .unwrap_or(d0)
 }
 
-/// The pilot's mean total seconds per (map, D).
-fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize), f64> {
-    let mut sums: BTreeMap<(String, usize), (f64, usize)> = BTreeMap::new();
+/// The pilot's mean total seconds per (map, D, training rows; 0: all).
+fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize, usize), f64> {
+    let mut sums: BTreeMap<(String, usize, usize), (f64, usize)> = BTreeMap::new();
     for row in pilot {
         let parts = [
             column::MAP_SECONDS,
@@ -87,7 +118,11 @@ fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize), f64> {
             Some(CellValue::Int(d)) => *d as usize,
             _ => 0,
         };
-        let slot = sums.entry((map, d)).or_default();
+        let size = match row.coordinates.get(TRAIN_SIZE.name) {
+            Some(CellValue::Int(m)) => *m as usize,
+            _ => 0,
+        };
+        let slot = sums.entry((map, d, size)).or_default();
         slot.0 += total;
         slot.1 += 1;
     }
@@ -96,9 +131,21 @@ fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize), f64> {
         .collect()
 }
 
-/// Every cell's estimate from the pilot's rows, `scale` = full training rows over the pilot's.
-pub fn estimate(setup: &Setup, pilot: &[ResultRow], pilot_d: usize, scale: f64) -> Estimates {
-    let measured = measured(pilot);
+/// Every cell's estimate from the pilot's rows, `scale` = full training rows over the pilot's
+/// `pilot_train`.
+pub fn estimate(
+    setup: &Setup,
+    pilot: &[ResultRow],
+    pilot_d: usize,
+    pilot_train: usize,
+    scale: f64,
+) -> Estimates {
+    let all = measured(pilot);
+    let measured: BTreeMap<(String, usize), f64> = all
+        .iter()
+        .filter(|((_, _, size), _)| *size == 0)
+        .map(|((map, d, _), t)| ((map.clone(), *d), *t))
+        .collect();
     let mut seconds = BTreeMap::new();
     let d0 = setup.ladder[0];
     for map in setup.map_names() {
@@ -122,10 +169,21 @@ pub fn estimate(setup: &Setup, pilot: &[ResultRow], pilot_d: usize, scale: f64) 
     if let Some(&t) = measured.get(&(raw.clone(), 0)) {
         seconds.insert((raw, 0), t * scale);
     }
+    let half = exact_half(pilot_train).and_then(|m| Some((m, *all.get(&(exact.clone(), 0, m))?)));
+    let exact_exponent = match (measured.get(&(exact.clone(), 0)), half) {
+        (Some(&t), Some((m, t_half))) if t_half >= TIMEABLE && t > 0.0 => {
+            let ratio = pilot_train as f64 / m as f64;
+            Some(((t / t_half).ln() / ratio.ln()).clamp(1.0, 2.0))
+        }
+        _ => None,
+    };
     if let Some(&t) = measured.get(&(exact.clone(), 0)) {
-        seconds.insert((exact, 0), t * scale * scale);
+        seconds.insert((exact, 0), t * scale.powf(exact_exponent.unwrap_or(2.0)));
     }
-    Estimates { seconds }
+    Estimates {
+        seconds,
+        exact_exponent,
+    }
 }
 
 /// The cells that fit `budget` seconds: the baseline, the exact machine (on all training rows
@@ -144,9 +202,10 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
             sweep.exact_train_size = Some(0);
         }
         Some(t) => {
-            // Quadratic in the rows: m = n sqrt(share / t).
+            // A power e of the rows: m = n (share / t)^(1 / e).
             let share = exact_allowance / reps;
-            let m = (setup.n_train as f64 * (share / t).sqrt()) as usize;
+            let e = estimates.exact_exponent();
+            let m = (setup.n_train as f64 * (share / t).powf(1.0 / e)) as usize;
             if m >= 200 {
                 spent += exact_allowance;
                 sweep.exact_train_size = Some(m);
@@ -204,18 +263,51 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
     sweep
 }
 
+/// The Gram step's cells that fit `left` seconds: each map's D of `sweep` in increasing order
+/// while the estimate fits, a cell's estimate its sweep time (`seconds`, per repetition) scaled
+/// to the Gram step's `rows` of the `n_train` training rows, twice over for the Gram matrices;
+/// the rest left out with the reason.
+pub fn gram_sweep(
+    sweep: &Sweep,
+    seconds: impl Fn(&str, usize) -> Option<f64>,
+    rows: usize,
+    n_train: usize,
+    repetitions: usize,
+    left: f64,
+) -> Sweep {
+    let share = (rows as f64 / n_train.max(1) as f64).min(1.0);
+    let mut spent = 0.0;
+    let mut out = Sweep::default();
+    for (map, ds) in &sweep.per_map {
+        let mut kept = Vec::new();
+        for &d in ds {
+            let t = seconds(map, d).unwrap_or(0.0) * share * 2.0 * repetitions as f64;
+            if spent + t > left {
+                out.skipped.push(format!(
+                    "the Gram error of {map} at D >= {d}: estimated {t:.1} s, {:.0} s of the \
+                     budget left",
+                    (left - spent).max(0.0)
+                ));
+                break;
+            }
+            spent += t;
+            kept.push(d);
+        }
+        out.per_map.push((map, kept));
+    }
+    out
+}
+
 /// The total estimate of a sweep, in seconds.
 pub fn total(setup: &Setup, estimates: &Estimates, sweep: &Sweep) -> f64 {
     let reps = setup.repetitions as f64;
     let mut t = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
-    let exact = estimates.get(exact_map().name, 0);
-    if let (Some(size), Some(exact)) = (sweep.exact_train_size, exact) {
-        let share = if size == 0 {
-            1.0
-        } else {
-            (size as f64 / setup.n_train as f64).powi(2)
+    if let Some(size) = sweep.exact_train_size {
+        let share = match size {
+            0 => 1.0,
+            m => m as f64 / setup.n_train as f64,
         };
-        t += exact * share * reps;
+        t += estimates.exact_on(share).unwrap_or(0.0) * reps;
     }
     for (map, ds) in &sweep.per_map {
         t += ds
@@ -270,6 +362,7 @@ mod tests {
         let seconds = cells.iter().map(|&(m, d, t)| ((m.to_string(), d), t));
         Estimates {
             seconds: seconds.collect(),
+            exact_exponent: None,
         }
     }
 
@@ -318,7 +411,7 @@ mod tests {
             row(raw, 0, 0.5),
             row(exact, 0, 2.0),
         ];
-        let e = estimate(&s, &pilot, 256, 3.0);
+        let e = estimate(&s, &pilot, 256, 100, 3.0);
         for (d, t) in [(64, 1.0), (128, 4.0), (256, 16.0)] {
             assert_close(
                 e.get(quadratic, d),
@@ -336,6 +429,66 @@ mod tests {
     }
 
     #[test]
+    fn the_exact_machines_growth_is_measured_on_half_the_pilots_rows() {
+        let s = two_maps(false);
+        let exact = exact_map().name;
+        let on = |m: usize, total: f64| {
+            let mut r = row(exact, 0, total);
+            r.coordinates
+                .insert(TRAIN_SIZE.name.into(), CellValue::Int(m as i64));
+            r
+        };
+        // 1,000 pilot rows, 1 s; 500 rows, 0.4 s: exponent log2(2.5) = 1.32; on 10x the rows,
+        // 10^1.32 s instead of the square's 100 s.
+        let pilot = [row(exact, 0, 1.0), on(500, 0.4)];
+        let e = estimate(&s, &pilot, 256, 1000, 10.0);
+        let exponent = 2.5f64.log2();
+        assert_close(e.exact_exponent, exponent, "exponent");
+        assert_close(e.get(exact, 0), 10f64.powf(exponent), "the exact machine");
+        // Linear at most... at least: a half that took longer is clamped to 1.
+        let e = estimate(&s, &[row(exact, 0, 1.0), on(500, 1.0)], 256, 1000, 10.0);
+        assert_close(e.get(exact, 0), 10.0, "clamped to linear");
+        // Too fast to time: the square.
+        let e = estimate(&s, &[row(exact, 0, 0.06), on(500, 0.01)], 256, 1000, 10.0);
+        assert_eq!(e.exact_exponent, None);
+        assert_close(e.get(exact, 0), 6.0, "the square");
+        // A subsample that fits follows the measured power too.
+        let e = estimate(&s, &pilot, 256, 1000, 10.0);
+        let sweep = Sweep {
+            exact_train_size: Some(s.n_train / 2),
+            ..Sweep::default()
+        };
+        let expected = 10f64.powf(exponent) * 0.5f64.powf(exponent) * s.repetitions as f64;
+        assert_close(Some(total(&s, &e, &sweep)), expected, "half the rows");
+    }
+
+    #[test]
+    fn the_gram_step_keeps_each_maps_d_while_they_fit_what_is_left() {
+        let sweep = Sweep {
+            per_map: vec![("map-a", vec![64, 128, 256]), ("map-b", vec![64])],
+            ..Sweep::default()
+        };
+        // 1,000 training rows, 500 compared: a cell's Gram estimate is its time (D / 64 s)
+        // x 0.5 x 2 x 2 repetitions = D / 32 s: 2 + 4 + 8 for map-a, 2 for map-b.
+        let seconds = |_: &str, d: usize| Some(d as f64 / 64.0);
+        let all = gram_sweep(&sweep, seconds, 500, 1000, 2, 16.0);
+        assert_eq!(all.per_map, sweep.per_map);
+        assert!(all.skipped.is_empty());
+        let some = gram_sweep(&sweep, seconds, 500, 1000, 2, 7.0);
+        assert_eq!(
+            some.per_map,
+            vec![("map-a", vec![64, 128]), ("map-b", vec![])]
+        );
+        assert_eq!(
+            some.skipped,
+            [
+                "the Gram error of map-a at D >= 256: estimated 8.0 s, 1 s of the budget left",
+                "the Gram error of map-b at D >= 64: estimated 2.0 s, 1 s of the budget left"
+            ]
+        );
+    }
+
+    #[test]
     fn a_steep_or_unmeasured_map_is_clamped_or_left_out() {
         let s = two_maps(false);
         let (steep, unmeasured) = (s.maps[0].name, s.maps[1].name);
@@ -350,7 +503,7 @@ mod tests {
             row(unmeasured, 64, 1.0),
             failed,
         ];
-        let e = estimate(&s, &pilot, 256, 1.0);
+        let e = estimate(&s, &pilot, 256, 100, 1.0);
         assert_close(e.get(steep, 128), 8.0, "steep D = 128");
         assert_close(e.get(steep, 256), 64.0, "steep D = 256");
         // The failed row has no times: without its second point the map has no estimate.
@@ -363,7 +516,7 @@ mod tests {
         let mut s = two_maps(false);
         s.ladder = vec![64, 100];
         let map = s.maps[0].name;
-        let e = estimate(&s, &[row(map, 64, 2.0)], 64, 2.0);
+        let e = estimate(&s, &[row(map, 64, 2.0)], 64, 100, 2.0);
         assert_close(e.get(map, 64), 4.0, "D = 64");
         assert_close(e.get(map, 100), 4.0 * 100.0 / 64.0, "D = 100");
     }

@@ -9,32 +9,37 @@
 //! 3. `pilot.toml`: every map's cost at two values of D on the subsample; [`budget`]
 //!    extrapolates it to the whole sweep and keeps the cells that fit the time budget;
 //! 4. `compare.toml`: the sweep, in [`rounds`] up the ladder of D (a map stops once it has
-//!    plateaued); `gram.toml`: each map's Gram-matrix error at the sweep's D on
-//!    a few training rows; then [`report`]: the recommendation, the table, the figures.
+//!    plateaued); `confirm.toml`: more repetitions of the cheapest cells the sweep's could not
+//!    decide ([`confirm`], [`decide`]); `gram.toml`: each map's Gram-matrix error at the sweep's
+//!    D on a few training rows; then the [`answer`] (one line, and `answer.json`) and the
+//!    [`report`]: the recommendation, the table, the figures.
 
+pub mod answer;
 pub mod budget;
+pub mod confirm;
+pub mod decide;
+pub mod lines;
 pub mod pareto;
 pub mod report;
 pub mod rounds;
 pub mod setup;
 pub mod specs;
+mod steps;
 #[cfg(test)]
 mod test_support;
 mod tuning;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::outputs::Results;
-use crate::results::ResultRow;
-use crate::run::{self, Outcome, RunOptions};
-use crate::spec::Profile;
+use crate::run::{Outcome, RunOptions};
 use rfbench_data::atomic::replace_file;
 use rfbench_data::Task;
 
 use setup::{Setup, PILOT_ROWS};
 use specs::Tuned;
+use steps::{read, run_spec, Context, Progress};
 
 /// The command's options (see `rfbench compare --help`).
 #[derive(Debug, Clone)]
@@ -67,6 +72,8 @@ pub struct CompareOptions {
 /// What a comparison did.
 #[derive(Debug)]
 pub struct Compared {
+    /// The one-line answer ([`answer::sentence`]).
+    pub answer: String,
     pub report: String,
     pub report_path: PathBuf,
     pub spec: PathBuf,
@@ -76,12 +83,9 @@ pub struct Compared {
     pub outcome: Outcome,
 }
 
-/// The first line of every file `compare` writes, and the digest line that ends it: a file
-/// whose digest still matches was not edited and may be replaced by a rerun.
-const MARK: &str = "# rfbench-compare-digest: ";
-
 pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let start = Instant::now();
+    let progress = Progress::new(options.budget);
     if !(options.test_size > 0.0 && options.test_size < 1.0) {
         return Err(Error::Experiment(format!(
             "--test-size {}: a fraction in (0, 1)",
@@ -101,23 +105,23 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         ..run.clone()
     };
 
-    eprintln!(
-        "compare: tuning the maps' and the exact machine's values on a subsample of at most \
-         {PILOT_ROWS} rows"
-    );
+    progress.say(&format!(
+        "tuning the maps' and the exact machine's values on a subsample of at most {PILOT_ROWS} \
+         rows"
+    ));
     let tune = run_spec(&options.out, "tune", &specs::tune(&setup)?, &run, &[])?;
     let chosen = tuning::chosen(&setup, &read(&tune)?.rows)?;
     let tuned = chosen.tuned;
-    eprintln!("compare: {}", tuned_line(&setup, &tuned));
+    progress.say(&tuned_line(&setup, &tuned));
     for warning in &chosen.warnings {
-        eprintln!("compare: warning: {warning}");
+        progress.say(&format!("warning: {warning}"));
     }
-    let pilot_train = pilot_train_rows(&setup);
+    let pilot_train = budget::pilot_train(&setup);
     let pilot_d = budget::pilot_d(&setup, pilot_train);
-    eprintln!(
-        "compare: pilot run (every map at D = {} and {pilot_d})",
+    progress.say(&format!(
+        "pilot run (every map at D = {} and {pilot_d})",
         setup.ladder[0]
-    );
+    ));
     let pilot = run_spec(
         &options.out,
         "pilot",
@@ -126,13 +130,14 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         &[],
     )?;
     let scale = setup.n_train as f64 / pilot_train as f64;
-    let estimates = budget::estimate(&setup, &read(&pilot)?.rows, pilot_d, scale);
+    let estimates = budget::estimate(&setup, &read(&pilot)?.rows, pilot_d, pilot_train, scale);
     let remaining = options.budget - start.elapsed().as_secs_f64();
     // A tenth of what is left is kept for the Gram errors, measured after the sweep.
     let sweep = budget::fit(&setup, &estimates, 0.9 * remaining.max(0.0));
     let estimate = budget::total(&setup, &estimates, &sweep);
     let plan_note = plan_note(&sweep, estimate, remaining, options.budget);
-    eprintln!("compare: {plan_note}");
+    progress.expect_end(progress.elapsed() + estimate / 0.9);
+    progress.say(&plan_note);
 
     let sweep_start = Instant::now();
     let clock = rounds::Clock {
@@ -140,31 +145,30 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         deadline: sweep_start + std::time::Duration::from_secs_f64(0.9 * remaining.max(0.0)),
         repetitions: setup.repetitions as f64,
     };
-    let (outcome, sweep) = rounds::run(&options.out, &setup, tuned, &sweep, &run, &clock)?;
-    let sweep_seconds = sweep_start.elapsed().as_secs_f64();
+    let context = Context {
+        out: &options.out,
+        setup: &setup,
+        tuned,
+        run: &run,
+        progress: &progress,
+    };
+    let (outcome, sweep) = rounds::run(&context, &sweep, &clock)?;
     let results = read(&outcome)?;
-    let mut lines = report::lines(&setup, &results, &estimates);
-    report::add_memory(&mut lines, &outcome.plan, setup.n, setup.d);
-    if sweep.per_map.iter().any(|(_, ds)| !ds.is_empty()) {
-        eprintln!(
-            "compare: the maps' Gram-matrix errors on {} training rows",
-            specs::GRAM_ROWS
-        );
-        let gram = run_spec(
-            &options.out,
-            "gram",
-            &specs::gram(&setup, tuned, &sweep)?,
-            &run,
-            &[],
-        )?;
-        report::add_gram_errors(&mut lines, &read(&gram)?);
-    }
+    let mut lines = lines::lines(&setup, &results, &estimates);
+    lines::add_memory(&mut lines, &outcome.plan, setup.n, setup.d);
+    let confirmed = confirm::run(&context, &mut lines, outcome.rows.clone(), clock.deadline)?;
+    let sweep_seconds = sweep_start.elapsed().as_secs_f64();
+    let mut skipped = sweep.skipped.clone();
+    skipped.extend(gram_errors(&context, &sweep, &mut lines, options.budget)?);
     let seconds = start.elapsed().as_secs_f64();
     let mut note = format!(
         "{} {plan_note} The sweep took {sweep_seconds:.0} s; everything, tuning and pilot \
          included, {seconds:.0} s.",
         tuned_line(&setup, &tuned)
     );
+    for sentence in &confirmed.notes {
+        note.push_str(&format!(" Confirmation: {sentence}."));
+    }
     for warning in &chosen.warnings {
         note.push_str(&format!("\n\nWarning: {warning}."));
     }
@@ -178,10 +182,16 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         score_label,
         &specs::files(&options.out, "compare").figure(Some(report::PARETO)),
     )?;
-    let report = report::markdown(&setup, &lines, &note, &sweep.skipped);
+    let answer = answer::sentence(&lines);
+    let json = answer::json(&setup, &lines, &tuned, &chosen.warnings);
+    let json_path = options.out.join("answer.json");
+    let text = format!("{json:#}\n");
+    replace_file(&json_path, text.as_bytes()).map_err(|e| Error::io(&json_path, e))?;
+    let report = report::markdown(&setup, &lines, &answer, &note, &skipped);
     let report_path = options.out.join("report.md");
     replace_file(&report_path, report.as_bytes()).map_err(|e| Error::io(&report_path, e))?;
     Ok(Compared {
+        answer,
         report,
         report_path,
         spec: options.out.join("compare.toml"),
@@ -189,6 +199,36 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         seconds,
         outcome,
     })
+}
+
+/// Fills the lines' Gram errors (`gram.toml`) for the cells of `sweep` whose estimate fits what
+/// is left of `budget`; returns the reasons of those left out.
+fn gram_errors(
+    context: &Context,
+    sweep: &budget::Sweep,
+    lines: &mut [lines::Line],
+    budget: f64,
+) -> Result<Vec<String>> {
+    let setup = context.setup;
+    let seconds = |map: &str, d: usize| {
+        let line = lines
+            .iter()
+            .find(|l| l.map == map && l.d == d && l.train_size == 0);
+        line.map(|l| l.seconds)
+    };
+    let rows = specs::GRAM_ROWS.min(budget::landmarks(setup.n_train));
+    let left = budget - context.progress.elapsed();
+    let gram = budget::gram_sweep(sweep, seconds, rows, setup.n_train, setup.repetitions, left);
+    if gram.per_map.iter().all(|(_, ds)| ds.is_empty()) {
+        return Ok(gram.skipped);
+    }
+    context.progress.say(&format!(
+        "the maps' Gram-matrix errors on {rows} training rows"
+    ));
+    let spec = specs::gram(setup, context.tuned, &gram)?;
+    let outcome = context.run_spec("gram", &spec, &[])?;
+    lines::add_gram_errors(lines, &read(&outcome)?);
+    Ok(gram.skipped)
 }
 
 /// The values tuned, the maps' and the exact machine's own, in one sentence.
@@ -224,78 +264,4 @@ fn plan_note(sweep: &budget::Sweep, estimate: f64, remaining: f64, budget: f64) 
             None => String::new(),
         }
     )
-}
-
-/// The pilot's training rows: the subsample's share of the training rows.
-fn pilot_train_rows(setup: &Setup) -> usize {
-    let rows = setup.n.min(PILOT_ROWS);
-    ((rows as f64) * setup.n_train as f64 / setup.n as f64)
-        .round()
-        .max(1.0) as usize
-}
-
-/// Writes `NAME.toml` into `dir` (refusing to replace a file the user edited) and runs it,
-/// taking `earlier`'s rows for the cells they measured. A failed cell of the pilot or the sweep
-/// is reported and left out (the report says why); the tuning run must succeed.
-fn run_spec(
-    dir: &Path,
-    name: &str,
-    spec: &specs::Written,
-    run: &RunOptions,
-    earlier: &[ResultRow],
-) -> Result<Outcome> {
-    let path = dir.join(format!("{name}.toml"));
-    write_marked(&path, &spec.text())?;
-    let spec = path.to_string_lossy().into_owned();
-    let outcome = run::reproduce_reusing(&spec, &Profile::Full, run, earlier)?;
-    for failed in &outcome.failed {
-        eprintln!("compare: {name}: failed: {failed}");
-    }
-    if name == "tune" && !outcome.failed.is_empty() {
-        return Err(Error::Experiment(format!(
-            "{}: {} run(s) failed:\n  {}",
-            path.display(),
-            outcome.failed.len(),
-            outcome.failed.join("\n  ")
-        )));
-    }
-    Ok(outcome)
-}
-
-fn read(outcome: &Outcome) -> Result<Results> {
-    Ok(
-        Results::from_csv(&outcome.csv, &outcome.plan.output_columns())?
-            .with_sums(&outcome.plan.sums),
-    )
-}
-
-/// The bandwidth and penalties the tuning run chose: the bandwidth and penalty of the learner
-/// on the features, and the exact machine's penalty (by linear-svm's row when the learner's
-/// penalty is another).
-
-/// A 64-bit hash of `text` (the seeds' FNV-1a derivation): enough to tell whether a file was
-/// edited since it was written.
-fn digest(text: &str) -> String {
-    format!("{:016x}", crate::seeds::derive_seed(0, text))
-}
-
-/// Writes `text` with a digest line, atomically; a file already there is replaced only when it
-/// is one of ours that nobody edited.
-fn write_marked(path: &Path, text: &str) -> Result<()> {
-    if let Ok(old) = std::fs::read_to_string(path) {
-        let edited = match old.rsplit_once(MARK) {
-            Some((body, tail)) => digest(body) != tail.trim(),
-            None => true,
-        };
-        if edited {
-            return Err(Error::Experiment(format!(
-                "{} exists and was not written by this command as it is now (edited?): rerun \
-                 it with `rfbench reproduce {}`, or give compare another --out",
-                path.display(),
-                path.display()
-            )));
-        }
-    }
-    let marked = format!("{text}{MARK}{}\n", digest(text));
-    replace_file(path, marked.as_bytes()).map_err(|e| Error::io(path, e))
 }

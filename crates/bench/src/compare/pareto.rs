@@ -6,7 +6,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::report::{pareto, Line};
+use super::lines::{pareto, Line};
 use crate::error::{Error, Result};
 use crate::outputs::{color, register_embedded_font};
 use rfbench_data::atomic::replace_file;

@@ -14,15 +14,15 @@
 //! D can pause and climb again (on a 10,000 x 50 file RFF gained -0.1, then 0.7, then 2.3 points
 //! from D = 128), and three repetitions' means move by tenths of a point.
 
-use std::path::Path;
 use std::time::Instant;
 
 use super::budget::{Estimates, Sweep};
-use super::report::{self, Line};
+use super::lines::{self, Line};
 use super::setup::Setup;
-use super::specs::{self, Tuned};
+use super::specs;
+use super::steps::{self, Context};
 use crate::error::Result;
-use crate::run::{Outcome, RunOptions};
+use crate::run::Outcome;
 
 /// Points of mean score a doubling of D must gain for the map to go on.
 pub const PLATEAU_GAIN: f64 = 0.2;
@@ -49,27 +49,22 @@ impl Clock<'_> {
 
 /// Runs the cells `plan` allows in rounds; returns the last round's outcome and the sweep that
 /// ran (`skipped` says which rungs were left out as plateaued, or by the clock).
-pub fn run(
-    out: &Path,
-    setup: &Setup,
-    tuned: Tuned,
-    plan: &Sweep,
-    options: &RunOptions,
-    clock: &Clock,
-) -> Result<(Outcome, Sweep)> {
+pub fn run(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, Sweep)> {
+    let setup = context.setup;
     let start = Instant::now();
     let mut schedule = Schedule::new(plan);
     let mut earlier = Vec::new();
     for round in 1.. {
         let current = &schedule.current;
-        eprintln!("compare: sweep, round {round}: {}", describe(current));
-        let spec = specs::sweep(setup, tuned, current)?;
-        let outcome = super::run_spec(out, "compare", &spec, options, &earlier)?;
+        let round_line = format!("sweep, round {round}: {}", describe(current));
+        context.progress.say(&round_line);
+        let spec = specs::sweep(setup, context.tuned, current)?;
+        let outcome = context.run_spec("compare", &spec, &earlier)?;
         let pace = pace(
             start.elapsed().as_secs_f64(),
             clock.estimate(setup, current),
         );
-        let lines = report::lines(setup, &super::read(&outcome)?, &Estimates::default());
+        let lines = lines::lines(setup, &steps::read(&outcome)?, &Estimates::default());
         let left = clock
             .deadline
             .saturating_duration_since(Instant::now())
@@ -215,21 +210,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     fn line(map: &str, d: usize, scores: &[f64]) -> Line {
-        Line {
-            map: map.into(),
-            d,
-            train_size: 0,
-            scores: scores
-                .iter()
-                .copied()
-                .enumerate()
-                .collect::<BTreeMap<_, _>>(),
-            seconds: 1.0,
-            estimate: None,
-            skipped: None,
-            gram: None,
-            memory: None,
-        }
+        crate::compare::lines::tests::line(map, d, scores, 1.0)
     }
 
     #[test]
@@ -413,7 +394,10 @@ mod tests {
         let mut seconds = BTreeMap::new();
         seconds.insert((a.to_string(), 256), 4.0);
         seconds.insert((b.to_string(), 256), 2.0);
-        let estimates = Estimates { seconds };
+        let estimates = Estimates {
+            seconds,
+            exact_exponent: None,
+        };
         let lines = [
             line(a, 64, &[70.0]),
             line(a, 128, &[75.0]),

@@ -286,7 +286,20 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
         exact_train_size: Some(0),
         skipped: Vec::new(),
     };
-    grid(&mut w.spec, setup, &sweep, tuned);
+    grid(&mut w.spec, setup, &sweep, tuned, true);
+    // The exact machine on half the training rows too: how its time grows with them.
+    if let Some(half) = super::budget::exact_half(super::budget::pilot_train(setup)) {
+        let key = format!("map, learner, {}", TRAIN_SIZE.name);
+        if let Some(Value::Array(tuples)) = w.spec.grid.get_mut(&key).map(|v| v.get_mut()) {
+            let exact = rfbench_registry::exact_map().name;
+            let half = Value::Integer(half as i64);
+            tuples.push(Value::Array(vec![
+                exact.into(),
+                setup.exact_learner.name.into(),
+                half,
+            ]));
+        }
+    }
     constants(&mut w.spec, setup, tuned, true, Some(true));
     Ok(w)
 }
@@ -331,25 +344,55 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
         w.comments.push(format!("- left out: {reason}"));
     }
     w.spec.kernel = tuned_kernel(setup, tuned);
-    grid(&mut w.spec, setup, sweep, tuned);
+    grid(&mut w.spec, setup, sweep, tuned, true);
     // With the same rows in every repetition the exact machine (no random draw) runs once.
     let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
     constants(&mut w.spec, setup, tuned, false, exact_once);
-    let parts = [
-        column::MAP_SECONDS,
-        column::TRAIN_SECONDS,
-        column::PREDICT_SECONDS,
-    ];
-    w.spec.sums.insert(
-        TOTAL_SECONDS.into(),
-        unspanned(parts.iter().map(|p| p.to_string()).collect()),
-    );
+    add_total_seconds(&mut w.spec);
     let metric = setup.task_kind().score_metric();
     w.spec.figures = vec![
         figure(SCORE_FIGURE, metric, metric_label(setup)),
         figure(TIME_FIGURE, TOTAL_SECONDS, "Map + train + predict (s)"),
     ];
     Ok(w)
+}
+
+/// More repetitions of a few of the sweep's cells (`sweep`'s, and the baseline when
+/// `baseline`), `repetitions` in all: the sweep's own repetitions have the same seeds, so
+/// they are taken from its rows and only the new ones run.
+pub fn confirm(
+    setup: &Setup,
+    tuned: Tuned,
+    sweep: &Sweep,
+    baseline: bool,
+    repetitions: usize,
+) -> Result<Written> {
+    let what = "more repetitions of the cells the sweep's could not decide";
+    let title = "Confirmation run of rfbench compare";
+    let mut w = base(setup, "confirm", title, what, LEARNING.name)?;
+    w.spec.kernel = tuned_kernel(setup, tuned);
+    w.spec.run.insert(
+        "repetitions".into(),
+        unspanned(integer(repetitions as u64)?),
+    );
+    grid(&mut w.spec, setup, sweep, tuned, baseline);
+    let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
+    constants(&mut w.spec, setup, tuned, false, exact_once);
+    add_total_seconds(&mut w.spec);
+    Ok(w)
+}
+
+/// The `[sums]` entry [`TOTAL_SECONDS`]: map + train + predict.
+fn add_total_seconds(spec: &mut RawSpec) {
+    let parts = [
+        column::MAP_SECONDS,
+        column::TRAIN_SECONDS,
+        column::PREDICT_SECONDS,
+    ];
+    spec.sums.insert(
+        TOTAL_SECONDS.into(),
+        unspanned(parts.iter().map(|p| p.to_string()).collect()),
+    );
 }
 
 /// A figure of `y` against D, one series per map, log x.
@@ -419,10 +462,10 @@ fn metric_label(setup: &Setup) -> &'static str {
     }
 }
 
-/// The `[grid]`: the linear baseline, the exact machine (on a subsample of the training rows
+/// The `[grid]`: the linear baseline (when `baseline`), the exact machine (on a subsample of the training rows
 /// when `exact_train_size` says so; absent when `None`; with its own bandwidth), every map with
 /// its own list of D.
-fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned) {
+fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned, baseline: bool) {
     let cell = |map: &str, learner: &LearnerInfo, size: usize| {
         Value::Array(vec![
             map.into(),
@@ -431,7 +474,10 @@ fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned) {
         ])
     };
     let raw = rfbench_registry::raw_map().name;
-    let mut tuples = vec![cell(raw, setup.learner, 0)];
+    let mut tuples = Vec::new();
+    if baseline {
+        tuples.push(cell(raw, setup.learner, 0));
+    }
     if let Some(size) = sweep.exact_train_size {
         let exact = rfbench_registry::exact_map().name;
         tuples.push(cell(exact, setup.exact_learner, size));
@@ -514,8 +560,11 @@ mod tests {
             };
             assert_eq!(tune_plan.cells.len(), 1 + exact_cells, "{kernel}");
             let pilot = plans(&pilot(&s, t, 128).unwrap());
-            // Every map at two D, the raw baseline and the exact machine.
-            assert_eq!(pilot.cells.len(), 2 * s.maps.len() + 2, "{kernel}");
+            // Every map at two D, the raw baseline and the exact machine on all the pilot's
+            // training rows and on half of them.
+            let half = crate::compare::budget::exact_half(crate::compare::budget::pilot_train(&s));
+            assert!(half.is_some(), "{kernel}");
+            assert_eq!(pilot.cells.len(), 2 * s.maps.len() + 3, "{kernel}");
             let sweep_plan = plans(&sweep(&s, t, &sweep_of(&s)).unwrap());
             assert_eq!(sweep_plan.cells.len(), 2 * s.maps.len() + 2, "{kernel}");
             // The exact machine with its own bandwidth, the maps with theirs.

@@ -1,0 +1,202 @@
+//! The answer in one line, which opens the report and ends the command's output, and
+//! `answer.json`, the same for a program: the recommendation at each tolerance with the decision
+//! it rests on, the tuned values, the warnings, and every cell with its score per repetition.
+
+use serde_json::{json, Value};
+
+use super::decide::{self, Recommendation};
+use super::lines::{time, Line};
+use super::setup::Setup;
+use super::specs::Tuned;
+
+/// What to use, its score and time, and the reference's; where the exact machine is the pick at
+/// the smallest tolerance, the cheapest alternative at a larger one.
+pub fn sentence(lines: &[Line]) -> String {
+    let Some(reference) = decide::reference(lines) else {
+        return "no cell ran: nothing to recommend (see the report's list of cells left out)."
+            .into();
+    };
+    let recs = decide::recommend(lines, reference);
+    let first = &recs[0];
+    let (pick, r) = (&lines[first.pick], &lines[reference]);
+    let cell = |l: &Line| format!("{} in {}", l.shown(), time(l.seconds));
+    let reference_name = decide::reference_name(lines, reference);
+    let mut text = if first.pick != reference {
+        let what = if pick.is_baseline() {
+            "no kernel is needed: use the linear model on the raw inputs".to_string()
+        } else {
+            format!("use {}", pick.name())
+        };
+        format!(
+            "{what}: {}, within {} points of {reference_name} ({}) by a one-sided test over \
+             {} repetitions.",
+            cell(pick),
+            first.tolerance,
+            cell(r),
+            decide::decide(lines, first.pick, reference, first.tolerance).runs
+        )
+    } else if r.is_exact_reference() {
+        format!(
+            "use the exact kernel machine: {}; no cheaper cell is shown within {} points of it.",
+            cell(r),
+            first.tolerance
+        )
+    } else {
+        format!(
+            "use {}: {}, the best cell (the exact kernel machine did not run on all training \
+             rows).",
+            r.name(),
+            cell(r)
+        )
+    };
+    if first.pick != reference && r.is_exact_reference() && as_cheap(r, pick) {
+        text.push_str(&format!(
+            " The exact kernel machine itself takes {}: as cheap here, so use it unless you \
+             need the features.",
+            time(r.seconds)
+        ));
+    }
+    if let Some(alternative) = recs[1..].iter().find(|rec| rec.pick != first.pick) {
+        text.push_str(&format!(
+            " Within {} points: {}, {}.",
+            alternative.tolerance,
+            lines[alternative.pick].name(),
+            cell(&lines[alternative.pick])
+        ));
+    }
+    if !first.undecided.is_empty() {
+        let names: Vec<String> = first.undecided.iter().map(|&k| lines[k].name()).collect();
+        text.push_str(&format!(
+            " Undecided at {} points (more repetitions than the budget allowed): {}.",
+            first.tolerance,
+            names.join(", ")
+        ));
+    }
+    text
+}
+
+/// Whether the exact machine's time is as good as `pick`'s in practice: under a second, or
+/// within a quarter more.
+fn as_cheap(exact: &Line, pick: &Line) -> bool {
+    exact.seconds <= (1.25 * pick.seconds).max(1.0)
+}
+
+/// `answer.json`'s content.
+pub fn json(setup: &Setup, lines: &[Line], tuned: &Tuned, warnings: &[String]) -> Value {
+    let reference = decide::reference(lines);
+    let recommendations: Vec<Value> = reference.map_or_else(Vec::new, |reference| {
+        decide::recommend(lines, reference)
+            .iter()
+            .map(|rec| recommendation(lines, reference, rec))
+            .collect()
+    });
+    json!({
+        "answer": sentence(lines),
+        "task": if setup.classification() { "classification" } else { "regression" },
+        "score": if setup.classification() {
+            "accuracy (%)"
+        } else {
+            "minus the normalised RMSE (% of the test targets' sd)"
+        },
+        "tolerances_in_points": decide::TOLERANCES,
+        "confidence_level_one_sided": 1.0 - decide::ALPHA,
+        "reference": reference.map(|k| lines[k].name()),
+        "recommendations": recommendations,
+        "tuned": {
+            "kernel": setup.kernel.name,
+            "bandwidth": setup.kernel.bandwidth_param().map(|p| p.name),
+            "maps": { "bandwidth": tuned.sigma, "learner": setup.learner.name,
+                      setup.penalty: tuned.penalty },
+            "exact": { "bandwidth": tuned.exact_sigma, "learner": setup.exact_learner.name,
+                       setup.exact_penalty: tuned.exact_penalty },
+        },
+        "warnings": warnings,
+        "cells": lines.iter().map(cell).collect::<Vec<_>>(),
+    })
+}
+
+fn recommendation(lines: &[Line], reference: usize, rec: &Recommendation) -> Value {
+    let decision = decide::decide(lines, rec.pick, reference, rec.tolerance);
+    let names = |ks: &[usize]| ks.iter().map(|&k| lines[k].name()).collect::<Vec<_>>();
+    json!({
+        "tolerance": rec.tolerance,
+        "pick": lines[rec.pick].name(),
+        "pick_is_reference": rec.pick == reference,
+        "difference": decision.bounds.map(|b| json!({
+            "mean": b.mean, "lower": b.lower, "upper": b.upper, "repetitions": decision.runs,
+        })),
+        "also_within": names(&rec.alike),
+        "undecided": names(&rec.undecided),
+    })
+}
+
+fn cell(line: &Line) -> Value {
+    json!({
+        "name": line.name(),
+        "map": line.map,
+        "n_components": line.d,
+        "train_size": line.train_size,
+        "scores": line.scores.values().collect::<Vec<_>>(),
+        "repetitions": line.scores.keys().collect::<Vec<_>>(),
+        "rmse": line.rmse.values().collect::<Vec<_>>(),
+        "mean_seconds": line.seconds,
+        "estimate_seconds": line.estimate,
+        "gram_error": line.gram,
+        "memory_bytes": line.memory.map(|m| m as f64),
+        "not_run": line.skipped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::compare::lines::tests::line;
+
+    #[test]
+    fn the_exact_machine_is_the_answer_when_no_cheaper_map_is_within() {
+        let exact = rfbench_registry::exact_map().name;
+        let lines = vec![
+            line(exact, 0, &[96.9, 97.0, 96.8], 3.7),
+            line("map-a", 1024, &[95.0, 95.2, 94.9], 9.0),
+            line("map-a", 64, &[93.0, 93.1, 92.9], 1.0),
+        ];
+        let text = sentence(&lines);
+        assert!(
+            text.starts_with("use the exact kernel machine: 96.90 % in 3.70 s; no cheaper"),
+            "{text}"
+        );
+        // At 2 points nothing cheaper either (map-a 1024 is dearer; 64 is 3.9 below).
+        assert!(!text.contains("Within 2 points"), "{text}");
+    }
+
+    #[test]
+    fn a_map_within_the_smallest_tolerance_is_the_answer_with_its_decision() {
+        let exact = rfbench_registry::exact_map().name;
+        let lines = vec![
+            line(exact, 0, &[90.0, 91.0, 89.0, 90.0], 50.0),
+            line("map-a", 64, &[89.8, 90.8, 88.8, 89.8], 1.0),
+            line("map-a", 32, &[88.8, 89.8, 87.8, 88.8], 0.5),
+        ];
+        let text = sentence(&lines);
+        assert!(
+            text.starts_with("use map-a, D = 64: 89.80 % in 1.00 s, within 0.5"),
+            "{text}"
+        );
+        assert!(!text.contains("as cheap"), "{text}");
+        assert!(text.contains("over 4 repetitions"), "{text}");
+        assert!(
+            text.contains(" Within 2 points: map-a, D = 32, 88.80 % in 0.50 s."),
+            "{text}"
+        );
+        // An exact machine under a second is as cheap as any map in practice.
+        let mut quick = lines.clone();
+        quick[0].seconds = 0.006;
+        quick[1].seconds = 0.004;
+        let text = sentence(&quick);
+        assert!(
+            text.starts_with("use map-a, D = 64: 89.80 % in 4.0 ms"),
+            "{text}"
+        );
+        assert!(text.contains("takes 6.0 ms: as cheap here"), "{text}");
+    }
+}
