@@ -47,6 +47,9 @@ pub struct MapInfo {
     /// compare with the others'.
     pub in_default_comparison: bool,
     pub features: Features,
+    /// scikit-learn's counterpart, with what its `n_components` is against this map's D
+    /// (`rfbench compare` prints it beside its answer); `None` where scikit-learn has none.
+    pub sklearn: Option<&'static str>,
     /// What the memory estimate needs to know of it (the runner's `memory` module only adds these up).
     pub size: MapSize,
 }
@@ -308,6 +311,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(tensor_sketch),
+        sklearn: Some("sklearn.kernel_approximation.PolynomialCountSketch(n_components=D, degree=p, gamma=1, coef0=offset): the same sketch, D features"),
         size: SKETCHES,
     },
     MapInfo {
@@ -321,6 +325,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(random_maclaurin),
+        sklearn: None,
         size: PRODUCTS,
     },
     MapInfo {
@@ -334,6 +339,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(random_maclaurin_h01),
+        sklearn: None,
         size: PRODUCTS,
     },
     MapInfo {
@@ -347,6 +353,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(rff),
+        sklearn: Some("sklearn.kernel_approximation.RBFSampler(n_components=D, gamma=1/(2 sigma^2)), Gaussian kernel only: D frequencies with a random phase, our form = \"phase\"; our default form, \"paired\", takes the cos and sin of D/2 frequencies (at equal D half the frequencies: on data with many near-linear directions it needs a larger D)"),
         size: PROJECTION,
     },
     MapInfo {
@@ -360,6 +367,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(orf),
+        sklearn: None,
         size: PROJECTION,
     },
     MapInfo {
@@ -373,6 +381,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(sorf),
+        sklearn: None,
         size: STRUCTURED,
     },
     MapInfo {
@@ -386,6 +395,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(fastfood),
+        sklearn: None,
         size: STRUCTURED,
     },
     MapInfo {
@@ -399,6 +409,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(fastfood_fft),
+        sklearn: None,
         size: STRUCTURED,
     },
     MapInfo {
@@ -415,6 +426,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: false,
         features: Features::Map(random_binning),
+        sklearn: None,
         size: BINNING,
     },
     MapInfo {
@@ -431,6 +443,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: true,
         in_default_comparison: true,
         features: Features::Map(nystroem),
+        sklearn: Some("sklearn.kernel_approximation.Nystroem(kernel=\"rbf\", gamma=1/(2 sigma^2), n_components=D) for the Gaussian kernel: D landmarks drawn uniformly from the training rows"),
         size: LANDMARKS,
     },
     MapInfo {
@@ -458,6 +471,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: true,
         features: Features::Map(prff),
+        sklearn: None,
         size: PROJECTION,
     },
     MapInfo {
@@ -471,6 +485,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: false,
         features: Features::Exact,
+        sklearn: None,
         size: NO_FEATURES,
     },
     MapInfo {
@@ -484,6 +499,7 @@ pub const MAPS: &[MapInfo] = &[
         components_are_rows: false,
         in_default_comparison: false,
         features: Features::Raw,
+        sklearn: None,
         size: NO_FEATURES,
     },
 ];

@@ -75,6 +75,25 @@ pub fn sentence(lines: &[Line]) -> String {
     text
 }
 
+/// The pick's counterpart in scikit-learn (at the smallest tolerance), with this run's D and
+/// bandwidth; `None` when the pick is not a map or scikit-learn has none.
+pub fn counterpart(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<String> {
+    let reference = decide::reference(lines)?;
+    let pick = &lines[decide::recommend(lines, reference)[0].pick];
+    let text = rfbench_registry::map(&pick.map)?.sklearn?;
+    let gamma = match (setup.kernel.name, tuned.sigma) {
+        ("gaussian", Some(sigma)) => format!(", gamma = {:.6}", 0.5 / (sigma * sigma)),
+        _ => String::new(),
+    };
+    let sigma = tuned
+        .sigma
+        .map_or(String::new(), |s| format!(", sigma = {s:.4}"));
+    Some(format!(
+        "In scikit-learn: {text}. Here D = {}{sigma}{gamma}, and the linear learner's {} = {}.",
+        pick.d, setup.penalty, tuned.penalty
+    ))
+}
+
 /// Whether the exact machine's time is as good as `pick`'s in practice: under a second, or
 /// within a quarter more.
 fn as_cheap(exact: &Line, pick: &Line) -> bool {
@@ -83,6 +102,7 @@ fn as_cheap(exact: &Line, pick: &Line) -> bool {
 
 /// `answer.json`'s content.
 pub fn json(setup: &Setup, lines: &[Line], tuned: &Tuned, warnings: &[String]) -> Value {
+    let sklearn = counterpart(setup, lines, tuned);
     let reference = decide::reference(lines);
     let recommendations: Vec<Value> = reference.map_or_else(Vec::new, |reference| {
         decide::recommend(lines, reference)
@@ -92,6 +112,7 @@ pub fn json(setup: &Setup, lines: &[Line], tuned: &Tuned, warnings: &[String]) -
     });
     json!({
         "answer": sentence(lines),
+        "scikit_learn": sklearn,
         "task": if setup.classification() { "classification" } else { "regression" },
         "score": if setup.classification() {
             "accuracy (%)"
@@ -144,6 +165,7 @@ fn cell(line: &Line) -> Value {
         "gram_error": line.gram,
         "memory_bytes": line.memory.map(|m| m as f64),
         "not_run": line.skipped,
+        "unconverged_repetitions": line.unconverged,
     })
 }
 

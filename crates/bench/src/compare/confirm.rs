@@ -1,9 +1,9 @@
 //! More repetitions where the sweep's cannot decide: the cheapest cells whose mean is within a
 //! tolerance of the reference but whose interval is too wide to say so ([`decide::to_confirm`])
 //! run again with the reference, the repetitions doubling (up to [`MAX_REPETITIONS`]) while the
-//! sweep's time allows, until each is decided. `confirm.toml` holds the last round: the sweep's
-//! repetitions share its seeds, so they are taken from its rows and only the new ones run, and
-//! `rfbench reproduce confirm.toml` reruns them all.
+//! sweep's time allows, until each is decided. Round r is `confirm-r.toml`: the repetitions
+//! that ran before share its seeds, so they are taken from their rows and only the new ones
+//! run, and `rfbench reproduce confirm-r.toml` reruns them all.
 
 use std::time::Instant;
 
@@ -25,70 +25,99 @@ pub struct Confirmed {
     pub notes: Vec<String>,
 }
 
-/// Runs confirmation rounds until nothing is left to decide, [`MAX_REPETITIONS`] is reached or
-/// the next round would pass `deadline`; updates `lines` with every repetition that ran.
+/// Runs confirmation rounds until nothing is left to decide, the cells to decide have
+/// [`MAX_REPETITIONS`] or the next round would pass `deadline`; updates `lines` with every
+/// repetition that ran.
 pub fn run(
     context: &Context,
     lines: &mut [Line],
     sweep_rows: Vec<ResultRow>,
     deadline: Instant,
 ) -> Result<Confirmed> {
-    let setup = context.setup;
     let mut confirmed = Confirmed::default();
-    let mut repetitions = setup.repetitions;
     let mut earlier = sweep_rows;
-    while let Some(reference) = decide::reference(lines) {
+    for round in 1.. {
+        let Some(reference) = decide::reference(lines) else {
+            break;
+        };
         let cells = decide::to_confirm(lines);
         if cells.is_empty() {
             break;
         }
         let names: Vec<String> = cells.iter().map(|&k| lines[k].name()).collect();
-        if repetitions >= MAX_REPETITIONS {
-            confirmed.notes.push(format!(
-                "{} stayed undecided after {repetitions} repetitions, the most a cell is given",
-                names.join(", ")
-            ));
-            break;
-        }
-        let mut group = cells.clone();
-        group.push(reference);
-        // The reference's share: none when it ran once (a fixed test file, no random draw).
-        let per_repetition: f64 = group
-            .iter()
-            .filter(|&&k| k != reference || lines[k].scores.len() > 1)
-            .map(|&k| lines[k].seconds)
-            .sum::<f64>()
-            * 1.2;
         let left = deadline
             .saturating_duration_since(Instant::now())
             .as_secs_f64();
-        let affordable = repetitions + (left / per_repetition.max(1e-9)).floor() as usize;
-        let next = (2 * repetitions).min(MAX_REPETITIONS).min(affordable);
-        if next <= repetitions {
-            confirmed.notes.push(format!(
-                "{} stayed undecided after {repetitions} repetitions: another needs about \
-                 {per_repetition:.0} s and {left:.0} s of the sweep's time were left",
-                names.join(", ")
-            ));
-            break;
-        }
+        let next = match next_repetitions(lines, &cells, reference, left) {
+            Ok(next) => next,
+            Err(why) => {
+                confirmed
+                    .notes
+                    .push(format!("{} stayed undecided: {why}", names.join(", ")));
+                break;
+            }
+        };
         context.progress.say(&format!(
-            "{} undecided; {next} repetitions of them and of the reference",
+            "{} undecided; {next} repetitions of them and of the reference (confirm-{round}.toml)",
             names.join(", ")
         ));
+        let mut group = cells.clone();
+        group.push(reference);
         let (sweep, baseline) = sweep_of(lines, &group);
-        let spec = specs::confirm(setup, context.tuned, &sweep, baseline, next)?;
-        let outcome = context.run_spec("confirm", &spec, &earlier)?;
-        let grown = lines::lines(setup, &steps::read(&outcome)?, &Default::default());
+        let name = format!("confirm-{round}");
+        let spec = specs::confirm(&name, context.setup, context.tuned, &sweep, baseline, next)?;
+        let outcome = context.run_spec(&name, &spec, &earlier)?;
+        let grown = lines::lines(context.setup, &steps::read(&outcome)?, &Default::default());
         merge(lines, &grown);
         confirmed.notes.push(format!(
-            "{} (and the reference) ran {next} repetitions to decide them",
+            "{} (and the reference) ran {next} repetitions ({name}.toml)",
             names.join(", ")
         ));
-        repetitions = next;
         earlier.extend(outcome.rows);
     }
     Ok(confirmed)
+}
+
+/// The repetitions the next round gives `cells` (and the reference): twice the fewest a cell
+/// has, at least the reference's, at most [`MAX_REPETITIONS`], fewer where the estimate (each
+/// cell's mean time per new repetition, a fifth more for loading) would pass the `left`
+/// seconds; why not, when not even one more fits or every cell has the most.
+fn next_repetitions(
+    lines: &[Line],
+    cells: &[usize],
+    reference: usize,
+    left: f64,
+) -> std::result::Result<usize, String> {
+    let have = |k: usize| lines[k].scores.len();
+    let fewest = cells.iter().map(|&k| have(k)).min().unwrap_or(0);
+    if fewest >= MAX_REPETITIONS {
+        return Err(format!("{fewest} repetitions, the most a cell is given"));
+    }
+    // The reference reruns unless it ran once (a fixed test file: no random draw).
+    let reruns = have(reference) > 1;
+    let cost = |target: usize| {
+        let mut group: Vec<usize> = cells.to_vec();
+        if reruns {
+            group.push(reference);
+        }
+        group
+            .iter()
+            .map(|&k| target.saturating_sub(have(k)) as f64 * lines[k].seconds)
+            .sum::<f64>()
+            * 1.2
+    };
+    let floor = if reruns { have(reference) } else { 0 };
+    let wanted = (2 * fewest).max(floor).min(MAX_REPETITIONS);
+    (fewest + 1..=wanted)
+        .rev()
+        .find(|&t| cost(t) <= left)
+        .ok_or_else(|| {
+            format!(
+                "one more repetition needs about {:.1} s and {left:.0} s of the sweep's time \
+                 were left",
+                cost(fewest + 1)
+            )
+        })
 }
 
 /// The cells `group` as a sweep (each map with its D; the exact machine at its training size),
@@ -119,15 +148,20 @@ fn sweep_of(lines: &[Line], group: &[usize]) -> (Sweep, bool) {
     (sweep, baseline)
 }
 
-/// Each line of `grown` (which holds every repetition of its cells) replaces its scores and
-/// time in `lines`.
+/// Each line of `grown` (which holds every repetition its round ran of its cells) replaces its
+/// scores and time in `lines` where it has more repetitions.
 fn merge(lines: &mut [Line], grown: &[Line]) {
     for g in grown.iter().filter(|g| !g.scores.is_empty()) {
         let same = |l: &&mut Line| l.map == g.map && l.d == g.d && l.train_size == g.train_size;
-        if let Some(line) = lines.iter_mut().find(same) {
+        if let Some(line) = lines
+            .iter_mut()
+            .find(same)
+            .filter(|l| l.scores.len() < g.scores.len())
+        {
             line.scores = g.scores.clone();
             line.rmse = g.rmse.clone();
             line.seconds = g.seconds;
+            line.unconverged = g.unconverged;
         }
     }
 }
@@ -155,9 +189,44 @@ mod tests {
         assert_eq!(sweep.exact_train_size, Some(0));
         assert_eq!(sweep.per_map, vec![(map, vec![64, 256])]);
         let mut merged = lines.clone();
-        let grown = vec![line(map, 64, &[88.0, 89.0, 88.5, 88.7], 0.6)];
+        let grown = vec![
+            line(map, 64, &[88.0, 89.0, 88.5, 88.7], 0.6),
+            line(map, 256, &[89.0], 1.0),
+        ];
         merge(&mut merged, &grown);
         assert_eq!(merged[3].scores.len(), 4);
-        assert_eq!(merged[2].scores.len(), 2, "other lines are left alone");
+        assert_eq!(
+            merged[2].scores.len(),
+            2,
+            "a round with fewer repetitions changes nothing"
+        );
+    }
+
+    #[test]
+    fn each_round_doubles_the_fewest_catches_up_with_the_reference_and_fits_the_time() {
+        let exact = rfbench_registry::exact_map().name;
+        let reps = |n: usize| vec![90.0; n];
+        let mut lines = vec![
+            line(exact, 0, &reps(12), 2.0),
+            line("map-a", 64, &reps(3), 1.0),
+            line("map-a", 128, &reps(12), 1.0),
+        ];
+        // A new cell catches up with the reference's 12: 9 x 1 s x 1.2.
+        assert_eq!(next_repetitions(&lines, &[1], 0, 100.0), Ok(12));
+        // Then doubles: 12 more of the cell and of the reference: 12 x 3 s x 1.2 = 43.2 s.
+        assert_eq!(next_repetitions(&lines, &[2], 0, 100.0), Ok(24));
+        // Less time: the most that fits, 23 s: 6 more (21.6 s).
+        assert_eq!(next_repetitions(&lines, &[2], 0, 23.0), Ok(18));
+        let none = next_repetitions(&lines, &[2], 0, 1.0).unwrap_err();
+        assert!(
+            none.contains("one more repetition needs about 3.6 s"),
+            "{none}"
+        );
+        lines[2].scores = (0..MAX_REPETITIONS).map(|r| (r, 90.0)).collect();
+        let most = next_repetitions(&lines, &[2], 0, 1e9).unwrap_err();
+        assert!(most.starts_with("32 repetitions, the most"), "{most}");
+        // A reference that ran once (a fixed test file) costs nothing and sets no floor.
+        lines[0].scores = [(0, 90.0)].into();
+        assert_eq!(next_repetitions(&lines, &[1], 0, 100.0), Ok(6));
     }
 }

@@ -33,6 +33,8 @@ pub struct Line {
     pub gram: Option<f64>,
     /// The runner's memory estimate of the cell ([`crate::memory`]), in bytes.
     pub memory: Option<u128>,
+    /// Repetitions whose learner stopped at its iteration cap (`converged` = 0).
+    pub unconverged: usize,
 }
 
 impl Line {
@@ -105,6 +107,9 @@ fn int(row: &ResultRow, name: &str) -> usize {
     }
 }
 
+/// The learners' diagnostic: 0 when the solver stopped at its iteration cap.
+const CONVERGED: &str = "converged";
+
 /// `seconds` as a reader takes it: milliseconds below a tenth of a second, where two decimals of
 /// a second would read 0.00.
 pub fn time(seconds: f64) -> String {
@@ -141,6 +146,7 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
                     skipped: None,
                     gram: None,
                     memory: None,
+                    unconverged: 0,
                 });
                 out.len() - 1
             }
@@ -162,6 +168,9 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
             line.scores.insert(row.repetition, score);
             if let Some(rmse) = row.metric(column::RMSE) {
                 line.rmse.insert(row.repetition, rmse);
+            }
+            if row.metric(CONVERGED) == Some(0.0) {
+                line.unconverged += 1;
             }
         }
     }
@@ -236,6 +245,7 @@ pub(crate) mod tests {
             skipped: None,
             gram: None,
             memory: None,
+            unconverged: 0,
         }
     }
 

@@ -9,7 +9,7 @@
 //! 3. `pilot.toml`: every map's cost at two values of D on the subsample; [`budget`]
 //!    extrapolates it to the whole sweep and keeps the cells that fit the time budget;
 //! 4. `compare.toml`: the sweep, in [`rounds`] up the ladder of D (a map stops once it has
-//!    plateaued); `confirm.toml`: more repetitions of the cheapest cells the sweep's could not
+//!    plateaued); `confirm-N.toml`: more repetitions of the cheapest cells the sweep's could not
 //!    decide ([`confirm`], [`decide`]); `gram.toml`: each map's Gram-matrix error at the sweep's
 //!    D on a few training rows; then the [`answer`] (one line, and `answer.json`) and the
 //!    [`report`]: the recommendation, the table, the figures.
@@ -118,10 +118,11 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     }
     let pilot_train = budget::pilot_train(&setup);
     let pilot_d = budget::pilot_d(&setup, pilot_train);
-    progress.say(&format!(
-        "pilot run (every map at D = {} and {pilot_d})",
-        setup.ladder[0]
-    ));
+    let pilot_ds = match pilot_d == setup.ladder[0] {
+        true => format!("D = {pilot_d}"),
+        false => format!("D = {} and {pilot_d}", setup.ladder[0]),
+    };
+    progress.say(&format!("pilot run (every map at {pilot_ds})"));
     let pilot = run_spec(
         &options.out,
         "pilot",
@@ -187,7 +188,11 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let json_path = options.out.join("answer.json");
     let text = format!("{json:#}\n");
     replace_file(&json_path, text.as_bytes()).map_err(|e| Error::io(&json_path, e))?;
-    let report = report::markdown(&setup, &lines, &answer, &note, &skipped);
+    let opening = match answer::counterpart(&setup, &lines, &tuned) {
+        Some(sklearn) => format!("{answer}\n\n{sklearn}"),
+        None => answer.clone(),
+    };
+    let report = report::markdown(&setup, &lines, &opening, &note, &skipped);
     let report_path = options.out.join("report.md");
     replace_file(&report_path, report.as_bytes()).map_err(|e| Error::io(&report_path, e))?;
     Ok(Compared {

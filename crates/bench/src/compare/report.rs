@@ -65,14 +65,17 @@ pub fn markdown(
          seconds; memory: the runner's estimate of the cell's peak (measured within 2x of the peak \
          resident set on Adult); Gram error: |K - Z Z'|_F / |K|_F on (at most) {} training \
          rows (- : not measured: Nystroem with more landmarks than those rows is left out of \
-         gram.toml, a failed cell is in {} with its error); * on the Pareto front of score against time.\n",
+         gram.toml, a failed cell is in {} with its error); * on the Pareto front of score against \
+         time; unconverged: repetitions whose learner stopped at its iteration cap (its score may \
+         be below what it would reach).\n",
         super::specs::GRAM_ROWS,
         super::specs::files(Path::new(""), "gram").csv().display()
     );
     out.push_str(
-        "| cell | score | runs | time (s) | estimate (s) | memory (MB) | Gram error | front |\n",
+        "| cell | score | runs | time (s) | estimate (s) | memory (MB) | Gram error | front | \
+         unconverged |\n",
     );
-    out.push_str("|---|---|---|---|---|---|---|---|\n");
+    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
     let front = pareto(lines);
     for (line, front) in lines.iter().zip(front) {
         let (score, runs) = if line.scores.is_empty() {
@@ -92,15 +95,32 @@ pub fn markdown(
         let memory = line
             .memory
             .map_or("-".into(), |b| format!("{:.0}", b as f64 / 1e6));
+        let unconverged = match line.unconverged {
+            0 => String::new(),
+            k => format!("{k} of {runs}"),
+        };
         let _ = writeln!(
             out,
-            "| {} | {score} | {runs} | {:.2} | {estimate} | {memory} | {gram} | {} |",
+            "| {} | {score} | {runs} | {:.2} | {estimate} | {memory} | {gram} | {} | {unconverged} |",
             line.name(),
             line.seconds,
             if front { "*" } else { "" }
         );
     }
     let _ = writeln!(out, "\n## How it was run\n\n{plan_note}\n");
+    what_d_means(&mut out, setup);
+    let unconverged: Vec<String> = lines
+        .iter()
+        .filter(|l| l.unconverged > 0)
+        .map(|l| format!("{} ({} of {})", l.name(), l.unconverged, l.scores.len()))
+        .collect();
+    if !unconverged.is_empty() {
+        let _ = writeln!(
+            out,
+            "Warning: the learner stopped at its iteration cap, unconverged, in: {}.\n",
+            unconverged.join("; ")
+        );
+    }
     for line in setup.decisions() {
         let _ = writeln!(out, "- {line}");
     }
@@ -114,6 +134,18 @@ pub fn markdown(
         }
     }
     out
+}
+
+/// Per map compared: what its D counts and scikit-learn's counterpart (from the registry).
+fn what_d_means(out: &mut String, setup: &Setup) {
+    let _ = writeln!(out, "What D means, and scikit-learn's counterparts:\n");
+    for map in &setup.maps {
+        let form = map.params.iter().find(|p| p.name == "form");
+        let d = form.map_or(String::new(), |p| format!(" D by `form`: {}.", p.doc));
+        let sklearn = map.sklearn.unwrap_or("no scikit-learn counterpart");
+        let _ = writeln!(out, "- {} ({}): {sklearn}.{d}", map.name, map.label);
+    }
+    out.push('\n');
 }
 
 /// Each map's smallest D shown within each tolerance (`?`: the smallest D whose mean is within

@@ -194,10 +194,17 @@ impl Setup {
     /// One line per default chosen, for the report and the spec's header.
     pub fn decisions(&self) -> Vec<String> {
         let mut out = self.guesses.clone();
+        let rows = match self.has_test {
+            true => format!(
+                "{} training rows and {} test rows",
+                self.n_train,
+                self.n - self.n_train
+            ),
+            false => format!("{} rows", self.n),
+        };
         out.push(format!(
-            "data: {} ({} rows, {} features); {}",
+            "data: {} ({rows}, {} features); {}",
             self.dataset,
-            self.n,
             self.d,
             if self.has_test {
                 "its own test rows, the same in every repetition".to_string()
@@ -445,8 +452,12 @@ fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<&'st
         .map(|m| {
             all.iter().copied().find(|a| a.name == m).ok_or_else(|| {
                 let names: Vec<&str> = all.iter().map(|a| a.name).collect();
+                let what = match rfbench_registry::map(m) {
+                    Some(_) => format!("does not approximate the {} kernel", kernel.name),
+                    None => "is not a map of the registry".to_string(),
+                };
                 Error::Experiment(format!(
-                    "map {m:?} does not approximate the {} kernel; maps that do: {}",
+                    "map {m:?} {what}; maps for the {} kernel: {}",
                     kernel.name,
                     names.join(", ")
                 ))

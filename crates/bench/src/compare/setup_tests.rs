@@ -130,7 +130,8 @@ fn numeric_targets_make_a_regression_and_a_test_file_is_kept() {
     let data = &decisions[s.guesses.len()];
     assert_eq!(
         data,
-        "data: targets (52 rows, 2 features); its own test rows, the same in every repetition"
+        "data: targets (40 training rows and 12 test rows, 2 features); its own test rows, the \
+         same in every repetition"
     );
 }
 
@@ -293,7 +294,7 @@ fn maps_are_the_kernels_default_ones_or_those_named() {
         .unwrap_err()
         .to_string();
     let want = format!(
-        "map \"no-such-map\" does not approximate the {} kernel; maps that do: ",
+        "map \"no-such-map\" is not a map of the registry; maps for the {} kernel: ",
         kernel.name
     );
     assert!(

@@ -357,10 +357,11 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     Ok(w)
 }
 
-/// More repetitions of a few of the sweep's cells (`sweep`'s, and the baseline when
+/// `name`: more repetitions of a few of the sweep's cells (`sweep`'s, and the baseline when
 /// `baseline`), `repetitions` in all: the sweep's own repetitions have the same seeds, so
 /// they are taken from its rows and only the new ones run.
 pub fn confirm(
+    name: &str,
     setup: &Setup,
     tuned: Tuned,
     sweep: &Sweep,
@@ -369,7 +370,7 @@ pub fn confirm(
 ) -> Result<Written> {
     let what = "more repetitions of the cells the sweep's could not decide";
     let title = "Confirmation run of rfbench compare";
-    let mut w = base(setup, "confirm", title, what, LEARNING.name)?;
+    let mut w = base(setup, name, title, what, LEARNING.name)?;
     w.spec.kernel = tuned_kernel(setup, tuned);
     w.spec.run.insert(
         "repetitions".into(),
@@ -583,6 +584,18 @@ mod tests {
             };
             let sweep_plan = plans(&sweep(&s, t, &without).unwrap());
             assert_eq!(sweep_plan.cells.len(), 2 * s.maps.len() + 1, "{kernel}");
+            // A confirmation round: one map's cell and the exact machine, 12 repetitions.
+            let one = Sweep {
+                per_map: vec![(s.maps[0].name, vec![128])],
+                exact_train_size: Some(0),
+                skipped: Vec::new(),
+            };
+            let confirm_plan = plans(&confirm("confirm-1", &s, t, &one, false, 12).unwrap());
+            assert_eq!(confirm_plan.cells.len(), 2, "{kernel}");
+            assert!(
+                confirm_plan.cells.iter().all(|c| c.repetitions == 12),
+                "{kernel}"
+            );
             let gram_plan = plans(&gram(&s, t, &sweep_of(&s)).unwrap());
             assert_eq!(gram_plan.cells.len(), 2 * s.maps.len(), "{kernel}");
         }
