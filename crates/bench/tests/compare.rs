@@ -96,6 +96,30 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
     assert_eq!(json["recommendations"].as_array().map(Vec::len), Some(3));
     let cells = json["cells"].as_array().unwrap();
     assert!(cells.iter().any(|c| c["map"] == "exact"), "{json}");
+    // Every repetition's test rows, unless the data brings its own.
+    let splits = out.join("splits.json");
+    if extra.contains(&"--test") {
+        assert!(!splits.exists());
+    } else {
+        let text = std::fs::read_to_string(&splits).unwrap();
+        let splits: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let most = cells
+            .iter()
+            .filter_map(|c| {
+                c["repetitions"]
+                    .as_array()?
+                    .iter()
+                    .filter_map(|r| r.as_u64())
+                    .max()
+            })
+            .max()
+            .unwrap();
+        let listed = splits["splits"].as_array().unwrap();
+        assert_eq!(listed.len() as u64, most + 1, "{text}");
+        assert!(listed
+            .iter()
+            .all(|s| !s["test_rows"].as_array().unwrap().is_empty()));
+    }
     let gram = column(&out.join("results/gram/full.csv"), "relative_frobenius");
     assert!(
         gram.iter()

@@ -278,6 +278,23 @@ pub fn subsample_indices(n: usize, k: usize, seed: u64) -> Result<Vec<usize>> {
     Ok(rows)
 }
 
+/// The rows the `split` step sends to training and to testing, each in increasing order: a
+/// `test_fraction` share, stratified by the labels `y` or not, drawn from `seed`. One function
+/// for the step and for whoever writes a split down (`rfbench compare`'s `splits.json`).
+pub fn split_rows(
+    y: &[f64],
+    test_fraction: f64,
+    stratify: bool,
+    seed: u64,
+) -> Result<(Vec<usize>, Vec<usize>)> {
+    if stratify {
+        return stratified_split(y, test_fraction, seed);
+    }
+    let n = y.len();
+    let test_size = ((n as f64) * test_fraction).round() as usize;
+    random_split(n, test_size.clamp(1, n.saturating_sub(1)), seed)
+}
+
 /// A seeded random split of `0..n`: (train rows, test rows), each in increasing order.
 pub fn random_split(n: usize, test_size: usize, seed: u64) -> Result<(Vec<usize>, Vec<usize>)> {
     let test = subsample_indices(n, test_size, seed)?;

@@ -30,9 +30,7 @@
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
-use super::preprocess::{
-    random_split, stratified_split, subsample_indices, unit_norm, ColumnScaler,
-};
+use super::preprocess::{split_rows, subsample_indices, unit_norm, ColumnScaler};
 use super::Dataset;
 
 /// One preprocessing step.
@@ -165,13 +163,7 @@ impl Step {
                 test_fraction,
                 stratify,
             } => {
-                let (train, test) = if stratify {
-                    stratified_split(&data.y, test_fraction, data_seed)?
-                } else {
-                    let n = data.y.len();
-                    let test_size = ((n as f64) * test_fraction).round() as usize;
-                    random_split(n, test_size.clamp(1, n.saturating_sub(1)), data_seed)?
-                };
+                let (train, test) = split_rows(&data.y, test_fraction, stratify, data_seed)?;
                 let order: Vec<usize> = train.iter().chain(&test).copied().collect();
                 data.x = data.x.select_rows(&order);
                 data.y = order.iter().map(|&i| data.y[i]).collect();

@@ -24,6 +24,7 @@ pub mod report;
 pub mod rounds;
 pub mod setup;
 pub mod specs;
+pub mod splits;
 mod steps;
 #[cfg(test)]
 mod test_support;
@@ -185,9 +186,12 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     )?;
     let answer = answer::sentence(&lines);
     let json = answer::json(&setup, &lines, &tuned, &chosen.warnings);
-    let json_path = options.out.join("answer.json");
-    let text = format!("{json:#}\n");
-    replace_file(&json_path, text.as_bytes()).map_err(|e| Error::io(&json_path, e))?;
+    write_json(&options.out.join("answer.json"), &json)?;
+    let repetitions = lines.iter().filter_map(|l| l.scores.keys().max()).max();
+    let splits = splits::json(&setup, &outcome.plan, repetitions.map_or(0, |r| r + 1))?;
+    if let Some(splits) = splits {
+        write_json(&options.out.join("splits.json"), &splits)?;
+    }
     let opening = match answer::counterpart(&setup, &lines, &tuned) {
         Some(sklearn) => format!("{answer}\n\n{sklearn}"),
         None => answer.clone(),
@@ -204,6 +208,11 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         seconds,
         outcome,
     })
+}
+
+fn write_json(path: &std::path::Path, value: &serde_json::Value) -> Result<()> {
+    let text = format!("{value:#}\n");
+    replace_file(path, text.as_bytes()).map_err(|e| Error::io(path, e))
 }
 
 /// Fills the lines' Gram errors (`gram.toml`) for the cells of `sweep` whose estimate fits what

@@ -55,6 +55,9 @@ pub struct Setup {
     pub seed: u64,
     /// What was guessed about the data file, for the report.
     pub guesses: Vec<String>,
+    /// The data's labels in file order: what the split of each repetition is drawn from
+    /// ([`super::splits`]).
+    pub labels: Vec<f64>,
 }
 
 impl Setup {
@@ -63,6 +66,7 @@ impl Setup {
         let fetch = rfbench_data::FetchOptions::from_env();
         let dataset = rfbench_data::load(&entry, &fetch)?;
         let (n, d) = (dataset.x.n_rows(), dataset.x.n_cols());
+        let labels = dataset.y.clone();
         let has_test = dataset.n_train < n;
         let n_train = if has_test {
             dataset.n_train
@@ -112,6 +116,7 @@ impl Setup {
             repetitions: options.repetitions,
             seed: options.seed,
             guesses,
+            labels,
         })
     }
 

@@ -68,6 +68,7 @@ pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
         repetitions: 3,
         seed: 7,
         guesses: vec!["a guess".into()],
+        labels: (0..100).map(|i| f64::from(i % 2)).collect(),
     }
 }
 
