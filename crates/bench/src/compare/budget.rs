@@ -186,6 +186,21 @@ pub fn estimate(
     }
 }
 
+/// A subsample of the training rows this large a share of them runs on all of them instead: the
+/// exact machine on every row is the reference of every answer (on 99 % of Adult's rows it was
+/// not, and the best cell became the reference).
+const ALL_ROWS_ABOVE: f64 = 0.9;
+
+/// The exact machine's repetitions: one with a fixed test file (it draws nothing at random, and
+/// the sweep runs it once).
+fn exact_repetitions(setup: &Setup) -> f64 {
+    if setup.has_test {
+        1.0
+    } else {
+        setup.repetitions as f64
+    }
+}
+
 /// The cells that fit `budget` seconds: the baseline, the exact machine (on all training rows
 /// if that takes at most a quarter of the budget and what the baseline left, else on the
 /// subsample that does), then the rungs of the ladder in increasing D, every map's rung before
@@ -196,17 +211,22 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
     let mut sweep = Sweep::default();
     // Capped by what the baseline left, so that the plan's total stays within the budget.
     let exact_allowance = (budget / 4.0).min(budget - spent).max(0.0);
+    let exact_reps = exact_repetitions(setup);
     match estimates.get(exact_map().name, 0) {
-        Some(t) if t * reps <= exact_allowance => {
-            spent += t * reps;
+        Some(t) if t * exact_reps <= exact_allowance => {
+            spent += t * exact_reps;
             sweep.exact_train_size = Some(0);
         }
         Some(t) => {
             // A power e of the rows: m = n (share / t)^(1 / e).
-            let share = exact_allowance / reps;
+            let share = exact_allowance / exact_reps;
             let e = estimates.exact_exponent();
             let m = (setup.n_train as f64 * (share / t).powf(1.0 / e)) as usize;
-            if m >= 200 {
+            if m as f64 >= ALL_ROWS_ABOVE * setup.n_train as f64 {
+                // Nearly all of them: the reference on every row is worth the overrun.
+                spent += t * exact_reps;
+                sweep.exact_train_size = Some(0);
+            } else if m >= 200 {
                 spent += exact_allowance;
                 sweep.exact_train_size = Some(m);
                 sweep.skipped.push(format!(
@@ -307,7 +327,7 @@ pub fn total(setup: &Setup, estimates: &Estimates, sweep: &Sweep) -> f64 {
             0 => 1.0,
             m => m as f64 / setup.n_train as f64,
         };
-        t += estimates.exact_on(share).unwrap_or(0.0) * reps;
+        t += estimates.exact_on(share).unwrap_or(0.0) * exact_repetitions(setup);
     }
     for (map, ds) in &sweep.per_map {
         t += ds
@@ -596,6 +616,14 @@ mod tests {
         let sweep = fit(&s, &Estimates::default(), 40.0);
         assert_eq!(sweep.exact_train_size, None);
         assert_eq!(sweep.skipped[0], "exact: the pilot did not measure it");
+        // 90 % of the rows or more: all of them (m = 450 sqrt(9 / 10) = 427).
+        let sweep = fit(&s, &e, 72.0);
+        assert_eq!(sweep.exact_train_size, Some(0));
+        // With a fixed test file the exact machine runs once: 10 s fits a quarter of 40 s.
+        s.has_test = true;
+        let sweep = fit(&s, &e, 40.0);
+        assert_eq!(sweep.exact_train_size, Some(0));
+        assert_close(Some(total(&s, &e, &sweep)), 10.0, "one run");
     }
 
     #[test]

@@ -38,7 +38,7 @@ use crate::run::{Outcome, RunOptions};
 use rfbench_data::atomic::replace_file;
 use rfbench_data::Task;
 
-use setup::{Setup, PILOT_ROWS};
+use setup::Setup;
 use specs::Tuned;
 use steps::{read, run_spec, Context, Progress};
 
@@ -106,12 +106,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         ..run.clone()
     };
 
-    progress.say(&format!(
-        "tuning the maps' and the exact machine's values on a subsample of at most {PILOT_ROWS} \
-         rows"
-    ));
-    let tune = run_spec(&options.out, "tune", &specs::tune(&setup)?, &run, &[])?;
-    let chosen = tuning::chosen(&setup, &read(&tune)?.rows)?;
+    let (chosen, tuning_rows) = tuning::run(&options.out, &setup, &run, &progress, options.budget)?;
     let tuned = chosen.tuned;
     progress.say(&tuned_line(&setup, &tuned));
     for warning in &chosen.warnings {
@@ -168,6 +163,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
          included, {seconds:.0} s.",
         tuned_line(&setup, &tuned)
     );
+    note.push_str(&format!(" The tuning ran {tuning_rows}."));
     for sentence in &confirmed.notes {
         note.push_str(&format!(" Confirmation: {sentence}."));
     }

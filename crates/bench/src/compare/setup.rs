@@ -177,14 +177,14 @@ impl Setup {
 
     /// The tuning run's steps: a subsample with a validation split of it in every repetition.
     /// Data with its own test file gives up its test rows first: nothing is tuned on them.
-    pub fn tuning_preprocess(&self) -> Vec<Step> {
+    pub fn tuning_preprocess(&self, rows: usize) -> Vec<Step> {
         if !self.has_test {
-            return self.preprocess(Some(PILOT_ROWS));
+            return self.preprocess(Some(rows));
         }
         let mut steps = vec![Step::TrainRows];
-        if self.n_train > PILOT_ROWS {
+        if self.n_train > rows {
             steps.push(Step::Subsample {
-                n: PILOT_ROWS,
+                n: rows,
                 seed: self.seed,
             });
         }
@@ -194,6 +194,13 @@ impl Setup {
         });
         steps.push(self.normalise);
         steps
+    }
+
+    /// The most rows the tuning run takes: the data's (its training rows', with a test file), at
+    /// most [`PILOT_ROWS`].
+    pub fn tuning_rows(&self) -> usize {
+        let rows = if self.has_test { self.n_train } else { self.n };
+        rows.min(PILOT_ROWS)
     }
 
     /// One line per default chosen, for the report and the spec's header.

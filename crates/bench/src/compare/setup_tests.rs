@@ -123,7 +123,7 @@ fn numeric_targets_make_a_regression_and_a_test_file_is_kept() {
         stratify: false,
     };
     assert_eq!(
-        s.tuning_preprocess(),
+        s.tuning_preprocess(s.tuning_rows()),
         vec![Step::TrainRows, validation, s.normalise]
     );
     let decisions = s.decisions();

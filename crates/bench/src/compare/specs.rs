@@ -170,23 +170,23 @@ fn learner_table(penalty: &str, value: Value, once: bool) -> Table {
     out
 }
 
-/// The tuning run, on a subsample: for the maps, sigma from the candidates and the learner's
+/// The tuning run `name`, on a subsample of `rows`: for the maps, sigma from the candidates and the learner's
 /// penalty by 3-fold cross-validation (nested: each bandwidth's folds choose their own penalty)
 /// with the tuning map, once; for the exact machine, the same for itself (its own sigma and
 /// penalty), or, when it cannot cross-validate its penalty (the kernel SVM's C), one cell per
 /// value of [`EXACT_PENALTIES`] (each choosing its sigma by cross-validation), scored on the
 /// held-out rows of two splits.
-pub fn tune(setup: &Setup) -> Result<Written> {
+pub fn tune(setup: &Setup, name: &str, rows: usize) -> Result<Written> {
     let what = "the bandwidth and the penalties by cross-validation on a subsample";
     let mut w = base(
         setup,
-        "tune",
+        name,
         "Tuning run of rfbench compare",
         what,
         LEARNING.name,
     )?;
     let steps = setup
-        .tuning_preprocess()
+        .tuning_preprocess(rows)
         .iter()
         .map(|s| s.to_toml().map_err(Error::Experiment))
         .collect::<Result<Vec<_>>>()?;
@@ -551,7 +551,7 @@ mod tests {
         for (kernel, task, learner) in cases {
             let s = setup(kernel, task, learner);
             let t = tuned();
-            let tune_plan = plans(&tune(&s).unwrap());
+            let tune_plan = plans(&tune(&s, "tune", s.tuning_rows()).unwrap());
             // The tuning map's cell, and the exact machine's: one that cross-validates its
             // penalty, or one per value tried.
             let exact_cells = if s.exact_learner.tunes_penalty() {
@@ -605,14 +605,14 @@ mod tests {
     fn the_tuning_run_names_the_kernels_bandwidth_and_the_tuner() {
         // Matern's bandwidth is `length_scale`, not `sigma`.
         let matern = setup("matern", Task::Regression, None);
-        let written = tune(&matern).unwrap();
+        let written = tune(&matern, "tune", matern.tuning_rows()).unwrap();
         let kernel = &written.spec.kernel;
         assert!(kernel.contains_key("length_scale") && !kernel.contains_key("sigma"));
         assert!(!kernel.contains_key("degree"));
         // The ridge classifier's lambda is no C: the exact SVM tries each of its C values,
         // each cell choosing its own bandwidth by cross-validation; its lambda is cross-validated.
         let ridge = setup("gaussian", Task::Binary, Some(regression_learner()));
-        let written = tune(&ridge).unwrap();
+        let written = tune(&ridge, "tune", ridge.tuning_rows()).unwrap();
         let learners = &written.spec.learners;
         assert_eq!(
             learners[ridge.learner.name][ridge.penalty].get_ref(),
@@ -629,7 +629,7 @@ mod tests {
         );
         // The polynomial kernel: a degree, no bandwidth; the sketch tunes.
         let poly = setup("polynomial", Task::Binary, None);
-        let written = tune(&poly).unwrap();
+        let written = tune(&poly, "tune", poly.tuning_rows()).unwrap();
         assert!(written.spec.kernel.contains_key("degree"));
         assert_eq!(tuning_map(&poly), poly.kernel.tuning_map.unwrap());
     }
@@ -655,7 +655,7 @@ mod tests {
     fn a_seed_toml_cannot_hold_is_an_error_not_a_wrapped_number() {
         let mut s = setup("gaussian", Task::Binary, None);
         s.seed = u64::MAX;
-        let err = tune(&s).unwrap_err().to_string();
+        let err = tune(&s, "tune", s.tuning_rows()).unwrap_err().to_string();
         assert!(err.contains("largest integer"), "{err}");
     }
 }

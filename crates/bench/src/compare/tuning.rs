@@ -5,12 +5,72 @@
 //! "no kernel is needed" the answer).
 
 use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
 
 use super::setup::{Setup, EXACT_PENALTIES};
-use super::specs::Tuned;
+use super::specs::{self, Tuned};
+use super::steps::{self, Progress};
 use crate::error::{Error, Result};
 use crate::results::{CellValue, ResultRow};
+use crate::run::RunOptions;
 use rfbench_registry::{ChosenBy, TunedColumns};
+
+/// Rows of the probe that times the tuning run before its rows are chosen.
+pub const PROBE_ROWS: usize = 300;
+
+/// The share of the budget the tuning run may take.
+pub const TUNING_SHARE: f64 = 0.25;
+
+/// How the tuning run's time grows with its rows, from the probe's (between the linear
+/// learner's cross-validation, linear, and the kernel SVM's, up to quadratic).
+const GROWTH: f64 = 1.5;
+
+/// The tuning run's rows for `allowance` seconds, given a probe of `probe` rows that took
+/// `seconds`: its time grown as rows^[`GROWTH`], within [probe, most].
+pub fn rows_for(allowance: f64, probe: usize, seconds: f64, most: usize) -> usize {
+    let scale = (allowance / seconds.max(1e-3)).max(0.0).powf(1.0 / GROWTH);
+    ((probe as f64 * scale).round() as usize).clamp(probe, most.max(probe))
+}
+
+/// Runs the tuning within [`TUNING_SHARE`] of `budget`: where the data has more than twice
+/// [`PROBE_ROWS`] tuning rows, `tune-probe.toml` on that many first times it, and `tune.toml`
+/// takes the rows that fit what is left of the share ([`rows_for`]; the probe's values when no
+/// more fit). Returns what was chosen and a sentence on the rows for the report.
+pub fn run(
+    out: &Path,
+    setup: &Setup,
+    run: &RunOptions,
+    progress: &Progress,
+    budget: f64,
+) -> Result<(Chosen, String)> {
+    let most = setup.tuning_rows();
+    let mut rows = most;
+    let mut how = format!("on {most} rows");
+    if most > 2 * PROBE_ROWS {
+        progress.say(&format!("timing the tuning on {PROBE_ROWS} rows"));
+        let start = Instant::now();
+        let spec = specs::tune(setup, "tune-probe", PROBE_ROWS)?;
+        let probe = steps::run_spec(out, "tune-probe", &spec, run, &[])?;
+        let seconds = start.elapsed().as_secs_f64();
+        let allowance = TUNING_SHARE * budget - seconds;
+        rows = rows_for(allowance, PROBE_ROWS, seconds, most);
+        how = format!(
+            "on {rows} of at most {most} rows: a probe on {PROBE_ROWS} took {seconds:.1} s, \
+             and tuning may take {:.0} % of the budget (time taken as growing with rows^{GROWTH})",
+            100.0 * TUNING_SHARE
+        );
+        if rows == PROBE_ROWS {
+            return Ok((chosen(setup, &steps::read(&probe)?.rows)?, how));
+        }
+    }
+    progress.say(&format!(
+        "tuning the maps' and the exact machine's values on {rows} rows"
+    ));
+    let spec = specs::tune(setup, "tune", rows)?;
+    let tune = steps::run_spec(out, "tune", &spec, run, &[])?;
+    Ok((chosen(setup, &steps::read(&tune)?.rows)?, how))
+}
 
 /// What the tuning run chose, and what the report should warn about (a choice at an edge of
 /// the values searched, where the best may lie beyond).
@@ -273,6 +333,15 @@ mod tests {
 
     /// The kernel SVM cannot cross-validate its C: the C with the best mean held-out score over
     /// the two splits is taken, with the geometric mean of the bandwidths its cells chose.
+    #[test]
+    fn the_tuning_rows_grow_with_the_time_left_as_rows_to_the_1_5() {
+        // A probe of 300 rows in 2 s; 16 s allowed: 8x the time, 4x the rows.
+        assert_eq!(rows_for(16.0, 300, 2.0, 2000), 1200);
+        // At most the data's, at least the probe's (even with no time left).
+        assert_eq!(rows_for(1e6, 300, 2.0, 2000), 2000);
+        assert_eq!(rows_for(-5.0, 300, 2.0, 2000), 300);
+    }
+
     #[test]
     fn the_exact_svm_takes_the_c_that_scores_best_and_its_own_bandwidth() {
         let s = setup("gaussian", Task::Binary, None);
