@@ -269,6 +269,29 @@ impl Reporter {
 /// A row's identity for reuse: the run and the seeds it drew.
 type RowKey = (RunId, Vec<(String, u64)>);
 
+/// The identity `row` (of this spec or another: compare's confirmation rounds hold a few of its
+/// sweep's cells) has among this plan's runs: its coordinates on this plan's columns (empty
+/// where it has none); `None` when it has a value in a column this plan does not have, so that
+/// it cannot be one of its runs.
+fn reuse_key(plan: &Plan, row: &ResultRow) -> Option<RowKey> {
+    let foreign = row
+        .coordinates
+        .iter()
+        .any(|(c, v)| *v != CellValue::Empty && !plan.columns.contains(c));
+    if foreign {
+        return None;
+    }
+    let coordinates: Coordinates = plan
+        .columns
+        .iter()
+        .map(|c| {
+            let value = row.coordinates.get(c).cloned();
+            (c.clone(), value.unwrap_or(CellValue::Empty))
+        })
+        .collect();
+    Some(RunId::new(&coordinates, row.repetition).with_seeds(&row.seeds))
+}
+
 /// A job: cell index, repetition, and its row's coordinates and seeds.
 type Job = (usize, usize, Coordinates, Vec<(String, u64)>);
 
@@ -286,12 +309,7 @@ pub fn run_cells(
     let reusable: BTreeMap<RowKey, &ResultRow> = earlier
         .iter()
         .filter(|r| matches!(r.outcome, CellOutcome::Done(_)))
-        .map(|r| {
-            (
-                RunId::new(&r.coordinates, r.repetition).with_seeds(&r.seeds),
-                r,
-            )
-        })
+        .filter_map(|r| Some((reuse_key(plan, r)?, r)))
         .collect();
     // Each job with its row's identity, and the row an earlier run measured for it.
     let jobs: Vec<Job> = (0..plan.cells.len())

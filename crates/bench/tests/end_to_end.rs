@@ -899,6 +899,84 @@ fn an_absurd_thread_count_is_refused() {
     }
 }
 
+/// A smaller spec with fewer columns (compare's confirmation rounds: a few of its sweep's cells)
+/// takes the earlier rows of its cells, whose other columns are empty; a row with a value in a
+/// column the smaller spec does not have is another run, measured again.
+#[test]
+fn a_smaller_spec_takes_the_rows_of_its_cells_from_a_wider_one() {
+    use rfbench::results::{CellOutcome, CellValue, MetricsBuilder, ResultRow};
+    let (dir, options) = workspace();
+    let first = reproduce("gram-error-demo", &Profile::Full, &options).unwrap();
+    let mark = |row: &mut ResultRow| {
+        let CellOutcome::Done(metrics) = &row.outcome else {
+            panic!("{row:?}")
+        };
+        let names: Vec<String> = metrics.iter().map(|(n, _)| n.to_string()).collect();
+        let mut marked = MetricsBuilder::new(&names);
+        for (name, value) in metrics.iter() {
+            marked
+                .set(name, if name == "gram_mse" { 42.0 } else { value })
+                .unwrap();
+        }
+        row.outcome = CellOutcome::Done(marked.finish());
+    };
+    let rff = |row: &&ResultRow| row.coordinates.get("map") == Some(&CellValue::Text("rff".into()));
+    let gaussian = |row: &&ResultRow| {
+        row.coordinates.get("kernel") == Some(&CellValue::Text("gaussian".into()))
+    };
+    let mut earlier = first.rows.clone();
+    let k = earlier
+        .iter()
+        .position(|r| rff(&r) && gaussian(&r))
+        .unwrap();
+    mark(&mut earlier[k]);
+    // The same rff run, but with a value in PRFF's max_iterations column: not this spec's run.
+    let j = earlier
+        .iter()
+        .enumerate()
+        .position(|(i, r)| i != k && rff(&r) && gaussian(&r))
+        .unwrap();
+    mark(&mut earlier[j]);
+    earlier[j]
+        .coordinates
+        .insert("max_iterations".into(), CellValue::Int(5));
+    let spec = dir.path().join("experiments/gram-error-demo.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let grid = text
+        .lines()
+        .find(|l| l.starts_with("\"map, kernel\""))
+        .unwrap();
+    let smaller = text
+        .replace(grid, "\"map, kernel\" = [[\"rff\", \"gaussian\"]]")
+        .replace(
+            "[maps.random-binning]\nn_grids = [5, 20]\nwidth = 4096\n",
+            "",
+        )
+        .replace("[maps.prff]\nmax_iterations = 5\n", "");
+    std::fs::write(&spec, smaller).unwrap();
+    let second =
+        rfbench::run::reproduce_reusing("gram-error-demo", &Profile::Full, &options, &earlier)
+            .unwrap();
+    assert!(!second.plan.columns.contains(&"max_iterations".to_string()));
+    let found = |row: &ResultRow| {
+        second
+            .rows
+            .iter()
+            .find(|r| {
+                r.repetition == row.repetition
+                    && r.coordinates.get("d") == row.coordinates.get("d")
+                    && r.coordinates.get("n_components") == row.coordinates.get("n_components")
+            })
+            .unwrap()
+    };
+    assert_eq!(found(&earlier[k]).metric("gram_mse"), Some(42.0), "taken");
+    assert_eq!(
+        found(&earlier[j]).metric("gram_mse"),
+        first.rows[j].metric("gram_mse"),
+        "a value in another column: measured again"
+    );
+}
+
 /// A run of a grown spec takes the rows an earlier run measured (same coordinates, repetition
 /// and seeds) instead of running their cells again, and runs the rest: `rfbench compare`'s
 /// rounds up the ladder of D.
