@@ -899,27 +899,30 @@ fn an_absurd_thread_count_is_refused() {
     }
 }
 
+/// Sets `row`'s gram_mse to 42, a value no run measures: a row that comes back with it was
+/// taken, not measured again.
+fn mark_gram_mse(row: &mut rfbench::results::ResultRow) {
+    use rfbench::results::{CellOutcome, MetricsBuilder};
+    let CellOutcome::Done(metrics) = &row.outcome else {
+        panic!("{row:?}")
+    };
+    let names: Vec<String> = metrics.iter().map(|(n, _)| n.to_string()).collect();
+    let mut marked = MetricsBuilder::new(&names);
+    for (name, value) in metrics.iter() {
+        let value = if name == "gram_mse" { 42.0 } else { value };
+        marked.set(name, value).unwrap();
+    }
+    row.outcome = CellOutcome::Done(marked.finish());
+}
+
 /// A smaller spec with fewer columns (compare's confirmation rounds: a few of its sweep's cells)
 /// takes the earlier rows of its cells, whose other columns are empty; a row with a value in a
 /// column the smaller spec does not have is another run, measured again.
 #[test]
 fn a_smaller_spec_takes_the_rows_of_its_cells_from_a_wider_one() {
-    use rfbench::results::{CellOutcome, CellValue, MetricsBuilder, ResultRow};
+    use rfbench::results::{CellValue, ResultRow};
     let (dir, options) = workspace();
     let first = reproduce("gram-error-demo", &Profile::Full, &options).unwrap();
-    let mark = |row: &mut ResultRow| {
-        let CellOutcome::Done(metrics) = &row.outcome else {
-            panic!("{row:?}")
-        };
-        let names: Vec<String> = metrics.iter().map(|(n, _)| n.to_string()).collect();
-        let mut marked = MetricsBuilder::new(&names);
-        for (name, value) in metrics.iter() {
-            marked
-                .set(name, if name == "gram_mse" { 42.0 } else { value })
-                .unwrap();
-        }
-        row.outcome = CellOutcome::Done(marked.finish());
-    };
     let rff = |row: &&ResultRow| row.coordinates.get("map") == Some(&CellValue::Text("rff".into()));
     let gaussian = |row: &&ResultRow| {
         row.coordinates.get("kernel") == Some(&CellValue::Text("gaussian".into()))
@@ -929,14 +932,14 @@ fn a_smaller_spec_takes_the_rows_of_its_cells_from_a_wider_one() {
         .iter()
         .position(|r| rff(&r) && gaussian(&r))
         .unwrap();
-    mark(&mut earlier[k]);
+    mark_gram_mse(&mut earlier[k]);
     // The same rff run, but with a value in PRFF's max_iterations column: not this spec's run.
     let j = earlier
         .iter()
         .enumerate()
         .position(|(i, r)| i != k && rff(&r) && gaussian(&r))
         .unwrap();
-    mark(&mut earlier[j]);
+    mark_gram_mse(&mut earlier[j]);
     earlier[j]
         .coordinates
         .insert("max_iterations".into(), CellValue::Int(5));
@@ -982,26 +985,14 @@ fn a_smaller_spec_takes_the_rows_of_its_cells_from_a_wider_one() {
 /// rounds up the ladder of D.
 #[test]
 fn a_grown_spec_takes_the_rows_an_earlier_run_measured() {
-    use rfbench::results::{CellOutcome, CellValue, MetricsBuilder, ResultRow};
+    use rfbench::results::{CellValue, ResultRow};
     let (dir, options) = workspace();
     let first = reproduce("gram-error-demo", &Profile::Full, &options).unwrap();
     // Two rows marked: one kept as it is (the mark must come back), one with another seed (it
     // must be measured again).
-    let mark = |row: &mut ResultRow| {
-        let CellOutcome::Done(metrics) = &row.outcome else {
-            panic!("{row:?}")
-        };
-        let names: Vec<String> = metrics.iter().map(|(n, _)| n.to_string()).collect();
-        let mut marked = MetricsBuilder::new(&names);
-        for (name, value) in metrics.iter() {
-            let value = if name == "gram_mse" { 42.0 } else { value };
-            marked.set(name, value).unwrap();
-        }
-        row.outcome = CellOutcome::Done(marked.finish());
-    };
     let mut earlier = first.rows.clone();
-    mark(&mut earlier[0]);
-    mark(&mut earlier[1]);
+    mark_gram_mse(&mut earlier[0]);
+    mark_gram_mse(&mut earlier[1]);
     earlier[1].seeds[0].1 ^= 1;
     let spec = dir.path().join("experiments/gram-error-demo.toml");
     let grown = std::fs::read_to_string(&spec)

@@ -172,7 +172,7 @@ fn cell(line: &Line) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::lines::tests::line;
+    use crate::compare::lines::tests::{exact_and_a_map, line};
 
     #[test]
     fn the_exact_machine_is_the_answer_when_no_cheaper_map_is_within() {
@@ -193,12 +193,8 @@ mod tests {
 
     #[test]
     fn a_map_within_the_smallest_tolerance_is_the_answer_with_its_decision() {
-        let exact = rfbench_registry::exact_map().name;
-        let lines = vec![
-            line(exact, 0, &[90.0, 91.0, 89.0, 90.0], 50.0),
-            line("map-a", 64, &[89.8, 90.8, 88.8, 89.8], 1.0),
-            line("map-a", 32, &[88.8, 89.8, 87.8, 88.8], 0.5),
-        ];
+        let mut lines = exact_and_a_map();
+        lines.push(line("map-a", 32, &[88.8, 89.8, 87.8, 88.8], 0.5));
         let text = sentence(&lines);
         assert!(
             text.starts_with("use map-a, D = 64: 89.80 % in 1.00 s, within 0.5"),

@@ -249,6 +249,16 @@ pub(crate) mod tests {
         }
     }
 
+    /// The exact machine (90, 91, 89, 90 %; 50 s) and map-a at D = 64, 0.2 points below it in
+    /// every repetition (1 s): the start of the decision tests' lines.
+    pub(crate) fn exact_and_a_map() -> Vec<Line> {
+        let exact = rfbench_registry::exact_map().name;
+        vec![
+            line(exact, 0, &[90.0, 91.0, 89.0, 90.0], 50.0),
+            line("map-a", 64, &[89.8, 90.8, 88.8, 89.8], 1.0),
+        ]
+    }
+
     #[test]
     fn the_pareto_front_keeps_what_nothing_beats_on_score_and_time() {
         let raw = rfbench_registry::raw_map().name;

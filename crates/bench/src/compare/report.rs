@@ -296,7 +296,7 @@ fn tolerance_line(lines: &[Line], reference: usize, rec: &Recommendation) -> Str
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::lines::tests::line;
+    use crate::compare::lines::tests::{exact_and_a_map, line};
 
     #[test]
     fn a_paired_test_sees_a_consistent_difference_that_an_unpaired_one_would_not() {
@@ -310,12 +310,8 @@ mod tests {
 
     #[test]
     fn each_tolerance_names_its_pick_its_decision_and_the_undecided() {
-        let exact = rfbench_registry::exact_map().name;
-        let lines = vec![
-            line(exact, 0, &[90.0, 91.0, 89.0, 90.0], 50.0),
-            line("map-a", 64, &[89.8, 90.8, 88.8, 89.8], 1.0),
-            line("map-b", 32, &[88.7, 91.7, 88.5, 90.7], 0.5),
-        ];
+        let mut lines = exact_and_a_map();
+        lines.push(line("map-b", 32, &[88.7, 91.7, 88.5, 90.7], 0.5));
         let mut out = String::new();
         recommendation(&mut out, &lines, 0);
         let pick = "- within 0.5 points: **map-a, D = 64**, 89.80 %, 1.00 s (difference -0.20";
