@@ -492,6 +492,7 @@ fn reproduce(
              (--out-dir . replaces the committed ones)"
         );
     }
+    rfbench::compare::refuse_own_folder(Path::new(&spec.spec), &options.out_dir)?;
     let outcome = run::reproduce(&spec.spec, &spec.profile(), options)
         .with_context(|| format!("reproducing {}", spec.spec))?;
     for warning in &outcome.warnings {
@@ -529,6 +530,7 @@ fn slurm_command(
     options: &RunOptions,
     submit: bool,
 ) -> anyhow::Result<String> {
+    rfbench::compare::refuse_own_folder(Path::new(&spec.spec), &options.out_dir)?;
     let binary = std::env::current_exe().context("finding this executable for the scripts")?;
     let scripts = rfbench::slurm::write(&spec.spec, &spec.profile(), options, slurm, &binary)
         .with_context(|| format!("writing the SLURM scripts of {}", spec.spec))?;

@@ -129,10 +129,22 @@ fn compare_and_rerun(dir: &Path, data: &str, extra: &[&str], metric: &str) -> St
     let csv = out.join("results/compare/full.csv");
     let first = column(&csv, metric);
     assert!(first.iter().any(|v| !v.is_empty()), "{metric}: {first:?}");
+    // Into compare's own folder the rerun is refused: the report was drawn from these rows.
+    let before = std::fs::read(&csv).unwrap();
     let (ok, _, stderr) = rfbench(dir, &["reproduce", "out/compare.toml"]);
+    assert!(!ok && stderr.contains("--out-dir OTHER"), "{stderr}");
+    assert_eq!(
+        std::fs::read(&csv).unwrap(),
+        before,
+        "the refused rerun wrote"
+    );
+    let (ok, _, stderr) = rfbench(
+        dir,
+        &["reproduce", "out/compare.toml", "--out-dir", "again"],
+    );
     assert!(ok, "{stderr}");
     assert_eq!(
-        column(&csv, metric),
+        column(&dir.join("again/results/compare/full.csv"), metric),
         first,
         "the written spec reproduces {metric}"
     );

@@ -3,7 +3,7 @@
 //! run again with the reference, the repetitions doubling (up to [`MAX_REPETITIONS`]) while the
 //! sweep's time allows, until each is decided. Round r is `confirm-r.toml`: the repetitions
 //! that ran before share its seeds, so they are taken from their rows and only the new ones
-//! run, and `rfbench reproduce confirm-r.toml` reruns them all.
+//! run, and `rfbench reproduce confirm-r.toml --out-dir OTHER` reruns them all.
 
 use std::time::Instant;
 

@@ -87,8 +87,19 @@ impl Line {
         if self.rmse.is_empty() {
             return format!("{:.2} %", self.mean());
         }
-        let rmse = self.rmse.values().sum::<f64>() / self.rmse.len() as f64;
-        format!("RMSE {rmse:.4} ({:.2} % of the targets' sd)", -self.mean())
+        format!(
+            "RMSE {:.4} ({:.2} % of the targets' sd)",
+            self.plotted(),
+            -self.mean()
+        )
+    }
+
+    /// What the Pareto figure plots: the mean accuracy, or the mean RMSE in the targets' units.
+    pub fn plotted(&self) -> f64 {
+        match self.rmse.is_empty() {
+            true => self.mean(),
+            false => self.rmse.values().sum::<f64>() / self.rmse.len() as f64,
+        }
     }
 
     pub fn name(&self) -> String {

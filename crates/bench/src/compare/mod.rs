@@ -40,6 +40,7 @@ use rfbench_data::Task;
 
 use setup::Setup;
 use specs::Tuned;
+pub use steps::refuse_own_folder;
 use steps::{read, run_spec, Context, Progress};
 
 /// The command's options (see `rfbench compare --help`).
@@ -141,6 +142,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         estimates: &estimates,
         deadline: sweep_start + std::time::Duration::from_secs_f64(0.9 * remaining.max(0.0)),
         repetitions: setup.repetitions as f64,
+        after: estimate / 0.9 - estimate,
     };
     let context = Context {
         out: &options.out,
@@ -170,14 +172,9 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     for warning in &chosen.warnings {
         note.push_str(&format!("\n\nWarning: {warning}."));
     }
-    let score_label = if setup.classification() {
-        "Test accuracy (%)"
-    } else {
-        "-normalised RMSE (% of the targets' sd)"
-    };
     pareto::draw(
         &lines,
-        score_label,
+        !setup.classification(),
         &specs::files(&options.out, "compare").figure(Some(report::PARETO)),
     )?;
     let answer = answer::sentence(&lines);

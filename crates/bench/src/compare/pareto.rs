@@ -1,6 +1,8 @@
 //! The picture of the answer: every (map, D) of the sweep as a point of score against total time
-//! (log scale), one colour per map, the exact kernel machine and the linear baseline as labelled
-//! points, and the Pareto front (no other point both better and faster) joined by a line.
+//! (log scale), each point labelled with its D, each map in its catalogue colour and legend
+//! label (the registry's), the exact kernel machine and the linear baseline as labelled points,
+//! and the Pareto front (no other point both better and faster) joined by a line. Regression
+//! plots the RMSE in the targets' units (lower is better).
 
 use std::path::Path;
 
@@ -11,11 +13,10 @@ use crate::error::{Error, Result};
 use crate::outputs::{color, register_embedded_font};
 use rfbench_data::atomic::replace_file;
 
-/// Draws the figure to `path` (replaced whole).
-pub fn draw(lines: &[Line], score_label: &str, path: &Path) -> Result<()> {
+/// Draws the figure to `path` (replaced whole); `regression` puts the RMSE on the y axis.
+pub fn draw(lines: &[Line], regression: bool, path: &Path) -> Result<()> {
     let fail = |e: String| Error::Experiment(format!("{}: {e}", path.display()));
-    let ran: Vec<&Line> = lines.iter().filter(|l| !l.scores.is_empty()).collect();
-    if ran.is_empty() {
+    if lines.iter().all(|l| l.scores.is_empty()) {
         return Ok(());
     }
     register_embedded_font();
@@ -24,12 +25,24 @@ pub fn draw(lines: &[Line], score_label: &str, path: &Path) -> Result<()> {
         .suffix(".png")
         .tempfile()
         .map_err(|e| fail(e.to_string()))?;
-    plot(lines, score_label, tmp.path()).map_err(fail)?;
+    plot(lines, regression, tmp.path()).map_err(fail)?;
     let png = std::fs::read(tmp.path()).map_err(|e| Error::io(tmp.path(), e))?;
     replace_file(path, &png).map_err(|e| Error::io(path, e))
 }
 
-fn plot(lines: &[Line], score_label: &str, file: &Path) -> std::result::Result<(), String> {
+/// A series of the figure: its legend text and its colour, the map's across the catalogue (its
+/// place in the registry, as the catalogue's figures number a map series).
+fn series(line: &Line) -> (String, RGBColor) {
+    let names = rfbench_registry::map_names();
+    let place = names.iter().position(|n| *n == line.map);
+    let label = match (line.is_map(), rfbench_registry::map(&line.map)) {
+        (true, Some(info)) => info.label.to_string(),
+        _ => line.series(),
+    };
+    (label, color(place.unwrap_or(names.len())))
+}
+
+fn plot(lines: &[Line], regression: bool, file: &Path) -> std::result::Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let ran: Vec<&Line> = lines.iter().filter(|l| !l.scores.is_empty()).collect();
     let time = |l: &Line| l.seconds.max(1e-3);
@@ -37,14 +50,18 @@ fn plot(lines: &[Line], score_label: &str, file: &Path) -> std::result::Result<(
         (a.min(time(l)), b.max(time(l)))
     });
     let (s0, s1) = ran.iter().fold((f64::MAX, f64::MIN), |(a, b), l| {
-        (a.min(l.mean()), b.max(l.mean()))
+        (a.min(l.plotted()), b.max(l.plotted()))
     });
-    let pad = ((s1 - s0) * 0.05).max(0.1);
-    let root = BitMapBackend::new(file, (720, 560)).into_drawing_area();
+    let pad = ((s1 - s0) * 0.08).max(if regression { 1e-6 } else { 0.1 });
+    let y_label = match regression {
+        true => "Test RMSE (targets' units, lower is better)",
+        false => "Test accuracy (%)",
+    };
+    let root = BitMapBackend::new(file, (760, 580)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            "Score against time: the Pareto front joined",
+            "Score against time, labelled with D; the Pareto front joined",
             ("sans-serif", 20),
         )
         .margin(12)
@@ -55,35 +72,44 @@ fn plot(lines: &[Line], score_label: &str, file: &Path) -> std::result::Result<(
     chart
         .configure_mesh()
         .x_desc("Map + train + predict (s), mean")
-        .y_desc(score_label)
+        .y_desc(y_label)
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
-    let mut names: Vec<String> = Vec::new();
+    let mut drawn: Vec<String> = Vec::new();
     for l in &ran {
-        if !names.contains(&l.series()) {
-            names.push(l.series());
+        let (label, c) = series(l);
+        if drawn.contains(&label) {
+            continue;
         }
-    }
-    for (k, label) in names.into_iter().enumerate() {
-        let c = color(k);
-        let points: Vec<(f64, f64)> = ran
+        let points: Vec<(f64, f64, usize)> = ran
             .iter()
-            .filter(|l| l.series() == label)
-            .map(|l| (time(l), l.mean()))
+            .filter(|m| series(m).0 == label)
+            .map(|m| (time(m), m.plotted(), m.d))
             .collect();
         chart
-            .draw_series(points.iter().map(|&p| Circle::new(p, 5, c.filled())))
+            .draw_series(
+                points
+                    .iter()
+                    .map(|&(x, y, _)| Circle::new((x, y), 5, c.filled())),
+            )
             .map_err(|e| err(&e))?
-            .label(label)
+            .label(label.clone())
             .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.filled()));
+        let numbered = points.iter().filter(|(_, _, d)| *d > 0);
+        chart
+            .draw_series(numbered.map(|&(x, y, d)| {
+                EmptyElement::at((x, y)) + Text::new(d.to_string(), (6, -14), ("sans-serif", 11))
+            }))
+            .map_err(|e| err(&e))?;
+        drawn.push(label);
     }
     let front = pareto(lines);
     let mut on_front: Vec<(f64, f64)> = lines
         .iter()
         .zip(front)
         .filter(|(_, f)| *f)
-        .map(|(l, _)| (time(l), l.mean()))
+        .map(|(l, _)| (time(l), l.plotted()))
         .collect();
     on_front.sort_by(|a, b| a.0.total_cmp(&b.0));
     chart
@@ -93,7 +119,10 @@ fn plot(lines: &[Line], score_label: &str, file: &Path) -> std::result::Result<(
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
     chart
         .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
+        .position(match regression {
+            true => SeriesLabelPosition::UpperRight,
+            false => SeriesLabelPosition::LowerRight,
+        })
         .background_style(WHITE.mix(0.8))
         .border_style(BLACK)
         .label_font(("sans-serif", 14))

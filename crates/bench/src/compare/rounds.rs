@@ -5,7 +5,7 @@
 //! later round adds the next rung of the maps still gaining. Every round writes `compare.toml`
 //! (the cells so far) and runs it, taking the rows of the round before for the cells it already
 //! measured ([`run::reproduce_reusing`]): the last round's spec holds exactly the cells that ran,
-//! so `rfbench reproduce compare.toml` reproduces the CSV.
+//! so `rfbench reproduce compare.toml --out-dir OTHER` reproduces the CSV.
 //!
 //! The rules: a map stops once its mean score is within [`TOLERANCE`] points of the exact kernel
 //! machine's (on all training rows): the report's smallest tolerance is met, and a larger D
@@ -37,6 +37,8 @@ pub struct Clock<'a> {
     pub estimates: &'a Estimates,
     pub deadline: Instant,
     pub repetitions: f64,
+    /// Seconds the plan keeps after the sweep (the Gram step), for the estimated end.
+    pub after: f64,
 }
 
 impl Clock<'_> {
@@ -69,6 +71,11 @@ pub fn run(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, S
             .deadline
             .saturating_duration_since(Instant::now())
             .as_secs_f64();
+        // The estimated end, corrected by the pace so far: the rungs not yet run at that pace
+        // (an upper bound: plateaued maps stop early), within the sweep's deadline.
+        let to_run = (clock.estimate(setup, plan) - clock.estimate(setup, current)).max(0.0);
+        let progress = context.progress;
+        progress.expect_end(progress.elapsed() + (to_run * pace).min(left) + clock.after);
         if !schedule.advance(&lines, clock, pace, left) {
             return Ok((outcome, schedule.current));
         }
@@ -283,6 +290,7 @@ mod tests {
             estimates,
             deadline: Instant::now(),
             repetitions: 3.0,
+            after: 0.0,
         }
     }
 

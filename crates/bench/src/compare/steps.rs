@@ -133,7 +133,7 @@ fn write_marked(path: &Path, text: &str) -> Result<()> {
         if edited {
             return Err(Error::Experiment(format!(
                 "{} exists and was not written by this command as it is now (edited?): rerun \
-                 it with `rfbench reproduce {}`, or give compare another --out",
+                 it with `rfbench reproduce {} --out-dir OTHER`, or give compare another --out",
                 path.display(),
                 path.display()
             )));
@@ -141,4 +141,37 @@ fn write_marked(path: &Path, text: &str) -> Result<()> {
     }
     let marked = format!("{text}{MARK}{}\n", digest(text));
     replace_file(path, marked.as_bytes()).map_err(|e| Error::io(path, e))
+}
+
+/// Refuses to rerun one of compare's specs into compare's own folder: its `report.md`,
+/// `answer.json` and Pareto figure were drawn from the rows there and a rerun would replace
+/// the rows but not them, leaving a folder that disagrees with itself. `out_dir` is where the
+/// rerun would write; another folder is fine (the rows come out the same).
+pub fn refuse_own_folder(spec: &Path, out_dir: &Path) -> Result<()> {
+    let Ok(text) = std::fs::read_to_string(spec) else {
+        return Ok(());
+    };
+    if !text.contains(MARK) {
+        return Ok(());
+    }
+    let folder = match spec.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let same = match (folder.canonicalize(), out_dir.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    if !same || !folder.join("report.md").exists() {
+        return Ok(());
+    }
+    Err(Error::Experiment(format!(
+        "{} was written by `rfbench compare`, and {}'s report.md, answer.json and Pareto figure \
+         come from the rows it wrote there: rerunning it into that folder would replace the rows \
+         and leave them describing others. Rerun it into another folder: `rfbench reproduce {} \
+         --out-dir OTHER` (the same rows come out), or rerun `rfbench compare` for a new answer",
+        spec.display(),
+        folder.display(),
+        spec.display()
+    )))
 }
