@@ -62,6 +62,47 @@ fn sbatch_value(flag: &str, value: &str) -> Result<String> {
     }
 }
 
+/// `text` for a comment or an `#SBATCH --job-name`: every character but letters, digits and
+/// `._-` becomes `_`, so no name can end the line or split the value.
+fn name_word(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "._-".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect()
+}
+
+/// Refuses a value with a control character (a newline ends a script's line: the rest would run
+/// as a command); `what` names it in the message. Everything else is quoted where written.
+fn no_control(what: &str, value: &str) -> Result<()> {
+    match value.chars().find(|c| c.is_control()) {
+        Some(c) => Err(Error::Experiment(format!(
+            "{what} {value:?} holds the control character {c:?}: it cannot be written into a \
+             job script; rename it"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The logs folder for `#SBATCH --output`, which sbatch reads itself (no shell quoting, `%` a
+/// pattern): letters, digits and `/._-+,:@=~` only, else an error naming the output folder.
+fn log_path(logs: &Path) -> Result<String> {
+    let text = logs.display().to_string();
+    let ok = text
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@=~".contains(c));
+    if ok {
+        return Ok(text);
+    }
+    Err(Error::Experiment(format!(
+        "the scripts' log folder {text:?} has a character an #SBATCH line cannot carry (a space, \
+         a quote, `%`, `$` or a non-ASCII letter): the folder is OUT/slurm/SPEC/PROFILE, so \
+         give --out-dir a folder, and the spec and profile names, with only letters, digits and \
+         /._-+,:@=~"
+    )))
+}
+
 /// `text` as one word for the shell.
 fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
@@ -130,7 +171,8 @@ struct Shared {
     arguments: String,
     environment: String,
     sbatch_lines: String,
-    logs: PathBuf,
+    /// The logs folder, checked for `#SBATCH --output` ([`log_path`]).
+    logs: String,
 }
 
 /// Writes the array and merge scripts of `spec` under `profile` to `OUT/slurm/SPEC/PROFILE/`, running
@@ -148,18 +190,25 @@ pub fn write(
     let files = plan.files(&out_dir);
     let dir = files.slurm_dir();
     let logs = dir.join("logs");
-    std::fs::create_dir_all(&logs).map_err(|e| Error::io(&logs, e))?;
+    let logs_text = log_path(&logs)?;
     let spec_arg = if spec.ends_with(".toml") || spec.contains('/') {
         absolute(Path::new(spec))?.display().to_string()
     } else {
         spec.to_string()
     };
+    let binary = absolute(binary)?.display().to_string();
+    let root = absolute(&run.root)?.display().to_string();
+    for (what, value) in [
+        ("the spec", spec_arg.as_str()),
+        ("the profile", profile.name()),
+        ("the output folder", &out_dir.display().to_string()),
+        ("the root", &root),
+        ("this executable's path", &binary),
+    ] {
+        no_control(what, value)?;
+    }
     let shared = Shared {
-        rfbench: format!(
-            "{} --root {}",
-            quote(&absolute(binary)?.display().to_string()),
-            quote(&absolute(&run.root)?.display().to_string())
-        ),
+        rfbench: format!("{} --root {}", quote(&binary), quote(&root)),
         arguments: format!(
             "{} --profile {} --out-dir {}",
             quote(&spec_arg),
@@ -168,11 +217,12 @@ pub fn write(
         ),
         environment: environment(run)?,
         sbatch_lines: slurm.common_lines()?,
-        logs,
-        label: files.label(),
-        job: format!("{}.{}", plan.name, profile.name()),
-        csv: files.csv_relative(),
+        logs: logs_text,
+        label: name_word(&files.label()),
+        job: name_word(&format!("{}.{}", plan.name, profile.name())),
+        csv: name_word(&files.csv_relative()),
     };
+    std::fs::create_dir_all(&logs).map_err(|e| Error::io(&logs, e))?;
     let datasets = registry_datasets(&plan, &run.root);
     let (array, merge) = (dir.join("array.sbatch"), dir.join("merge.sbatch"));
     for (path, text) in [
@@ -223,11 +273,7 @@ fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> S
     let throttle = slurm.throttle.map_or(String::new(), |k| format!("%{k}"));
     let _ = writeln!(text, "#SBATCH --array=1-{}{throttle}", slurm.shards);
     let _ = writeln!(text, "#SBATCH --cpus-per-task={}", slurm.cpus);
-    let _ = writeln!(
-        text,
-        "#SBATCH --output={}",
-        shared.logs.join("shard-%a.out").display()
-    );
+    let _ = writeln!(text, "#SBATCH --output={}/shard-%a.out", shared.logs);
     text.push_str(&shared.sbatch_lines);
     let _ = writeln!(text, "set -euo pipefail\n{}", shared.environment);
     let _ = writeln!(
@@ -238,7 +284,7 @@ fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> S
     for name in datasets {
         let _ = writeln!(
             text,
-            "{rfbench} datasets fetch {0} > /dev/null || echo \"rfbench: dataset {0} cannot be \
+            "{rfbench} datasets fetch {0} > /dev/null || echo \"rfbench: dataset\" {0} \"cannot be \
              had here: its cells are skipped\" >&2",
             quote(name)
         );
@@ -274,11 +320,7 @@ fn merge_script(shared: &Shared, slurm: &SlurmOptions) -> String {
     );
     let _ = writeln!(text, "#SBATCH --job-name=rfbench-{job}-merge");
     let _ = writeln!(text, "#SBATCH --cpus-per-task=1");
-    let _ = writeln!(
-        text,
-        "#SBATCH --output={}",
-        shared.logs.join("merge.out").display()
-    );
+    let _ = writeln!(text, "#SBATCH --output={}/merge.out", shared.logs);
     text.push_str(&shared.sbatch_lines);
     let _ = writeln!(text, "set -euo pipefail\n{}", shared.environment);
     let _ = writeln!(
@@ -292,10 +334,9 @@ fn merge_script(shared: &Shared, slurm: &SlurmOptions) -> String {
 /// The `export` lines giving the tasks the caller's dataset cache and mirrors (absolute: the
 /// tasks start in another directory).
 fn environment(run: &RunOptions) -> Result<String> {
-    let mut text = format!(
-        "export RFBENCH_CACHE={}\n",
-        quote(&absolute(&run.fetch.cache_dir)?.display().to_string())
-    );
+    let cache = absolute(&run.fetch.cache_dir)?.display().to_string();
+    no_control("the dataset cache", &cache)?;
+    let mut text = format!("export RFBENCH_CACHE={}\n", quote(&cache));
     if !run.fetch.mirrors.is_empty() {
         let mirrors = run
             .fetch
@@ -303,6 +344,7 @@ fn environment(run: &RunOptions) -> Result<String> {
             .iter()
             .map(|m| absolute(m).map(|m| m.display().to_string()))
             .collect::<Result<Vec<_>>>()?;
+        no_control("RFBENCH_MIRROR", &mirrors.join(":"))?;
         let _ = writeln!(text, "export RFBENCH_MIRROR={}", quote(&mirrors.join(":")));
     }
     Ok(text)

@@ -1,0 +1,111 @@
+//! The job scripts `rfbench slurm` writes, without a cluster: a spec whose folder name holds
+//! quotes, `$()`, backticks and spaces gives scripts that parse (`bash -n`) and, run as task 1
+//! of 2, execute nothing of the name; a newline in a name, or an output folder an `#SBATCH` line
+//! cannot carry, is refused before anything is written.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::*;
+
+/// `rfbench --root ROOT slurm SPEC --quick --shards 2 --out-dir OUT`, with the workspace's cache
+/// and mirror: (success, stderr).
+fn slurm(root: &Path, spec: &Path, out: &Path) -> (bool, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .current_dir(root)
+        .arg("--root")
+        .arg(root)
+        .arg("slurm")
+        .arg(spec)
+        .args(["--quick", "--shards", "2", "--out-dir"])
+        .arg(out)
+        .env("RFBENCH_CACHE", root.join("cache"))
+        .env("RFBENCH_MIRROR", root.join("mirror"))
+        .output()
+        .unwrap();
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// Every file under `dir` whose name starts with `INJECTED`.
+fn injected(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with("INJECTED") {
+            found.push(path.display().to_string());
+        }
+        if path.is_dir() && !path.is_symlink() {
+            found.extend(injected(&path));
+        }
+    }
+    found
+}
+
+#[test]
+fn hostile_names_are_quoted_or_refused() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let hostile = root.join("we ird'$(touch INJECTED1)`touch INJECTED2`\"x; touch INJECTED3");
+    std::fs::create_dir_all(&hostile).unwrap();
+    let spec = hostile.join("kernel-error-demo.toml");
+    std::fs::write(&spec, KERNEL_ERROR).unwrap();
+    let out = root.join("out");
+    let (ok, stderr) = slurm(root, &spec, &out);
+    assert!(ok, "{stderr}");
+    let scripts = out.join("slurm/kernel-error-demo/quick");
+    for name in ["array.sbatch", "merge.sbatch"] {
+        let script = scripts.join(name);
+        let check = Command::new("bash")
+            .arg("-n")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "{name}: {check:?}");
+    }
+    // Task 1 of 2, as SLURM would start it: it runs its shard and nothing of the name.
+    let task = Command::new("bash")
+        .arg(scripts.join("array.sbatch"))
+        .current_dir(root)
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "2")
+        .env("SLURM_ARRAY_TASK_MIN", "1")
+        .env("SLURM_ARRAY_TASK_MAX", "2")
+        .output()
+        .unwrap();
+    assert!(task.status.success(), "{task:?}");
+    assert_eq!(injected(root), Vec::<String>::new());
+    let shard_rows = std::fs::read_dir(out.join("results/kernel-error-demo"))
+        .unwrap()
+        .count();
+    assert!(shard_rows > 0, "the task wrote no shard");
+
+    // A newline in the spec's folder would end a line of the script: refused, nothing written.
+    let newline = root.join("a\ntouch INJECTED4");
+    std::fs::create_dir_all(&newline).unwrap();
+    let spec = newline.join("kernel-error-demo.toml");
+    std::fs::write(&spec, KERNEL_ERROR).unwrap();
+    let out = root.join("out-newline");
+    let (ok, stderr) = slurm(root, &spec, &out);
+    assert!(!ok && stderr.contains("control character"), "{stderr}");
+    assert!(!out.exists(), "a refused script wrote {}", out.display());
+
+    // `#SBATCH --output` is read by sbatch, not a shell: a space cannot be quoted there.
+    let spaced = root.join("out with space");
+    let spec = root.join("experiments/kernel-error-demo.toml");
+    let (ok, stderr) = slurm(root, &spec, &spaced);
+    assert!(!ok && stderr.contains("--out-dir"), "{stderr}");
+    assert!(!spaced.join("slurm").exists());
+
+    // Nor can a spec's name, which names the log folder: refused, naming the rule.
+    let named = root.join("k$(touch INJECTED5) b.toml");
+    let text = KERNEL_ERROR.replace("kernel-error-demo", "k$(touch INJECTED5) b");
+    std::fs::write(&named, text).unwrap();
+    let (ok, stderr) = slurm(root, &named, &root.join("out-named"));
+    assert!(!ok && stderr.contains("spec and profile names"), "{stderr}");
+    assert_eq!(injected(root), Vec::<String>::new());
+}
