@@ -63,12 +63,10 @@ impl Partial {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io)?;
+        let mut file = crate::staging::open_no_follow(
+            OpenOptions::new().read(true).append(true).create(true),
+            path,
+        )?;
         let mut notes = Vec::new();
         if file.try_lock().is_err() {
             notes.push(format!(

@@ -20,8 +20,13 @@
 //! journal is only ever carried out within that folder's `results/` and `figures/` and their
 //! spec folders: a line naming any other path (absolute, with `..`, a deeper or hidden
 //! sub-folder, a rename from a file that is not a temporary) refuses the whole journal
-//! before anything is done. A journal that came with a cloned repository or was written by hand
-//! cannot move or delete anything else.
+//! before anything is done. The check is made again on the resolved paths, so a symbolic link
+//! (a linked `results/`, `figures/` or spec folder) cannot carry a journal's rename or removal
+//! outside the output folder. A journal that came with a cloned repository or was written by
+//! hand cannot move or delete anything else.
+//!
+//! The files a run opens in place (the lock, the partial file of [`crate::partial`]) are opened
+//! with [`open_no_follow`]: a planted link at their path is refused, never written through.
 
 use std::fs::{self, File};
 use std::path::{Component, Path, PathBuf};
@@ -196,16 +201,29 @@ fn output_folders(out_dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(folders)
 }
 
+/// Opens `path` with `options`, refusing a symbolic link at it (`O_NOFOLLOW`): a link planted at
+/// an output's path would have the run write through it, outside the output folder.
+pub fn open_no_follow(options: &mut fs::OpenOptions, path: &Path) -> Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match options.custom_flags(libc::O_NOFOLLOW).open(path) {
+        Ok(file) => Ok(file),
+        Err(_) if path.is_symlink() => Err(Error::Experiment(format!(
+            "{} is a symbolic link: rfbench writes no output through a link (it could reach \
+             any file); remove the link and rerun",
+            path.display()
+        ))),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
 /// The lock on `dir`'s outputs, held until the returned file is dropped.
 fn lock(dir: &Path) -> Result<File> {
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let path = dir.join(LOCK_FILE);
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
+    let file = open_no_follow(
+        File::options().create(true).truncate(false).write(true),
+        &path,
+    )?;
     file.lock().map_err(|e| Error::io(&path, e))?;
     Ok(file)
 }
@@ -292,20 +310,47 @@ fn confined(relative: &Path) -> bool {
     }
 }
 
+/// Checks each step's folder once links are resolved: it must still be in `out_dir`'s own
+/// `results/` or `figures/` (a folder that does not exist holds nothing to move or remove);
+/// `Err` names the first path that is not.
+fn resolved_inside(out_dir: &Path, steps: &[Step]) -> std::result::Result<(), String> {
+    let root = out_dir
+        .canonicalize()
+        .map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let allowed = [root.join("results"), root.join("figures")];
+    let check = |path: &Path| {
+        let folder = path.parent().unwrap_or(path);
+        match folder.canonicalize() {
+            Ok(real) if allowed.iter().any(|a| real.starts_with(a)) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            _ => Err(format!("{} (resolved through a link)", path.display())),
+        }
+    };
+    for step in steps {
+        match step {
+            Step::Rename(tmp, dest) => check(tmp).and_then(|()| check(dest))?,
+            Step::Remove(path) => check(path)?,
+        }
+    }
+    Ok(())
+}
+
 /// Carries out a journal's renames and removals in `out_dir`, then deletes it. Renames whose
 /// temporary is gone were done already (a replay interrupted in its turn), so replaying twice is
 /// harmless. A journal with any line outside the output folders is refused whole (module docs).
 fn replay(out_dir: &Path, journal: &Path, text: &str) -> Result<()> {
-    let steps = journal_steps(out_dir, text).map_err(|line| {
-        Error::Experiment(format!(
-            "{}: journal line {line:?} is not a rename or removal of a file in {} or {}; \
+    let steps = journal_steps(out_dir, text)
+        .and_then(|steps| resolved_inside(out_dir, &steps).map(|()| steps))
+        .map_err(|line| {
+            Error::Experiment(format!(
+                "{}: journal line {line:?} is not a rename or removal of a file in {} or {}; \
              refused, nothing done (a journal from another version or not written by rfbench): \
              remove the file after checking the outputs",
-            journal.display(),
-            out_dir.join("results").display(),
-            out_dir.join("figures").display()
-        ))
-    })?;
+                journal.display(),
+                out_dir.join("results").display(),
+                out_dir.join("figures").display()
+            ))
+        })?;
     let mut dirs = Vec::new();
     for step in &steps {
         match step {
@@ -594,6 +639,51 @@ mod tests {
             assert_eq!(fs::read(results.join("a.csv")).unwrap(), b"keep", "{line}");
             fs::remove_file(&journal).unwrap();
         }
+    }
+
+    /// A spec folder (or figures/) that is a link to a folder outside: a journal's removal
+    /// through it is refused whole, although the path reads as confined.
+    #[test]
+    fn a_journal_through_a_linked_folder_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let (out, elsewhere) = (root.path().join("out"), root.path().join("elsewhere"));
+        let results = out.join("results");
+        fs::create_dir_all(&results).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("victim.csv"), b"victim").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, results.join("spec")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("figures")).unwrap();
+        for line in [
+            "remove\tresults/spec/victim.csv",
+            "remove\tfigures/victim.csv",
+        ] {
+            let journal = results.join(".rfbench-commit-1-1.journal");
+            fs::write(&journal, format!("{line}\n")).unwrap();
+            let err = prepare(&out).unwrap_err().to_string();
+            assert!(
+                err.contains("refused") && err.contains("link"),
+                "{line}: {err}"
+            );
+            assert_eq!(fs::read(elsewhere.join("victim.csv")).unwrap(), b"victim");
+            fs::remove_file(&journal).unwrap();
+        }
+    }
+
+    /// A link planted at the lock's path (dangling or not) is refused: its target is neither
+    /// created nor written.
+    #[test]
+    fn a_link_at_the_lock_is_refused() {
+        let root = tempfile::tempdir().unwrap();
+        let results = root.path().join("out/results");
+        fs::create_dir_all(&results).unwrap();
+        let target = root.path().join("created-by-the-lock");
+        std::os::unix::fs::symlink(&target, results.join(LOCK_FILE)).unwrap();
+        let err = lock(&results).unwrap_err().to_string();
+        assert!(err.contains("symbolic link"), "{err}");
+        assert!(!target.exists());
+        fs::write(&target, b"victim").unwrap();
+        assert!(lock(&results).is_err());
+        assert_eq!(fs::read(&target).unwrap(), b"victim");
     }
 
     #[test]

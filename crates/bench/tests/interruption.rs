@@ -391,3 +391,27 @@ fn a_run_killed_at_random_moments_and_resumed_gives_the_uninterrupted_csv() {
         );
     }
 }
+
+/// A link planted at the partial file's path (to a file outside the output folder) is refused
+/// by a plain run and a resumed one: the target is neither truncated nor written, and no output
+/// is written.
+#[test]
+fn a_link_at_the_partial_file_is_refused() {
+    let dir = workspace();
+    let root = dir.path();
+    let results = root.join(format!("results/{NAME}"));
+    std::fs::create_dir_all(&results).unwrap();
+    let victim = root.join("victim.txt");
+    std::fs::write(&victim, b"victim").unwrap();
+    std::os::unix::fs::symlink(&victim, results.join(".full.partial.csv")).unwrap();
+    for mut cmd in [reproduce(root, None), resumable(root, root, None)] {
+        let out = cmd.output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains("symbolic link"),
+            "{stderr}"
+        );
+        assert_eq!(std::fs::read(&victim).unwrap(), b"victim");
+        assert!(!results.join("full.csv").exists());
+    }
+}
