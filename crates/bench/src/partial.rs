@@ -16,6 +16,12 @@
 //!
 //! The file is locked (`flock`) while a run writes it: a second run of the same spec into the
 //! same folder at the same time goes on without one (it says so), rather than mixing rows.
+//!
+//! Its first line, before the header, is a [`Stamp`]: the SHA-256 of the spec file and of
+//! `datasets.toml` it was started under. Rows are matched on coordinates and seeds, which an
+//! edit of the spec's preprocessing or of a dataset's files leaves unchanged, so `--resume`
+//! refuses a file whose stamp differs from the run's, naming what changed, and leaves it as it
+//! is.
 
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -29,6 +35,56 @@ use crate::results::{self, Layout, Provenance, ResultRow};
 
 /// The least time between two syncs of the partial file.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
+
+/// What a partial file's rows were measured under: the digests of the spec file and of
+/// `datasets.toml` ([`crate::shard::digests`]), written as the file's first line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    pub spec_sha256: String,
+    pub datasets_sha256: String,
+}
+
+const STAMP_PREFIX: &str = "# rfbench partial rows of spec_sha256=";
+
+impl Stamp {
+    fn line(&self) -> String {
+        format!(
+            "{STAMP_PREFIX}{} datasets_sha256={}\n",
+            self.spec_sha256, self.datasets_sha256
+        )
+    }
+
+    /// The stamp of a file's first line; `None` when it has none (another version wrote it).
+    fn read(line: &str) -> Option<Stamp> {
+        let rest = line.strip_prefix(STAMP_PREFIX)?;
+        let (spec, datasets) = rest.trim_end().split_once(" datasets_sha256=")?;
+        Some(Stamp {
+            spec_sha256: spec.to_string(),
+            datasets_sha256: datasets.to_string(),
+        })
+    }
+
+    /// Why rows stamped `self` cannot join a run stamped `now`; `None` when they can.
+    fn differs(&self, now: &Stamp) -> Option<String> {
+        let short = |h: &str| h.chars().take(12).collect::<String>();
+        let mut changed = Vec::new();
+        if self.spec_sha256 != now.spec_sha256 {
+            changed.push(format!(
+                "the spec file (sha256 {} then, {} now)",
+                short(&self.spec_sha256),
+                short(&now.spec_sha256)
+            ));
+        }
+        if self.datasets_sha256 != now.datasets_sha256 {
+            changed.push(format!(
+                "datasets.toml (sha256 {} then, {} now)",
+                short(&self.datasets_sha256),
+                short(&now.datasets_sha256)
+            ));
+        }
+        (!changed.is_empty()).then(|| changed.join(" and "))
+    }
+}
 
 /// The partial file of a run in progress, open for appending.
 #[derive(Debug)]
@@ -51,12 +107,14 @@ pub struct Opened {
 }
 
 impl Partial {
-    /// Opens (or creates) the partial file at `path` for a run writing rows of `layout`: with
-    /// `resume`, reads the rows it holds and keeps them; otherwise empties it.
+    /// Opens (or creates) the partial file at `path` for a run writing rows of `layout` under
+    /// `stamp`: with `resume`, reads the rows it holds and keeps them (refused, the file left as
+    /// it is, when they were measured under another stamp); otherwise empties it.
     pub fn open(
         path: &Path,
         layout: &Layout,
         provenance: &Provenance,
+        stamp: &Stamp,
         resume: bool,
     ) -> Result<Opened> {
         let io = |e| Error::io(path, e);
@@ -87,7 +145,11 @@ impl Partial {
         let header_line =
             results::write_records(&layout.header(), std::iter::empty::<Vec<String>>())?;
         let resumed = if resume && whole > 0 {
-            read_rows(path, &text[..whole], layout)?
+            let (first, rows) = text[..whole]
+                .split_once('\n')
+                .unwrap_or((&text[..whole], ""));
+            check_stamp(path, first, stamp)?;
+            read_rows(path, rows, layout)?
         } else {
             Vec::new()
         };
@@ -97,18 +159,19 @@ impl Partial {
                 resumed.len(),
                 path.display()
             ));
-        } else if text.lines().count() > 1 {
+        } else if text.lines().count() > 2 {
             notes.push(format!(
                 "{}: discarding the {} row(s) of an unfinished run (--resume keeps them)",
                 path.display(),
-                text[..whole].lines().count().saturating_sub(1)
+                text[..whole].lines().count().saturating_sub(2)
             ));
         }
         let keep = if resume && whole > 0 { whole } else { 0 };
         file.set_len(keep as u64).map_err(io)?;
         file.seek(SeekFrom::End(0)).map_err(io)?;
         if keep == 0 {
-            file.write_all(header_line.as_bytes()).map_err(io)?;
+            let head = stamp.line() + &header_line;
+            file.write_all(head.as_bytes()).map_err(io)?;
         }
         file.sync_data().map_err(io)?;
         Ok(Opened {
@@ -162,7 +225,26 @@ impl Partial {
     }
 }
 
-/// The rows of a partial file's whole lines.
+/// Refuses to resume rows whose stamp line `first` is not `now` (or is missing).
+fn check_stamp(path: &Path, first: &str, now: &Stamp) -> Result<()> {
+    let why = match Stamp::read(first) {
+        Some(then) => then.differs(now),
+        None => Some("no record of the spec it ran (an older rfbench wrote it)".to_string()),
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(Error::Results {
+            path: path.to_path_buf(),
+            message: format!(
+                "its rows were measured under another version: {why}. Resuming would mix them \
+                 into this run, matched only on coordinates and seeds; the file is left as it \
+                 is. Run without --resume to start over, or restore what changed"
+            ),
+        }),
+    }
+}
+
+/// The rows of a partial file's whole lines (after its stamp line).
 fn read_rows(path: &Path, text: &str, layout: &Layout) -> Result<Vec<ResultRow>> {
     let bad = |message: String| Error::Results {
         path: path.to_path_buf(),
@@ -180,4 +262,78 @@ fn read_rows(path: &Path, text: &str, layout: &Layout) -> Result<Vec<ResultRow>>
         return Ok(Vec::new());
     };
     layout.parse_rows(header, rows).map_err(bad)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout() -> Layout {
+        Layout {
+            experiment: "demo".into(),
+            profile: "full".into(),
+            coordinates: vec!["map".into()],
+            seeds: vec!["seed".into()],
+            metrics: vec!["accuracy".into()],
+            master_seed: 1,
+        }
+    }
+
+    fn provenance() -> Provenance {
+        Provenance {
+            version: "0".into(),
+            git_commit: "abc".into(),
+            threads: 1,
+            cpu: "cpu".into(),
+            date: "2026-11-26".into(),
+        }
+    }
+
+    fn stamp(spec: &str, datasets: &str) -> Stamp {
+        Stamp {
+            spec_sha256: spec.into(),
+            datasets_sha256: datasets.into(),
+        }
+    }
+
+    fn open(path: &Path, stamp: &Stamp, resume: bool) -> Result<Opened> {
+        Partial::open(path, &layout(), &provenance(), stamp, resume)
+    }
+
+    /// A killed run's file, resumed after the spec or datasets.toml changed, is refused naming
+    /// what changed and left byte for byte; the same stamp resumes; a run without --resume
+    /// starts over under its own stamp.
+    #[test]
+    fn a_resume_across_an_edit_is_refused_naming_what_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results/demo/.full.partial.csv");
+        let then = stamp("aaaa", "dddd");
+        drop(open(&path, &then, false).unwrap());
+        let written = std::fs::read(&path).unwrap();
+        assert!(String::from_utf8_lossy(&written).starts_with(STAMP_PREFIX));
+        for (now, named) in [
+            (stamp("bbbb", "dddd"), "the spec file"),
+            (stamp("aaaa", "eeee"), "datasets.toml"),
+        ] {
+            let err = open(&path, &now, true).err().unwrap().to_string();
+            assert!(
+                err.contains(named) && err.contains("without --resume"),
+                "{err}"
+            );
+            assert_eq!(std::fs::read(&path).unwrap(), written);
+        }
+        let resumed = open(&path, &then, true).unwrap();
+        assert!(resumed.partial.is_some());
+        drop(resumed);
+        // A file without a stamp (an older rfbench's) is not resumed either.
+        let header =
+            results::write_records(&layout().header(), std::iter::empty::<Vec<String>>()).unwrap();
+        std::fs::write(&path, &header).unwrap();
+        let err = open(&path, &then, true).err().unwrap().to_string();
+        assert!(err.contains("older rfbench"), "{err}");
+        let now = stamp("bbbb", "dddd");
+        drop(open(&path, &now, false).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(Stamp::read(text.lines().next().unwrap()), Some(now));
+    }
 }

@@ -22,7 +22,7 @@ use crate::files::SpecFiles;
 use crate::kinds::{self, train_rows, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
-use crate::partial::Partial;
+use crate::partial::{self, Partial};
 use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
 use crate::run_id::RunId;
 use crate::seeds::derive_seed;
@@ -456,10 +456,16 @@ pub fn reproduce_reusing(
     }
     let files = plan.files(&options.out_dir);
     let provenance = Provenance::collect(&options.root);
+    let (spec_sha256, datasets_sha256) = shard::digests(&plan, &options.root)?;
+    let stamp = partial::Stamp {
+        spec_sha256,
+        datasets_sha256,
+    };
     let opened = Partial::open(
         &files.partial(options.shard.map(|s| (s.index, s.count))),
         &plan.layout(),
         &provenance,
+        &stamp,
         options.resume,
     )?;
     for note in &opened.notes {
@@ -485,7 +491,7 @@ pub fn reproduce_reusing(
     let mut out = Staged::new(&options.out_dir);
     out.write(&csv, text.as_bytes())?;
     let rendered = match options.shard {
-        Some(shard) => stage_manifest(&plan, shard, &rows, &provenance, options, &mut out)?,
+        Some(shard) => stage_manifest(&plan, shard, &rows, &provenance, &stamp, options, &mut out)?,
         None => {
             // Drawn from the file just written (still under its temporary name).
             let written = out.staged_path(&csv).map(Path::to_path_buf);
@@ -534,10 +540,16 @@ fn stage_manifest(
     shard: Shard,
     rows: &[ResultRow],
     provenance: &Provenance,
+    stamp: &partial::Stamp,
     options: &RunOptions,
     out: &mut Staged,
 ) -> Result<Rendered> {
-    let (spec_sha256, datasets_sha256) = shard::digests(plan, &options.root)?;
+    // The digests the run started under (its partial file's): an edit during the run cannot
+    // pass for the version its first rows ran.
+    let partial::Stamp {
+        spec_sha256,
+        datasets_sha256,
+    } = stamp.clone();
     let manifest = Manifest {
         experiment: plan.name.clone(),
         profile: plan.profile.name().to_string(),

@@ -311,7 +311,8 @@ fn resumable(root: &Path, out: &Path, shard: Option<&str>) -> Command {
 
 /// Rows in a partial file (without its header), 0 when there is none.
 fn partial_rows(path: &Path) -> usize {
-    std::fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(1))
+    // Less its stamp line and its header.
+    std::fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(2))
 }
 
 /// Killed with SIGKILL at random moments and resumed each time, a run (whole, or one shard)
