@@ -296,11 +296,15 @@ fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
 fn bad_input_gets_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "one.csv", "1,2,7\n3,4,7\n5,6,7\n".repeat(10));
+    let gap = "1,2,0\n3,4,1\n".repeat(10) + "5,6,\n";
+    write(dir.path(), "gap.csv", gap);
     write(
         dir.path(),
         "ok.csv",
         "1,2,0\n3,4,1\n5,6,0\n7,8,1\n".repeat(10),
     );
+    std::fs::create_dir_all(dir.path().join("mine")).unwrap();
+    write(&dir.path().join("mine"), "report.md", "my own notes".into());
     for (args, problem) in [
         (vec!["compare", "one.csv"], "every row has the label \"7\""),
         (
@@ -324,6 +328,15 @@ fn bad_input_gets_a_clear_error() {
             "a positive duration",
         ),
         (vec!["compare", "missing.csv"], "is not a file"),
+        (vec!["compare", "gap.csv"], ":21: the label is empty"),
+        (
+            vec!["compare", "ok.csv", "--out", "mine"],
+            "holds files compare did not write (report.md)",
+        ),
+        (
+            vec!["compare", "ok.csv", "--budget", "0.05s"],
+            "leaves no time for any map",
+        ),
         (
             vec!["compare", "ok.csv", "--sigma", "-1"],
             "--sigma -1: a bandwidth is a positive number",
@@ -358,4 +371,6 @@ fn bad_input_gets_a_clear_error() {
         let (ok, _, stderr) = rfbench(dir.path(), &args);
         assert!(!ok && stderr.contains(problem), "{args:?}: {stderr}");
     }
+    let mine = std::fs::read_to_string(dir.path().join("mine/report.md")).unwrap();
+    assert_eq!(mine, "my own notes");
 }

@@ -286,11 +286,19 @@ fn label_texts(paths: &[&Path], format: Format, csv: Option<&CsvOptions>) -> Res
                 }
                 _ => line.split_ascii_whitespace().next().map(str::to_string),
             };
-            labels.push(label.ok_or_else(|| DataError::Parse {
+            let fail = |problem: &str| DataError::Parse {
                 path: path.to_path_buf(),
                 line: k + 1,
-                problem: "no label field".into(),
-            })?);
+                problem: problem.into(),
+            };
+            let label = label.ok_or_else(|| fail("no label field"))?;
+            // An empty label would become a class of its own (a binary task turned 3-class).
+            if label.trim().is_empty() {
+                return Err(fail(
+                    "the label is empty: fill it or remove the row (an empty label is not a class)",
+                ));
+            }
+            labels.push(label);
         }
     }
     Ok(labels)

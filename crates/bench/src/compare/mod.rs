@@ -101,7 +101,7 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         )));
     }
     let setup = Setup::decide(options, &run.root)?;
-    std::fs::create_dir_all(&options.out).map_err(|e| Error::io(&options.out, e))?;
+    steps::claim_folder(&options.out)?;
     let run = RunOptions {
         out_dir: options.out.clone(),
         ..run.clone()
@@ -132,6 +132,9 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     let remaining = options.budget - start.elapsed().as_secs_f64();
     // A tenth of what is left is kept for the Gram errors, measured after the sweep.
     let sweep = budget::fit(&setup, &estimates, 0.9 * remaining.max(0.0));
+    if sweep.per_map.iter().all(|(_, ds)| ds.is_empty()) {
+        return Err(too_small(&setup, &estimates, options.budget, &progress));
+    }
     let estimate = budget::total(&setup, &estimates, &sweep);
     let plan_note = plan_note(&sweep, estimate, remaining, options.budget);
     progress.expect_end(progress.elapsed() + estimate / 0.9);
@@ -236,6 +239,32 @@ fn gram_errors(
     let outcome = context.run_spec("gram", &spec, &[])?;
     lines::add_gram_errors(lines, &read(&outcome)?);
     Ok(gram.skipped)
+}
+
+/// The error when no map fits what tuning and the pilot left of `budget`: what the smallest
+/// sweep (the baseline, the exact machine and every map at its first D) is estimated to take.
+fn too_small(
+    setup: &Setup,
+    estimates: &budget::Estimates,
+    budget: f64,
+    progress: &Progress,
+) -> Error {
+    let first = setup.ladder[0];
+    let smallest = budget::Sweep {
+        per_map: setup.maps.iter().map(|m| (m.name, vec![first])).collect(),
+        exact_train_size: Some(0),
+        skipped: Vec::new(),
+    };
+    let needed = budget::total(setup, estimates, &smallest) / 0.9;
+    let spent = progress.elapsed();
+    Error::Experiment(format!(
+        "--budget {budget}s leaves no time for any map: tuning and the pilot took {spent:.1} s, \
+         and the smallest sweep (the linear baseline, the exact machine and every map at D = \
+         {first}, {} repetitions) is estimated at {needed:.1} s more. Give --budget {}s or more, \
+         or fewer --maps or --repetitions; nothing was compared",
+        setup.repetitions,
+        (spent + needed).max(2.0 * budget).ceil()
+    ))
 }
 
 /// The values tuned, the maps' and the exact machine's own, in one sentence.

@@ -175,3 +175,35 @@ pub fn refuse_own_folder(spec: &Path, out_dir: &Path) -> Result<()> {
         spec.display()
     )))
 }
+
+/// The file that marks a folder as compare's output folder.
+const FOLDER_MARK: &str = ".rfbench-compare";
+
+/// Claims `out` for compare's outputs: a folder that does not exist, is empty, or was claimed
+/// by an earlier compare (then its files are compare's to replace; its specs are still guarded
+/// one by one). A folder holding anything else is refused: a user's own report.md, CSVs or
+/// figures there would be overwritten.
+pub fn claim_folder(out: &Path) -> Result<()> {
+    let mark = out.join(FOLDER_MARK);
+    if out.exists() && !mark.is_file() {
+        let entries = std::fs::read_dir(out).map_err(|e| Error::io(out, e))?;
+        let names: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        if let Some(first) = names.first() {
+            return Err(Error::Experiment(format!(
+                "--out {}: the folder holds files compare did not write ({first}{}); its \
+                 report, CSVs and figures would replace them. Give an empty or new folder",
+                out.display(),
+                match names.len() {
+                    1 => String::new(),
+                    n => format!(" and {} more", n - 1),
+                }
+            )));
+        }
+    }
+    std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
+    let text = "This folder holds the outputs of `rfbench compare`, which may replace them.\n";
+    replace_file(&mark, text.as_bytes()).map_err(|e| Error::io(&mark, e))
+}
