@@ -160,8 +160,13 @@ pub fn estimate(
         } else {
             1.0
         };
+        // Past the pilot's D, never a smaller power than the algorithm's (the registry's).
+        let growth = rfbench_registry::map(map).map_or(1.0, |m| m.cost_growth);
         for &d in &setup.ladder {
-            let t = t0 * (d as f64 / d0 as f64).powf(exponent);
+            let t = match d > pilot_d {
+                true => t1 * (d as f64 / pilot_d as f64).powf(exponent.max(growth)),
+                false => t0 * (d as f64 / d0 as f64).powf(exponent),
+            };
             seconds.insert((map.to_string(), d), t * scale);
         }
     }
@@ -529,6 +534,32 @@ mod tests {
         // The failed row has no times: without its second point the map has no estimate.
         assert_eq!(e.get(unmeasured, 64), None);
         assert_eq!(e.get(exact_map().name, 0), None);
+    }
+
+    /// Past the pilot's D the power is at least the registry's: PRFF (O(D^2)) timed as D^1.25
+    /// between 64 and 512 is estimated as D^2 above 512; RFF keeps its measured power.
+    #[test]
+    fn past_the_pilot_a_map_grows_at_least_as_its_algorithm_does() {
+        let mut s =
+            crate::compare::test_support::setup("gaussian", rfbench_data::Task::Binary, None);
+        s.maps.retain(|m| m.name == "prff" || m.name == "rff");
+        assert_eq!(s.maps.len(), 2);
+        s.ladder = vec![64, 512, 4096];
+        let slow = 8f64.powf(1.25);
+        let pilot = [
+            row("prff", 64, 1.0),
+            row("prff", 512, slow),
+            row("rff", 64, 1.0),
+            row("rff", 512, slow),
+        ];
+        let e = estimate(&s, &pilot, 512, 100, 1.0);
+        assert_close(e.get("prff", 512), slow, "prff at the pilot's D");
+        assert_close(e.get("prff", 4096), slow * 64.0, "prff past it: D^2");
+        assert_close(
+            e.get("rff", 4096),
+            slow * slow,
+            "rff past it: its own D^1.25",
+        );
     }
 
     #[test]
