@@ -374,3 +374,36 @@ fn bad_input_gets_a_clear_error() {
     let mine = std::fs::read_to_string(dir.path().join("mine/report.md")).unwrap();
     assert_eq!(mine, "my own notes");
 }
+
+/// A data file named with a space, an accent and a quote, and a test file with the training
+/// file's name in another folder: both compare (the entry's file names are made plain and
+/// prefixed with their role).
+#[test]
+fn awkward_file_names_and_a_test_file_of_the_same_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = |n: usize, seed: u64| {
+        let mut t = String::new();
+        for (x, inside) in rings(n, seed) {
+            let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
+            t += &format!("{},{}\n", row.join(","), u8::from(inside));
+        }
+        t
+    };
+    write(dir.path(), "my data é'q.csv", text(200, 3));
+    for folder in ["a", "b"] {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+    }
+    write(&dir.path().join("a"), "d.csv", text(200, 4));
+    write(&dir.path().join("b"), "d.csv", text(100, 5));
+    for args in [
+        vec!["compare", "my data é'q.csv"],
+        vec!["compare", "a/d.csv", "--test", "b/d.csv"],
+    ] {
+        let out = format!("out-{}", args.len());
+        let mut args = args.clone();
+        args.extend(["--out", &out, "--quick", "--maps", "rff", "--budget", "20s"]);
+        args.extend(["--max-components", "128"]);
+        let (ok, stdout, stderr) = rfbench(dir.path(), &args);
+        assert!(ok && stdout.contains("answer: "), "{args:?}: {stderr}");
+    }
+}

@@ -375,11 +375,24 @@ fn local_file(path: &Path, role: Role) -> Result<FileEntry> {
     let absolute: PathBuf =
         std::path::absolute(path).map_err(|e| DataError::io("cannot resolve", path, e))?;
     let sha256 = sha256_file(&absolute)?;
-    let file = absolute
+    // The entry's name for the file (the registry takes plain names: letters, digits, `-_.`),
+    // prefixed with its role so that a training and a test file of the same name in two
+    // folders stay two files.
+    let plain: String = absolute
         .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("data")
-        .to_string();
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_else(|| "data".into())
+        .chars()
+        .map(|c| match c.is_ascii_alphanumeric() || "-_.".contains(c) {
+            true => c,
+            false => '_',
+        })
+        .collect();
+    let prefix = match role {
+        Role::Test => "test",
+        _ => "train",
+    };
+    let file = format!("{prefix}-{plain}");
     Ok(FileEntry {
         role,
         file,
