@@ -11,14 +11,15 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
+use super::columns;
 use super::csv::{parse_csv, split_fields};
 use super::error::{DataError, Result};
 use super::fetch::sha256_file;
 use super::libsvm::parse_libsvm;
 use super::registry::{
-    Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Role, Task,
+    CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Role, Task,
 };
-use super::source::open_as;
+use super::source::open_text as open;
 
 /// Lines read to guess the format.
 pub const SAMPLE_LINES: usize = 200;
@@ -79,6 +80,10 @@ pub fn describe_files(
         (Format::Csv, Some(csv))
     };
     let paths: Vec<&Path> = std::iter::once(train).chain(test).collect();
+    let mut csv = csv;
+    if let Some(csv) = csv.as_mut() {
+        guesses.push(columns::decide(&paths, csv)?.describe());
+    }
     let labels_text = label_texts(&paths, format, csv.as_ref())?;
     let (task, classes, labels) = infer_task(&labels_text, options.task, train)?;
     guesses.push(format!(
@@ -95,6 +100,16 @@ pub fn describe_files(
             ", from the labels"
         }
     ));
+    if let Some(map) = &labels {
+        let pairs: Vec<String> = map
+            .map
+            .iter()
+            .map(|(k, v)| format!("{k:?} -> {v}"))
+            .collect();
+        guesses.push(format!("labels: {}", pairs.join(", ")));
+    } else if !classes.is_empty() {
+        guesses.push(format!("labels: {} (numbers, kept)", classes.join(", ")));
+    }
     let files = paths
         .iter()
         .zip([Role::Train, Role::Test])
@@ -122,19 +137,6 @@ pub fn task_name(task: Task) -> &'static str {
         Task::Multiclass => "multiclass",
         Task::Regression => "regression",
     }
-}
-
-fn open(path: &Path) -> Result<Box<dyn BufRead>> {
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    let compression = Compression::of_file_name(name);
-    if compression.is_archive() {
-        return Err(DataError::Parse {
-            path: path.to_path_buf(),
-            line: 0,
-            problem: "an archive (zip, tar): extract the data file first".into(),
-        });
-    }
-    Ok(open_as(path, compression, None)?.reader)
 }
 
 /// The first non-empty lines of `path`, decompressed.
@@ -238,26 +240,13 @@ fn delimited_options(
             }
         },
     };
-    let label_index = if label < 0 {
-        width as i64 + label
-    } else {
-        label
-    } as usize;
-    // Columns that are not numbers below the header hold categories.
-    let rows = &sample[usize::from(header)..];
-    let categorical_columns = (0..width)
-        .filter(|&c| c != label_index)
-        .filter(|&c| {
-            rows.iter()
-                .any(|l| !is_number(split_fields(l, separator)[c]))
-        })
-        .collect();
+    // The columns' kinds are decided on every row by [`columns::decide`].
     Ok(CsvOptions {
         separator: separator.to_string(),
         header,
         label_column: label,
         skip_columns: Vec::new(),
-        categorical_columns,
+        categorical_columns: Vec::new(),
     })
 }
 
@@ -437,11 +426,13 @@ pub fn entry_toml(entry: &DatasetEntry) -> String {
     out += &format!("format = {}\nn = {}\nd = {}\n", q(format), entry.n, entry.d);
     if let Some(c) = &entry.csv {
         out += &format!(
-            "csv = {{ separator = {}, header = {}, label_column = {}, categorical_columns = {:?} }}\n",
+            "csv = {{ separator = {}, header = {}, label_column = {}, categorical_columns = {:?}, \
+             skip_columns = {:?} }}\n",
             q(&c.separator),
             c.header,
             c.label_column,
-            c.categorical_columns
+            c.categorical_columns,
+            c.skip_columns
         );
     }
     if let Some(labels) = &entry.labels {
@@ -619,8 +610,12 @@ mod tests {
                 .to_string();
             assert!(err.contains(problem), "{}: {err}", path.display());
         }
-        // A column with text in it is read as categories, not refused.
-        let d = describe_files("x", &bad_value, None, &options).unwrap();
-        assert_eq!(d.entry.csv.unwrap().categorical_columns, [1]);
+        // A number column with one text cell is refused, naming it (not read as categories).
+        let err = describe_files("x", &bad_value, None, &options).unwrap_err();
+        let err = err.to_string();
+        assert!(
+            err.contains("bad.csv:2: column 1 holds numbers on 3 of 4 rows"),
+            "{err}"
+        );
     }
 }

@@ -22,6 +22,7 @@
 mod adult;
 pub mod atomic;
 mod cache;
+mod columns;
 mod csv;
 mod dataset;
 mod describe;

@@ -25,6 +25,21 @@ pub(crate) fn open(path: &Path, file: &FileEntry) -> Result<Source> {
     open_as(path, file.compression(), file.member.as_deref())
 }
 
+/// A user's data file opened for reading lines, decompressed by its name's suffix; an archive
+/// (zip, tar) is refused: the data file inside must be extracted first.
+pub(crate) fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    let compression = Compression::of_file_name(name);
+    if compression.is_archive() {
+        return Err(DataError::Parse {
+            path: path.to_path_buf(),
+            line: 0,
+            problem: "an archive (zip, tar): extract the data file first".into(),
+        });
+    }
+    Ok(open_as(path, compression, None)?.reader)
+}
+
 pub(crate) fn open_as(
     path: &Path,
     compression: Compression,

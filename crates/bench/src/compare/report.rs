@@ -38,6 +38,14 @@ pub fn markdown(
 ) -> String {
     let mut out = String::from("# Which map, at what D: rfbench compare\n\n");
     let _ = writeln!(out, "**Answer:** {answer}\n");
+    if !setup.guesses.is_empty() {
+        // What was read from the file, before anything built on it.
+        let _ = writeln!(out, "## The data, as read\n");
+        for guess in &setup.guesses {
+            let _ = writeln!(out, "- {guess}");
+        }
+        let _ = writeln!(out);
+    }
     let score = if setup.classification() {
         "accuracy (%)"
     } else {
@@ -121,7 +129,7 @@ pub fn markdown(
             unconverged.join("; ")
         );
     }
-    for line in setup.decisions() {
+    for line in setup.decisions().iter().skip(setup.guesses.len()) {
         let _ = writeln!(out, "- {line}");
     }
     if !skipped.is_empty() {
