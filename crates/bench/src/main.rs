@@ -441,7 +441,7 @@ fn compare(global: &Global, args: &CompareArgs) -> anyhow::Result<String> {
     let compared = rfbench::compare::compare(&options, &run)
         .with_context(|| format!("comparing maps on {}", options.data))?;
     Ok(format!(
-        "{}\nwrote {} (rerun it with `rfbench reproduce {}`)\nwrote {} and answer.json beside \
+        "{}\nwrote {} (rerun it with `rfbench reproduce {} --out-dir OTHER`)\nwrote {} and answer.json beside \
          it\nestimated {:.0} s for the sweep; {:.0} s in all\n\nanswer: {}\n",
         compared.report,
         compared.spec.display(),

@@ -233,7 +233,8 @@ fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
     let spec = std::fs::read_to_string(dir.path().join("out/compare.toml")).unwrap();
     for wanted in [
         "sigma = 1.5\n",
-        "[learners.ridge]\nlambda = ",
+        // Each map's own lambda is a column of the grid's cells.
+        "\"map, learner, train_size, lambda\" = [",
         "[learners.kernel-svm]\nC = ",
     ] {
         assert!(spec.contains(wanted), "{wanted:?} not in {spec}");

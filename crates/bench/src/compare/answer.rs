@@ -2,6 +2,8 @@
 //! `answer.json`, the same for a program: the recommendation at each tolerance with the decision
 //! it rests on, the tuned values, the warnings, and every cell with its score per repetition.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
 use super::decide::{self, Recommendation};
@@ -90,7 +92,9 @@ pub fn counterpart(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<Strin
         .map_or(String::new(), |s| format!(", sigma = {s:.4}"));
     Some(format!(
         "In scikit-learn: {text}. Here D = {}{sigma}{gamma}, and the linear learner's {} = {}.",
-        pick.d, setup.penalty, tuned.penalty
+        pick.d,
+        setup.penalty,
+        tuned.penalty_for(&pick.map)
     ))
 }
 
@@ -127,7 +131,8 @@ pub fn json(setup: &Setup, lines: &[Line], tuned: &Tuned, warnings: &[String]) -
             "kernel": setup.kernel.name,
             "bandwidth": setup.kernel.bandwidth_param().map(|p| p.name),
             "maps": { "bandwidth": tuned.sigma, "learner": setup.learner.name,
-                      setup.penalty: tuned.penalty },
+                      setup.penalty: tuned.penalty,
+                      "own_penalty": tuned.own_penalties().into_iter().collect::<BTreeMap<_, _>>() },
             "exact": { "bandwidth": tuned.exact_sigma, "learner": setup.exact_learner.name,
                        setup.exact_penalty: tuned.exact_penalty },
         },

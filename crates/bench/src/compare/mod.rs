@@ -107,8 +107,9 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         ..run.clone()
     };
 
-    let (chosen, tuning_rows) = tuning::run(&options.out, &setup, &run, &progress, options.budget)?;
-    let tuned = chosen.tuned;
+    let (chosen, rows, tuning_rows) =
+        tuning::run(&options.out, &setup, &run, &progress, options.budget)?;
+    let mut tuned = chosen.tuned;
     progress.say(&tuned_line(&setup, &tuned));
     for warning in &chosen.warnings {
         progress.say(&format!("warning: {warning}"));
@@ -129,6 +130,17 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
     )?;
     let scale = setup.n_train as f64 / pilot_train as f64;
     let estimates = budget::estimate(&setup, &read(&pilot)?.rows, pilot_d, pilot_train, scale);
+    let own = Context {
+        out: &options.out,
+        setup: &setup,
+        tuned,
+        run: &run,
+        progress: &progress,
+    };
+    let own_notes = tuning::per_map(&own, &mut tuned, &estimates, pilot_d, rows, options.budget)?;
+    for note in &own_notes {
+        progress.say(note);
+    }
     let remaining = options.budget - start.elapsed().as_secs_f64();
     // A tenth of what is left is kept for the Gram errors, measured after the sweep.
     let sweep = budget::fit(&setup, &estimates, 0.9 * remaining.max(0.0));
@@ -169,6 +181,10 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         tuned_line(&setup, &tuned)
     );
     note.push_str(&format!(" The tuning ran {tuning_rows}."));
+    note.push_str(&own_penalties(&setup, &tuned, pilot_d));
+    for sentence in &own_notes {
+        note.push_str(&format!(" {sentence}."));
+    }
     for sentence in &confirmed.notes {
         note.push_str(&format!(" Confirmation: {sentence}."));
     }
@@ -265,6 +281,24 @@ fn too_small(
         setup.repetitions,
         (spent + needed).max(2.0 * budget).ceil()
     ))
+}
+
+/// The maps tuned on their own features (`tune-maps.toml`), in a sentence.
+fn own_penalties(setup: &Setup, tuned: &Tuned, d: usize) -> String {
+    let own: Vec<String> = tuned
+        .own_penalties()
+        .iter()
+        .map(|(map, penalty)| format!("{map} {penalty:.4}"))
+        .collect();
+    match own.is_empty() {
+        true => String::new(),
+        false => format!(
+            " Each map's own {} on its features at D = {d}, by the same cross-validation \
+             (tune-maps.toml): {}; the others take the tuning map's.",
+            setup.penalty,
+            own.join(", ")
+        ),
+    }
 }
 
 /// The values tuned, the maps' and the exact machine's own, in one sentence.

@@ -32,6 +32,61 @@ pub struct Tuned {
     /// The exact machine's bandwidth (`None` where the kernel has none or it was given).
     pub exact_sigma: Option<f64>,
     pub exact_penalty: f64,
+    /// The learner's penalty chosen for each map on its own features (`tune-maps.toml`), by
+    /// the map's place in the registry; `None`: [`Tuned::penalty`].
+    pub map_penalties: [Option<f64>; MAX_MAPS],
+}
+
+/// Room for every map of the registry in [`Tuned::map_penalties`] (a test checks it).
+pub const MAX_MAPS: usize = 24;
+
+impl Tuned {
+    /// The maps' values and the exact machine's, no map tuned on its own yet.
+    pub fn new(
+        sigma: Option<f64>,
+        penalty: f64,
+        exact_sigma: Option<f64>,
+        exact_penalty: f64,
+    ) -> Self {
+        Tuned {
+            sigma,
+            penalty,
+            exact_sigma,
+            exact_penalty,
+            map_penalties: [None; MAX_MAPS],
+        }
+    }
+
+    /// The learner's penalty on `map`'s features: its own, or the tuning map's.
+    pub fn penalty_for(&self, map: &str) -> f64 {
+        map_slot(map)
+            .and_then(|k| self.map_penalties[k])
+            .unwrap_or(self.penalty)
+    }
+
+    /// Records `map`'s own penalty.
+    pub fn set_penalty(&mut self, map: &str, penalty: f64) {
+        if let Some(k) = map_slot(map) {
+            self.map_penalties[k] = Some(penalty);
+        }
+    }
+
+    /// The maps tuned on their own, with their penalty, in registry order.
+    pub fn own_penalties(&self) -> Vec<(&'static str, f64)> {
+        let names = rfbench_registry::map_names();
+        names
+            .iter()
+            .enumerate()
+            .filter_map(|(k, name)| Some((*name, self.map_penalties.get(k).copied().flatten()?)))
+            .collect()
+    }
+}
+
+fn map_slot(map: &str) -> Option<usize> {
+    rfbench_registry::map_names()
+        .iter()
+        .position(|n| *n == map)
+        .filter(|&k| k < MAX_MAPS)
 }
 
 /// A spec as written: the comment lines above it, then the model.
@@ -178,26 +233,7 @@ fn learner_table(penalty: &str, value: Value, once: bool) -> Table {
 /// held-out rows of two splits.
 pub fn tune(setup: &Setup, name: &str, rows: usize) -> Result<Written> {
     let what = "the bandwidth and the penalties by cross-validation on a subsample";
-    let mut w = base(
-        setup,
-        name,
-        "Tuning run of rfbench compare",
-        what,
-        LEARNING.name,
-    )?;
-    let steps = setup
-        .tuning_preprocess(rows)
-        .iter()
-        .map(|s| s.to_toml().map_err(Error::Experiment))
-        .collect::<Result<Vec<_>>>()?;
-    w.spec
-        .data
-        .insert("preprocess".into(), unspanned(Value::Array(steps)));
-    w.spec.run.insert("repetitions".into(), unspanned(2.into()));
-    // A new validation split in every repetition, test file or not.
-    w.spec
-        .seeds
-        .insert("data_seed".into(), unspanned(vec!["repetition".into()]));
+    let mut w = tuning_base(setup, name, what, rows, 2)?;
     let sigma = match setup.sigmas.as_slice() {
         [] => None,
         [given] => Some(Value::Float(*given)),
@@ -236,6 +272,60 @@ pub fn tune(setup: &Setup, name: &str, rows: usize) -> Result<Written> {
     Ok(w)
 }
 
+/// A tuning spec's frame: the tuning rows (`rows` of them, a new validation split in every one
+/// of `repetitions`, test file or not).
+fn tuning_base(
+    setup: &Setup,
+    name: &str,
+    what: &str,
+    rows: usize,
+    repetitions: i64,
+) -> Result<Written> {
+    let title = "Tuning run of rfbench compare";
+    let mut w = base(setup, name, title, what, LEARNING.name)?;
+    let steps = setup
+        .tuning_preprocess(rows)
+        .iter()
+        .map(|s| s.to_toml().map_err(Error::Experiment))
+        .collect::<Result<Vec<_>>>()?;
+    w.spec
+        .data
+        .insert("preprocess".into(), unspanned(Value::Array(steps)));
+    w.spec
+        .run
+        .insert("repetitions".into(), unspanned(repetitions.into()));
+    w.spec
+        .seeds
+        .insert("data_seed".into(), unspanned(vec!["repetition".into()]));
+    Ok(w)
+}
+
+/// `tune-maps`: the learner's penalty for each of `maps` on its own features at `d`, by 3-fold
+/// cross-validation on the tuning rows, the bandwidth fixed at the tuned one.
+pub fn tune_maps(
+    setup: &Setup,
+    tuned: Tuned,
+    maps: &[&'static str],
+    d: usize,
+    rows: usize,
+) -> Result<Written> {
+    let what = "each map's own penalty on its features, by cross-validation on a subsample";
+    let mut w = tuning_base(setup, "tune-maps", what, rows, 2)?;
+    w.spec.kernel = tuned_kernel(setup, tuned);
+    let tuples = maps
+        .iter()
+        .map(|map| Value::Array(vec![(*map).into(), setup.learner.name.into()]))
+        .collect();
+    w.spec.grid = table([
+        ("map, learner", Value::Array(tuples)),
+        (N_COMPONENTS.name, Value::Integer(d as i64)),
+    ]);
+    let mut features = learner_table(setup.penalty, "cv".into(), false);
+    features.insert("folds".into(), unspanned(3.into()));
+    w.spec.learners.insert(setup.learner.name.into(), features);
+    Ok(w)
+}
+
 /// The learners' tables: the tuned penalty, and the repetition cap of the learner on the
 /// features and of the exact one (`exact_once: None` when the exact machine is not in the grid:
 /// a table for a learner no cell has is refused as a typo would be).
@@ -246,13 +336,30 @@ fn constants(
     once: bool,
     exact_once: Option<bool>,
 ) {
-    let features = learner_table(setup.penalty, Value::Float(tuned.penalty), once);
-    spec.learners.insert(setup.learner.name.into(), features);
-    if let Some(exact_once) = exact_once {
-        let value = Value::Float(tuned.exact_penalty);
-        let exact = learner_table(setup.exact_penalty, value, exact_once);
-        spec.learners.insert(setup.exact_learner.name.into(), exact);
+    // The feature learner's penalty is a column of the grid's cells ([`grid`]): each map's own.
+    if once {
+        let features = table([("repetitions", Value::Integer(ONCE))]);
+        spec.learners.insert(setup.learner.name.into(), features);
     }
+    if let Some(exact_once) = exact_once {
+        let mut exact = learner_table(
+            setup.exact_penalty,
+            Value::Float(tuned.exact_penalty),
+            exact_once,
+        );
+        if shared_penalty(setup) {
+            exact.remove(setup.exact_penalty);
+        }
+        if !exact.is_empty() {
+            spec.learners.insert(setup.exact_learner.name.into(), exact);
+        }
+    }
+}
+
+/// Whether the exact learner's penalty is the feature learner's parameter (C and C, alpha and
+/// alpha): then the grid's penalty column carries it.
+fn shared_penalty(setup: &Setup) -> bool {
+    setup.exact_penalty == setup.penalty
 }
 
 /// The kernel with the tuned bandwidth.
@@ -289,15 +396,18 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
     grid(&mut w.spec, setup, &sweep, tuned, true);
     // The exact machine on half the training rows too: how its time grows with them.
     if let Some(half) = super::budget::exact_half(super::budget::pilot_train(setup)) {
-        let key = format!("map, learner, {}", TRAIN_SIZE.name);
+        let key = format!("map, learner, {}, {}", TRAIN_SIZE.name, setup.penalty);
         if let Some(Value::Array(tuples)) = w.spec.grid.get_mut(&key).map(|v| v.get_mut()) {
             let exact = rfbench_registry::exact_map().name;
-            let half = Value::Integer(half as i64);
-            tuples.push(Value::Array(vec![
-                exact.into(),
-                setup.exact_learner.name.into(),
-                half,
-            ]));
+            // A copy of the exact cell on all rows, at half of them.
+            let mut half_cell = tuples
+                .iter()
+                .find(|t| t.as_array().and_then(|a| a[0].as_str()) == Some(exact))
+                .cloned();
+            if let Some(Value::Array(fields)) = half_cell.as_mut() {
+                fields[2] = Value::Integer(half as i64);
+            }
+            tuples.extend(half_cell);
         }
     }
     constants(&mut w.spec, setup, tuned, true, Some(true));
@@ -328,6 +438,9 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
         chosen.push(format!("{name} = {sigma:?}"));
     }
     chosen.push(format!("{} = {:?}", setup.penalty, tuned.penalty));
+    for (map, own) in tuned.own_penalties() {
+        chosen.push(format!("{map}'s own {} = {own:?}", setup.penalty));
+    }
     if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.exact_sigma, setup.median) {
         chosen.push(format!("the exact machine's own {name} = {sigma:?}"));
     }
@@ -467,21 +580,28 @@ fn metric_label(setup: &Setup) -> &'static str {
 /// when `exact_train_size` says so; absent when `None`; with its own bandwidth), every map with
 /// its own list of D.
 fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned, baseline: bool) {
-    let cell = |map: &str, learner: &LearnerInfo, size: usize| {
+    let cell = |map: &str, learner: &LearnerInfo, size: usize, penalty: f64| {
         Value::Array(vec![
             map.into(),
             learner.name.into(),
             Value::Integer(size as i64),
+            Value::Float(penalty),
         ])
     };
     let raw = rfbench_registry::raw_map().name;
     let mut tuples = Vec::new();
     if baseline {
-        tuples.push(cell(raw, setup.learner, 0));
+        tuples.push(cell(raw, setup.learner, 0, tuned.penalty));
     }
     if let Some(size) = sweep.exact_train_size {
         let exact = rfbench_registry::exact_map().name;
-        tuples.push(cell(exact, setup.exact_learner, size));
+        // The column is the feature learner's penalty: the exact machine's own where it is
+        // the same parameter, else a value the exact learner does not take (left out).
+        let own = match shared_penalty(setup) {
+            true => tuned.exact_penalty,
+            false => tuned.penalty,
+        };
+        tuples.push(cell(exact, setup.exact_learner, size, own));
         let param = setup.kernel.bandwidth_param();
         if let (Some(param), Some(sigma)) = (param, tuned.exact_sigma) {
             if tuned.exact_sigma != tuned.sigma {
@@ -491,8 +611,8 @@ fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned, baseline
         }
     }
     let ran = || sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty());
-    tuples.extend(ran().map(|(map, _)| cell(map, setup.learner, 0)));
-    let key = format!("map, learner, {}", TRAIN_SIZE.name);
+    tuples.extend(ran().map(|(map, _)| cell(map, setup.learner, 0, tuned.penalty_for(map))));
+    let key = format!("map, learner, {}, {}", TRAIN_SIZE.name, setup.penalty);
     spec.grid = table([(key, Value::Array(tuples))]);
     for (map, ds) in ran() {
         spec.maps.insert(map.to_string(), components(ds));
@@ -513,12 +633,19 @@ mod tests {
     }
 
     fn tuned() -> Tuned {
-        Tuned {
-            sigma: Some(1.25),
-            penalty: 0.5,
-            exact_sigma: Some(2.5),
-            exact_penalty: 2.0,
-        }
+        Tuned::new(Some(1.25), 0.5, Some(2.5), 2.0)
+    }
+
+    #[test]
+    fn every_map_of_the_registry_has_room_for_its_own_penalty() {
+        assert!(rfbench_registry::map_names().len() <= MAX_MAPS);
+        let mut t = tuned();
+        t.set_penalty("nystroem", 8.0);
+        assert_eq!(
+            (t.penalty_for("nystroem"), t.penalty_for("rff")),
+            (8.0, 0.5)
+        );
+        assert_eq!(t.own_penalties(), [("nystroem", 8.0)]);
     }
 
     fn sweep_of(setup: &Setup) -> Sweep {
@@ -598,6 +725,32 @@ mod tests {
             );
             let gram_plan = plans(&gram(&s, t, &sweep_of(&s)).unwrap());
             assert_eq!(gram_plan.cells.len(), 2 * s.maps.len(), "{kernel}");
+            per_map_penalties_reach_their_cells(&s, kernel);
+        }
+    }
+
+    /// `tune-maps` plans one cell per map searched; in the sweep each map's cells take its own
+    /// penalty, the others and the baseline the tuning map's, the exact machine its own.
+    fn per_map_penalties_reach_their_cells(s: &Setup, kernel: &str) {
+        let maps: Vec<&str> = s.maps.iter().skip(1).map(|m| m.name).collect();
+        let plan = plans(&tune_maps(s, tuned(), &maps, 128, s.tuning_rows()).unwrap());
+        assert_eq!(plan.cells.len(), maps.len(), "{kernel}");
+        let mut t = tuned();
+        t.set_penalty(s.maps[1].name, 8.0);
+        let sweep_plan = plans(&sweep(s, t, &sweep_of(s)).unwrap());
+        for cell in &sweep_plan.cells {
+            let name = cell.map.name;
+            let (params, param) = match cell.learner.map(|l| l.name) {
+                Some(l) if l == s.exact_learner.name => (&cell.learner_params, s.exact_penalty),
+                _ => (&cell.learner_params, s.penalty),
+            };
+            let want = match name {
+                _ if name == rfbench_registry::exact_map().name => t.exact_penalty,
+                _ if name == s.maps[1].name => 8.0,
+                _ => t.penalty,
+            };
+            let got = params.get(param).and_then(|v| v.as_f64());
+            assert_eq!(got, Some(want), "{kernel}, {name}");
         }
     }
 

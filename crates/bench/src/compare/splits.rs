@@ -49,12 +49,7 @@ mod tests {
     #[test]
     fn each_repetition_has_the_split_the_runner_draws_and_a_test_file_has_none() {
         let s = setup("gaussian", Task::Binary, None);
-        let tuned = Tuned {
-            sigma: Some(1.0),
-            penalty: 1.0,
-            exact_sigma: Some(1.0),
-            exact_penalty: 1.0,
-        };
+        let tuned = Tuned::new(Some(1.0), 1.0, Some(1.0), 1.0);
         let sweep = crate::compare::budget::Sweep {
             per_map: vec![(s.maps[0].name, vec![64])],
             exact_train_size: Some(0),

@@ -36,14 +36,14 @@ pub fn rows_for(allowance: f64, probe: usize, seconds: f64, most: usize) -> usiz
 /// Runs the tuning within [`TUNING_SHARE`] of `budget`: where the data has more than twice
 /// [`PROBE_ROWS`] tuning rows, `tune-probe.toml` on that many first times it, and `tune.toml`
 /// takes the rows that fit what is left of the share ([`rows_for`]; the probe's values when no
-/// more fit). Returns what was chosen and a sentence on the rows for the report.
+/// more fit). Returns what was chosen, the rows it ran on and a sentence on them for the report.
 pub fn run(
     out: &Path,
     setup: &Setup,
     run: &RunOptions,
     progress: &Progress,
     budget: f64,
-) -> Result<(Chosen, String)> {
+) -> Result<(Chosen, usize, String)> {
     let most = setup.tuning_rows();
     let mut rows = most;
     let mut how = format!("on {most} rows");
@@ -61,7 +61,7 @@ pub fn run(
             100.0 * TUNING_SHARE
         );
         if rows == PROBE_ROWS {
-            return Ok((chosen(setup, &steps::read(&probe)?.rows)?, how));
+            return Ok((chosen(setup, &steps::read(&probe)?.rows)?, rows, how));
         }
     }
     progress.say(&format!(
@@ -69,7 +69,81 @@ pub fn run(
     ));
     let spec = specs::tune(setup, "tune", rows)?;
     let tune = steps::run_spec(out, "tune", &spec, run, &[])?;
-    Ok((chosen(setup, &steps::read(&tune)?.rows)?, how))
+    Ok((chosen(setup, &steps::read(&tune)?.rows)?, rows, how))
+}
+
+/// The share of the budget the maps' own penalties may take (`tune-maps.toml`).
+pub const MAPS_SHARE: f64 = 0.1;
+
+/// Learner fits of the search's two repetitions (two validation splits) of a 3-fold search
+/// over the penalty's 11 values, in fits on all the rows: each fold's 11 on two thirds of them,
+/// then the refit.
+const SEARCH_FITS: f64 = 2.0 * (3.0 * 11.0 * 2.0 / 3.0 + 1.0);
+
+/// Chooses the learner's penalty for each map on its own features at the pilot's `d`
+/// (`tune-maps.toml`, on `rows` tuning rows), within [`MAPS_SHARE`] of `budget`: the maps whose
+/// search, estimated from the pilot, fits go in registry order; the others, and the tuning map
+/// (tuned with the bandwidth), keep the tuning run's penalty. Returns the notes for the report.
+pub fn per_map(
+    context: &steps::Context,
+    tuned: &mut Tuned,
+    estimates: &super::budget::Estimates,
+    d: usize,
+    rows: usize,
+    budget: f64,
+) -> Result<Vec<String>> {
+    let setup = context.setup;
+    let shared = specs::tuning_map(setup);
+    let share = rows as f64 / setup.n_train.max(1) as f64;
+    let mut left = MAPS_SHARE * budget;
+    let (mut maps, mut notes) = (Vec::new(), Vec::new());
+    for map in setup.map_names().into_iter().filter(|m| *m != shared) {
+        let cost = estimates.get(map, d).unwrap_or(f64::INFINITY) * share * SEARCH_FITS;
+        if cost <= left {
+            left -= cost;
+            maps.push(map);
+        } else {
+            notes.push(format!(
+                "{map} keeps the tuning map's {}: its own search was estimated at {cost:.0} s, \
+                 past what is left of the {:.0} % of the budget it may take",
+                setup.penalty,
+                100.0 * MAPS_SHARE
+            ));
+        }
+    }
+    if maps.is_empty() {
+        return Ok(notes);
+    }
+    context.progress.say(&format!(
+        "each map's own {} at D = {d} on {rows} rows: {}",
+        setup.penalty,
+        maps.join(", ")
+    ));
+    let spec = specs::tune_maps(setup, *tuned, &maps, d, rows)?;
+    let outcome = context.run_spec("tune-maps", &spec, &[])?;
+    let columns = TunedColumns::new(setup.penalty, ChosenBy::Learner, true);
+    let results = steps::read(&outcome)?;
+    for map in maps {
+        let rows: Vec<&ResultRow> = results
+            .rows
+            .iter()
+            .filter(|r| r.coordinates.get("map") == Some(&CellValue::Text(map.into())))
+            .collect();
+        match geometric_mean(&rows, &columns.chosen) {
+            Ok(penalty) if !rows.is_empty() => {
+                tuned.set_penalty(map, penalty);
+                for row in rows {
+                    notes.extend(edges(row, map, &None, &columns));
+                }
+                notes.dedup();
+            }
+            _ => notes.push(format!(
+                "{map} keeps the tuning map's {}: its own search did not run (see tune-maps)",
+                setup.penalty
+            )),
+        }
+    }
+    Ok(notes)
 }
 
 /// What the tuning run chose, and what the report should warn about (a choice at an edge of
@@ -127,12 +201,7 @@ pub fn chosen(setup: &Setup, results: &[ResultRow]) -> Result<Chosen> {
     };
     warnings.dedup();
     Ok(Chosen {
-        tuned: Tuned {
-            sigma,
-            penalty,
-            exact_sigma,
-            exact_penalty,
-        },
+        tuned: Tuned::new(sigma, penalty, exact_sigma, exact_penalty),
         warnings,
     })
 }
@@ -358,15 +427,7 @@ mod tests {
         let mut rows = vec![features_row(&s)];
         rows.extend(svm_rows(&s, score, sigma));
         let got = chosen(&s, &rows).unwrap();
-        assert_eq!(
-            got.tuned,
-            Tuned {
-                sigma: Some(1.0),
-                penalty: 4.0,
-                exact_sigma: Some(4.0),
-                exact_penalty: 8.0,
-            }
-        );
+        assert_eq!(got.tuned, Tuned::new(Some(1.0), 4.0, Some(4.0), 8.0));
         assert!(got.warnings.is_empty(), "{:?}", got.warnings);
     }
 
