@@ -272,6 +272,19 @@ impl CompareArgs {
             Some("regression") => Some(rfbench_data::Task::Regression),
             Some(other) => bail!("--task {other}: binary, multiclass or regression"),
         };
+        if self.max_components > MAX_COMPONENTS {
+            bail!(
+                "--max-components {}: at most {MAX_COMPONENTS} (2^20 features a row)",
+                self.max_components
+            );
+        }
+        if i64::try_from(self.seed).is_err() {
+            bail!(
+                "--seed {}: at most {} (a spec's integers are 64-bit signed)",
+                self.seed,
+                i64::MAX
+            );
+        }
         Ok(CompareOptions {
             data: self.data.clone(),
             test: self.test.clone(),
@@ -293,22 +306,42 @@ impl CompareArgs {
     }
 }
 
-/// Seconds of "90", "90s", "10m", "1.5h".
+/// The largest `--max-components`: beyond it the ladder's features would not fit a row.
+const MAX_COMPONENTS: usize = 1 << 20;
+
+/// The longest `--budget`: 30 days.
+const MAX_BUDGET: f64 = 30.0 * 86_400.0;
+
+/// Seconds of "90", "90s", "1e3", "10m", "1.5h".
 fn parse_duration(text: &str) -> anyhow::Result<f64> {
-    let (number, unit) = match text.trim().char_indices().find(|(_, c)| c.is_alphabetic()) {
-        Some((i, _)) => text.trim().split_at(i),
-        None => (text.trim(), "s"),
+    let trimmed = text.trim();
+    let units = [("min", 60.0), ("s", 1.0), ("m", 60.0), ("h", 3600.0)];
+    let (number, factor) = units
+        .iter()
+        .find_map(|(unit, f)| trimmed.strip_suffix(unit).map(|n| (n, *f)))
+        .unwrap_or((trimmed, 1.0));
+    let Ok(value) = number.trim().parse::<f64>() else {
+        let tail: String = trimmed
+            .chars()
+            .rev()
+            .take_while(|c| c.is_alphabetic())
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !tail.is_empty() && !units.iter().any(|(u, _)| *u == tail) {
+            bail!("--budget {text}: unknown unit {tail:?} (s, m, h)");
+        }
+        bail!("--budget {text}: a positive duration such as 90s, 10m or 1h");
     };
-    let factor = match unit {
-        "s" => 1.0,
-        "m" | "min" => 60.0,
-        "h" => 3600.0,
-        other => bail!("--budget {text}: unknown unit {other:?} (s, m, h)"),
-    };
-    match number.parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v * factor),
-        _ => bail!("--budget {text}: a positive duration such as 90s, 10m or 1h"),
+    if !(value.is_finite() && value > 0.0) {
+        bail!("--budget {text}: a positive duration such as 90s, 10m or 1h");
     }
+    let seconds = value * factor;
+    if seconds > MAX_BUDGET {
+        bail!("--budget {text}: at most 30 days ({MAX_BUDGET} s)");
+    }
+    Ok(seconds)
 }
 
 /// The most worker threads `--threads` accepts.
@@ -821,6 +854,27 @@ fn message(e: &anyhow::Error) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn budgets_parse_with_units_and_refuse_nonsense() {
+        for (text, seconds) in [("90", 90.0), ("90s", 90.0), ("1e3", 1000.0), ("10m", 600.0)] {
+            assert_eq!(parse_duration(text).unwrap(), seconds, "{text}");
+        }
+        assert_eq!(parse_duration("1.5h").unwrap(), 5400.0);
+        assert_eq!(parse_duration("2min").unwrap(), 120.0);
+        for (text, says) in [
+            ("soon", "unknown unit \"soon\""),
+            ("5d", "unknown unit \"d\""),
+            ("0s", "a positive duration"),
+            ("-3m", "a positive duration"),
+            ("1e20", "at most 30 days"),
+            ("5000000000000000h", "at most 30 days"),
+            ("inf", "a positive duration"),
+        ] {
+            let err = parse_duration(text).unwrap_err().to_string();
+            assert!(err.contains(says), "{text}: {err}");
+        }
+    }
 
     #[test]
     fn an_os_error_is_printed_once() {

@@ -331,6 +331,23 @@ fn bad_input_gets_a_clear_error() {
         (vec!["compare", "missing.csv"], "is not a file"),
         (vec!["compare", "gap.csv"], ":21: the label is empty"),
         (
+            vec![
+                "compare",
+                "ok.csv",
+                "--max-components",
+                "9223372036854775808",
+            ],
+            "--max-components 9223372036854775808: at most 1048576",
+        ),
+        (
+            vec!["compare", "ok.csv", "--seed", "18446744073709551615"],
+            "at most 9223372036854775807",
+        ),
+        (
+            vec!["compare", "ok.csv", "--budget", "1e20"],
+            "at most 30 days",
+        ),
+        (
             vec!["compare", "ok.csv", "--out", "mine"],
             "holds files compare did not write (report.md)",
         ),
