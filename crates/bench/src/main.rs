@@ -97,8 +97,8 @@ enum Command {
         #[arg(long)]
         allow_skipped: bool,
         /// Run shard I of N (I from 1): a deterministic share of the runs, written to
-        /// results/NAME/PROFILE.shard-I-of-N.csv with a manifest, for `rfbench merge`. Inside a SLURM
-        /// array task the shard is read from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT.
+        /// results/NAME/PROFILE.shard-I-of-N.csv with a manifest, for `rfbench merge` (the
+        /// scripts of `rfbench slurm` pass it; SLURM's variables are never read).
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
         /// Take the runs a killed run of the same spec (and shard) finished, from its
@@ -415,7 +415,7 @@ fn run() -> anyhow::Result<String> {
         } => {
             let shard = match shard {
                 Some(text) => Some(Shard::parse(text).map_err(anyhow::Error::msg)?),
-                None => Shard::from_slurm(|name| std::env::var(name).ok())?,
+                None => None,
             };
             let options = RunOptions {
                 allow_skipped: *allow_skipped,

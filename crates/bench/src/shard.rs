@@ -54,42 +54,6 @@ impl Shard {
         Ok(Shard { index, count })
     }
 
-    /// The shard of a SLURM array task, from the variables SLURM sets in it
-    /// (`SLURM_ARRAY_TASK_ID`, `_MIN`, `_STEP`, `_COUNT`): task ids `MIN, MIN + STEP, ...` are
-    /// shards 1, 2, ..., so `--array=0-7` and `--array=1-8` both make shards 1 to 8 of 8. `None`
-    /// outside an array task.
-    pub fn from_slurm(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>> {
-        let Some(id) = var("SLURM_ARRAY_TASK_ID") else {
-            return Ok(None);
-        };
-        let number = |name: &str, default: Option<usize>| -> Result<usize> {
-            match var(name) {
-                Some(v) => v.trim().parse::<usize>().map_err(|_| {
-                    Error::Experiment(format!("{name}={v:?}: not a non-negative integer"))
-                }),
-                None => default.ok_or_else(|| {
-                    Error::Experiment(format!(
-                        "SLURM_ARRAY_TASK_ID={id} is set but {name} is not: give --shard I/N"
-                    ))
-                }),
-            }
-        };
-        let id = number("SLURM_ARRAY_TASK_ID", None)?;
-        let (min, step) = (
-            number("SLURM_ARRAY_TASK_MIN", Some(0))?,
-            number("SLURM_ARRAY_TASK_STEP", Some(1))?.max(1),
-        );
-        let count = number("SLURM_ARRAY_TASK_COUNT", None)?;
-        if id < min || (id - min) % step != 0 {
-            return Err(Error::Experiment(format!(
-                "SLURM_ARRAY_TASK_ID={id} is not one of the array's ids ({min}, step {step})"
-            )));
-        }
-        Shard::new((id - min) / step + 1, count)
-            .map(Some)
-            .map_err(|e| Error::Experiment(format!("from the SLURM array variables: {e}")))
-    }
-
     /// Whether the run `id` is this shard's.
     pub fn owns(&self, id: &RunId) -> bool {
         self.count == 1
@@ -176,38 +140,6 @@ mod tests {
         for bad in ["0/3", "4/3", "1/0", "x/3", "3", "1/2/3", "-1/3"] {
             assert!(Shard::parse(bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn slurm_array_ids_become_shards_from_one() {
-        fn env(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-            let vars: Vec<(String, String)> = vars
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            move |name: &str| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
-        }
-        let zero_based = [
-            ("SLURM_ARRAY_TASK_ID", "0"),
-            ("SLURM_ARRAY_TASK_MIN", "0"),
-            ("SLURM_ARRAY_TASK_COUNT", "3"),
-        ];
-        assert_eq!(
-            Shard::from_slurm(env(&zero_based)).unwrap(),
-            Some(Shard { index: 1, count: 3 })
-        );
-        let one_based = [
-            ("SLURM_ARRAY_TASK_ID", "3"),
-            ("SLURM_ARRAY_TASK_MIN", "1"),
-            ("SLURM_ARRAY_TASK_COUNT", "3"),
-        ];
-        assert_eq!(
-            Shard::from_slurm(env(&one_based)).unwrap(),
-            Some(Shard { index: 3, count: 3 })
-        );
-        assert_eq!(Shard::from_slurm(env(&[])).unwrap(), None);
-        let no_count = [("SLURM_ARRAY_TASK_ID", "1")];
-        assert!(Shard::from_slurm(env(&no_count)).is_err());
     }
 
     #[test]

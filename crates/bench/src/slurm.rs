@@ -274,6 +274,8 @@ fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> S
     let _ = writeln!(text, "#SBATCH --array=1-{}{throttle}", slurm.shards);
     let _ = writeln!(text, "#SBATCH --cpus-per-task={}", slurm.cpus);
     let _ = writeln!(text, "#SBATCH --output={}/shard-%a.out", shared.logs);
+    // A requeued or resubmitted task adds to its log instead of replacing it.
+    let _ = writeln!(text, "#SBATCH --open-mode=append");
     text.push_str(&shared.sbatch_lines);
     let _ = writeln!(text, "set -euo pipefail\n{}", shared.environment);
     let _ = writeln!(
@@ -291,13 +293,16 @@ fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[String]) -> S
     }
     let _ = writeln!(
         text,
-        "# The shard is read from SLURM_ARRAY_TASK_ID and SLURM_ARRAY_TASK_COUNT; --resume \
-         keeps the runs\n# a killed or requeued task finished."
+        "# Task I runs shard I of {0}: the count is written here, not read from SLURM, so \
+         `sbatch --array=I`\n# or `scontrol requeue` reruns exactly shard I, and --resume keeps \
+         the runs it finished.",
+        slurm.shards
     );
     let _ = writeln!(
         text,
-        "exec {rfbench} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\" reproduce {} --resume",
-        slurm.cpus, shared.arguments
+        "exec {rfbench} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\" reproduce {} --shard \
+         \"${{SLURM_ARRAY_TASK_ID:?run this script as a task of a job array}}/{}\" --resume",
+        slurm.cpus, shared.arguments, slurm.shards
     );
     text
 }

@@ -1,7 +1,8 @@
 //! The job scripts `rfbench slurm` writes, without a cluster: a spec whose folder name holds
 //! quotes, `$()`, backticks and spaces gives scripts that parse (`bash -n`) and, run as task 1
-//! of 2, execute nothing of the name; a newline in a name, or an output folder an `#SBATCH` line
-//! cannot carry, is refused before anything is written.
+//! of 2, execute nothing of the name; a task resubmitted alone is still its shard of the
+//! script's count, and a plain reproduce ignores SLURM's variables; a newline in a name, or an
+//! output folder an `#SBATCH` line cannot carry, is refused before anything is written.
 
 use std::path::Path;
 use std::process::Command;
@@ -79,10 +80,37 @@ fn hostile_names_are_quoted_or_refused() {
         .unwrap();
     assert!(task.status.success(), "{task:?}");
     assert_eq!(injected(root), Vec::<String>::new());
-    let shard_rows = std::fs::read_dir(out.join("results/kernel-error-demo"))
-        .unwrap()
-        .count();
-    assert!(shard_rows > 0, "the task wrote no shard");
+    let results = out.join("results/kernel-error-demo");
+    assert!(results.join("quick.shard-1-of-2.csv").is_file());
+    // Task 2 resubmitted alone (`sbatch --array=2`: SLURM then says the array has one task)
+    // is still shard 2 of 2: the count is the script's.
+    let task = Command::new("bash")
+        .arg(scripts.join("array.sbatch"))
+        .current_dir(root)
+        .env("SLURM_ARRAY_TASK_ID", "2")
+        .env("SLURM_ARRAY_TASK_COUNT", "1")
+        .env("SLURM_ARRAY_TASK_MIN", "2")
+        .env("SLURM_ARRAY_TASK_MAX", "2")
+        .output()
+        .unwrap();
+    assert!(task.status.success(), "{task:?}");
+    assert!(results.join("quick.shard-2-of-2.csv").is_file());
+    // A plain reproduce inside an array task's environment runs the whole spec.
+    let plain = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .arg("--root")
+        .arg(root)
+        .args(["reproduce", "kernel-error-demo", "--quick", "--out-dir"])
+        .arg(root.join("plain"))
+        .env("RFBENCH_CACHE", root.join("cache"))
+        .env("RFBENCH_MIRROR", root.join("mirror"))
+        .env("SLURM_ARRAY_TASK_ID", "1")
+        .env("SLURM_ARRAY_TASK_COUNT", "3")
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    assert!(root
+        .join("plain/results/kernel-error-demo/quick.csv")
+        .is_file());
 
     // A newline in the spec's folder would end a line of the script: refused, nothing written.
     let newline = root.join("a\ntouch INJECTED4");
