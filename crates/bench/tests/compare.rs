@@ -331,6 +331,29 @@ fn bad_input_gets_a_clear_error() {
         (vec!["compare", "missing.csv"], "is not a file"),
         (vec!["compare", "gap.csv"], ":21: the label is empty"),
         (
+            vec!["compare", "ok.csv", "--maps", "rff,rff"],
+            "--maps: rff is named twice",
+        ),
+        (
+            vec!["compare", "ok.csv", "--kernel", "linear"],
+            "--kernel linear: the kernel needs no approximation",
+        ),
+        (
+            vec![
+                "compare",
+                "ok.csv",
+                "--kernel",
+                "polynomial",
+                "--degree",
+                "0",
+            ],
+            "--degree 0: the polynomial kernel's degree is 1 to 64",
+        ),
+        (
+            vec!["compare", "ok.csv", "--test-size", "0.01"],
+            "--test-size 0.01: 0 of 40 rows would be test rows",
+        ),
+        (
             vec![
                 "compare",
                 "ok.csv",

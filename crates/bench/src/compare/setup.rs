@@ -14,6 +14,9 @@ use rfbench_registry::{KernelInfo, LearnerInfo, MapInfo, Needs, TaskKind};
 /// Rows of the tuning and pilot runs (a subsample of the data when it has more).
 pub const PILOT_ROWS: usize = 2000;
 
+/// The fewest test rows a drawn split may leave: below it a score is a handful of coin flips.
+pub const MIN_TEST_ROWS: usize = 10;
+
 /// The exact machine's penalty values the tuning run tries when the machine cannot choose its
 /// own by cross-validation (the kernel SVM's C): every other power of 2 from 2^-3 to 2^11, the
 /// middle of LIBSVM's `grid.py` range (2^-5..2^15), in increasing order so that a tie goes to the
@@ -81,6 +84,23 @@ impl Setup {
                 rfbench_registry::kernel_names()
             )));
         };
+        if kernel.tuning_map.is_none() {
+            // The linear kernel: its features are the inputs, and the linear baseline compare
+            // always runs is its exact machine.
+            return Err(Error::Experiment(format!(
+                "--kernel {}: the kernel needs no approximation (the linear baseline compare \
+                 always runs is its exact machine); choose gaussian, laplacian, matern or \
+                 polynomial",
+                kernel.name
+            )));
+        }
+        let has_degree = kernel.params.iter().any(|p| p.name == "degree");
+        if has_degree && !(1..=64).contains(&options.degree) {
+            return Err(Error::Experiment(format!(
+                "--degree {}: the polynomial kernel's degree is 1 to 64",
+                options.degree
+            )));
+        }
         let normalise = kernel.normalisation;
         let maps = choose_maps(kernel, options.maps.as_deref())?;
         let (sigmas, median) = bandwidths(options, kernel, dataset, normalise)?;
@@ -91,6 +111,14 @@ impl Setup {
             return Err(Error::Experiment(format!(
                 "{} has {n_train} training rows: too few for 3-fold cross-validation",
                 entry.name
+            )));
+        }
+        if !has_test && (n as f64 * options.test_size) < MIN_TEST_ROWS as f64 {
+            return Err(Error::Experiment(format!(
+                "--test-size {}: {:.0} of {n} rows would be test rows; at least {MIN_TEST_ROWS} \
+                 are needed for a score to mean anything",
+                options.test_size,
+                (n as f64 * options.test_size).floor()
             )));
         }
         Ok(Setup {
@@ -459,6 +487,16 @@ fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<&'st
         }
         return Ok(maps);
     };
+    if let Some(twice) = named
+        .iter()
+        .enumerate()
+        .find(|(k, m)| named[..*k].contains(m))
+    {
+        return Err(Error::Experiment(format!(
+            "--maps: {} is named twice",
+            twice.1
+        )));
+    }
     named
         .iter()
         .map(|m| {

@@ -312,14 +312,23 @@ pub fn tune_maps(
     let what = "each map's own penalty on its features, by cross-validation on a subsample";
     let mut w = tuning_base(setup, "tune-maps", what, rows, 2)?;
     w.spec.kernel = tuned_kernel(setup, tuned);
+    // Nystroem's landmarks are rows of a fold's training part: two thirds of the split's.
+    let fold_rows = (rows as f64 * (1.0 - setup.test_fraction) * 2.0 / 3.0) as usize;
+    let cap = super::budget::landmarks(fold_rows).max(1);
     let tuples = maps
         .iter()
-        .map(|map| Value::Array(vec![(*map).into(), setup.learner.name.into()]))
+        .map(|map| {
+            let rows_map = rfbench_registry::map(map).is_some_and(|m| m.components_are_rows);
+            let size = if rows_map { d.min(cap) } else { d };
+            Value::Array(vec![
+                (*map).into(),
+                setup.learner.name.into(),
+                Value::Integer(size as i64),
+            ])
+        })
         .collect();
-    w.spec.grid = table([
-        ("map, learner", Value::Array(tuples)),
-        (N_COMPONENTS.name, Value::Integer(d as i64)),
-    ]);
+    let key = format!("map, learner, {}", N_COMPONENTS.name);
+    w.spec.grid = table([(key, Value::Array(tuples))]);
     let mut features = learner_table(setup.penalty, "cv".into(), false);
     features.insert("folds".into(), unspanned(3.into()));
     w.spec.learners.insert(setup.learner.name.into(), features);
