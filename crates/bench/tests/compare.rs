@@ -298,6 +298,12 @@ fn bad_input_gets_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "one.csv", "1,2,7\n3,4,7\n5,6,7\n".repeat(10));
     let gap = "1,2,0\n3,4,1\n".repeat(10) + "5,6,\n";
+    // 40 sparse rows, one feature index near 10^9: dense, far more than any machine here.
+    write(
+        dir.path(),
+        "wide.svm",
+        "+1 1:1\n-1 999999999:1\n".repeat(20),
+    );
     write(dir.path(), "gap.csv", gap);
     write(
         dir.path(),
@@ -330,6 +336,10 @@ fn bad_input_gets_a_clear_error() {
         ),
         (vec!["compare", "missing.csv"], "is not a file"),
         (vec!["compare", "gap.csv"], ":21: the label is empty"),
+        (
+            vec!["compare", "wide.svm"],
+            "40 rows x 999999999 features; scaling the columns makes every value explicit",
+        ),
         (
             vec!["compare", "ok.csv", "--maps", "rff,rff"],
             "--maps: rff is named twice",

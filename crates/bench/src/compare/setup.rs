@@ -102,6 +102,7 @@ impl Setup {
             )));
         }
         let normalise = kernel.normalisation;
+        dense_fits(&entry.name, normalise, n, d)?;
         let maps = choose_maps(kernel, options.maps.as_deref())?;
         let (sigmas, median) = bandwidths(options, kernel, dataset, normalise)?;
         let learner = learner(options.learner.as_deref(), task)?;
@@ -546,6 +547,29 @@ fn ladder(max: usize, quick: bool) -> Result<Vec<usize>> {
 /// The median distance in the kernel's norm (the one its bandwidth scales: L1 for the
 /// Laplacian) of 1,000 random pairs of training rows after the normalisation: the runner's
 /// `"median"` rule.
+/// Refuses data whose column scaling (`standardize`, `min-max`: every value made explicit) would
+/// take more than half this machine's memory: a dense copy (8 bytes a value) and the sparse
+/// matrix it becomes (16). A 637 KB LIBSVM file with a feature index near 10^7 aborted the
+/// process building an 8 GB copy.
+fn dense_fits(name: &str, normalise: Step, n: usize, d: usize) -> Result<()> {
+    if !matches!(normalise, Step::Standardize | Step::MinMax) {
+        return Ok(());
+    }
+    let bytes = n as u128 * d as u128 * 24;
+    let limit = crate::memory::default_limit() as u128 / 2;
+    if bytes <= limit {
+        return Ok(());
+    }
+    let gb = |b: u128| b as f64 / 1e9;
+    Err(Error::Experiment(format!(
+        "{name}: {n} rows x {d} features; scaling the columns makes every value explicit, about \
+         {:.1} GB, more than half this machine's memory ({:.1} GB). Give a file with fewer \
+         columns, or --kernel polynomial (its rows are scaled to unit norm and stay sparse)",
+        gb(bytes),
+        gb(2 * limit)
+    )))
+}
+
 fn median_distance(
     dataset: rfbench_data::Dataset,
     normalise: Step,
