@@ -47,6 +47,24 @@ fn injected(dir: &Path) -> Vec<String> {
     found
 }
 
+/// Runs `array.sbatch` in `scripts` as SLURM starts task `id` of an array of ids `range`
+/// (inclusive), in `root`; it must succeed.
+fn array_task(scripts: &Path, root: &Path, id: usize, range: (usize, usize)) {
+    let task = Command::new("bash")
+        .arg(scripts.join("array.sbatch"))
+        .current_dir(root)
+        .env("SLURM_ARRAY_TASK_ID", id.to_string())
+        .env(
+            "SLURM_ARRAY_TASK_COUNT",
+            (range.1 - range.0 + 1).to_string(),
+        )
+        .env("SLURM_ARRAY_TASK_MIN", range.0.to_string())
+        .env("SLURM_ARRAY_TASK_MAX", range.1.to_string())
+        .output()
+        .unwrap();
+    assert!(task.status.success(), "task {id}: {task:?}");
+}
+
 #[test]
 fn hostile_names_are_quoted_or_refused() {
     let (dir, _) = workspace();
@@ -69,31 +87,13 @@ fn hostile_names_are_quoted_or_refused() {
         assert!(check.status.success(), "{name}: {check:?}");
     }
     // Task 1 of 2, as SLURM would start it: it runs its shard and nothing of the name.
-    let task = Command::new("bash")
-        .arg(scripts.join("array.sbatch"))
-        .current_dir(root)
-        .env("SLURM_ARRAY_TASK_ID", "1")
-        .env("SLURM_ARRAY_TASK_COUNT", "2")
-        .env("SLURM_ARRAY_TASK_MIN", "1")
-        .env("SLURM_ARRAY_TASK_MAX", "2")
-        .output()
-        .unwrap();
-    assert!(task.status.success(), "{task:?}");
+    array_task(&scripts, root, 1, (1, 2));
     assert_eq!(injected(root), Vec::<String>::new());
     let results = out.join("results/kernel-error-demo");
     assert!(results.join("quick.shard-1-of-2.csv").is_file());
     // Task 2 resubmitted alone (`sbatch --array=2`: SLURM then says the array has one task)
     // is still shard 2 of 2: the count is the script's.
-    let task = Command::new("bash")
-        .arg(scripts.join("array.sbatch"))
-        .current_dir(root)
-        .env("SLURM_ARRAY_TASK_ID", "2")
-        .env("SLURM_ARRAY_TASK_COUNT", "1")
-        .env("SLURM_ARRAY_TASK_MIN", "2")
-        .env("SLURM_ARRAY_TASK_MAX", "2")
-        .output()
-        .unwrap();
-    assert!(task.status.success(), "{task:?}");
+    array_task(&scripts, root, 2, (2, 2));
     assert!(results.join("quick.shard-2-of-2.csv").is_file());
     // A plain reproduce inside an array task's environment runs the whole spec.
     let plain = Command::new(env!("CARGO_BIN_EXE_rfbench"))
