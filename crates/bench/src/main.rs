@@ -67,7 +67,15 @@ impl SpecArgs {
         }
         let path = Path::new(&self.spec);
         let is_path = self.spec.ends_with(".toml") || self.spec.contains('/');
+        // A spec of the root's experiments/ named by its path is the same run as by its name.
+        let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        };
         match path.parent() {
+            Some(parent) if is_path && same(parent, &root.join("experiments")) => {
+                root.to_path_buf()
+            }
             Some(parent) if is_path && !parent.as_os_str().is_empty() => parent.to_path_buf(),
             Some(_) if is_path => PathBuf::from("."),
             _ => root.to_path_buf(),
@@ -123,35 +131,23 @@ enum Command {
         allow_skipped: bool,
     },
     /// Write a SLURM job array of N shards of a spec and a merge job that runs when they have
-    /// all succeeded (slurm/NAME/PROFILE/array.sbatch and merge.sbatch), and print the commands that
-    /// submit them; --submit fetches the datasets here and submits both.
-    Slurm {
+    /// all ended (slurm/NAME/PROFILE/array.sbatch and merge.sbatch), and print the commands that
+    /// submit them; --submit fetches the datasets here and submits both; --resubmit-failed
+    /// resubmits the shards that failed and a fresh merge.
+    Slurm(SlurmArgs),
+    /// Where a sharded run stands: per shard done / running / pending / failed / missing, rows
+    /// saved of planned, skipped runs and why, job ids and logs, the merge, and the one command
+    /// that repairs what is missing.
+    Status {
         #[command(flatten)]
         spec: SpecArgs,
-        /// The number of shards: array tasks.
-        #[arg(long, value_name = "N")]
-        shards: usize,
-        /// Run at most K tasks at once (--array=1-N%K).
-        #[arg(long, value_name = "K")]
-        throttle: Option<usize>,
-        /// The partition (sbatch --partition).
-        #[arg(long)]
-        partition: Option<String>,
-        /// Each task's time limit, as sbatch takes it (e.g. 2:00:00).
-        #[arg(long)]
-        time: Option<String>,
-        /// Each task's memory, as sbatch takes it (e.g. 8G).
-        #[arg(long)]
-        mem: Option<String>,
-        /// CPUs per task (rfbench's threads in the task).
-        #[arg(long, default_value_t = 1)]
-        cpus: usize,
-        /// Where results/, figures/ and slurm/ go (default: the root).
+        /// The output folder the run writes to (default: the root).
         #[arg(long)]
         out_dir: Option<PathBuf>,
-        /// Fetch the datasets here, then submit the array and the merge job.
+        /// Block until no job of the run is queued, printing a line when the shards' states
+        /// change, then print the status.
         #[arg(long)]
-        submit: bool,
+        wait: bool,
     },
     /// Redraw a spec's figures, tables and report from its results/NAME/PROFILE.csv (no run).
     Render {
@@ -313,6 +309,89 @@ const MAX_COMPONENTS: usize = 1 << 20;
 const MAX_BUDGET: f64 = 30.0 * 86_400.0;
 
 /// Seconds of "90", "90s", "1e3", "10m", "1.5h".
+/// `rfbench slurm`'s arguments.
+#[derive(clap::Args)]
+struct SlurmArgs {
+    #[command(flatten)]
+    spec: SpecArgs,
+    /// The number of shards: array tasks (required but with --resubmit-failed, which takes the
+    /// count submitted).
+    #[arg(long, value_name = "N", required_unless_present = "resubmit_failed")]
+    shards: Option<usize>,
+    /// Run at most K tasks at once (--array=1-N%K).
+    #[arg(long, value_name = "K")]
+    throttle: Option<usize>,
+    /// The partition (sbatch --partition).
+    #[arg(long)]
+    partition: Option<String>,
+    /// Each task's time limit, as sbatch takes it (e.g. 2:00:00).
+    #[arg(long)]
+    time: Option<String>,
+    /// Each task's memory, as sbatch takes it (e.g. 8G).
+    #[arg(long)]
+    mem: Option<String>,
+    /// CPUs per task (rfbench's threads in the task, and its BLAS threads).
+    #[arg(long, default_value_t = 1)]
+    cpus: usize,
+    /// The account to charge (sbatch --account).
+    #[arg(long)]
+    account: Option<String>,
+    /// The quality of service (sbatch --qos).
+    #[arg(long)]
+    qos: Option<String>,
+    /// Node features the tasks need (sbatch --constraint).
+    #[arg(long)]
+    constraint: Option<String>,
+    /// Generic resources per task (sbatch --gres, e.g. gpu:1).
+    #[arg(long)]
+    gres: Option<String>,
+    /// Any other sbatch option, one word (e.g. --sbatch-arg=--nice=10); repeatable; written
+    /// into both scripts.
+    #[arg(long = "sbatch-arg", value_name = "ARG", allow_hyphen_values = true)]
+    sbatch_args: Vec<String>,
+    /// Requeue a task up to K times when its time limit nears or its node fails; it resumes
+    /// the runs it saved.
+    #[arg(long, value_name = "K", default_value_t = 0)]
+    retries: usize,
+    /// Let shards and the merge accept runs skipped for missing data (otherwise such a shard
+    /// fails and the merge refuses it).
+    #[arg(long)]
+    allow_skipped: bool,
+    /// Where results/, figures/ and slurm/ go (default: the root).
+    #[arg(long)]
+    out_dir: Option<PathBuf>,
+    /// Fetch the datasets here, then submit the array and the merge job.
+    #[arg(long, conflicts_with = "resubmit_failed")]
+    submit: bool,
+    /// Resubmit the shards that failed, are missing or skipped runs (with the options given
+    /// now, e.g. a longer --time) and a fresh merge; the scripts written by the first --submit.
+    #[arg(long)]
+    resubmit_failed: bool,
+    /// After submitting, block until the merge has run, printing progress; fail unless merged.
+    #[arg(long)]
+    wait: bool,
+}
+
+impl SlurmArgs {
+    fn options(&self, shards: usize) -> SlurmOptions {
+        SlurmOptions {
+            shards,
+            throttle: self.throttle,
+            partition: self.partition.clone(),
+            time: self.time.clone(),
+            mem: self.mem.clone(),
+            cpus: self.cpus,
+            account: self.account.clone(),
+            qos: self.qos.clone(),
+            constraint: self.constraint.clone(),
+            gres: self.gres.clone(),
+            sbatch_args: self.sbatch_args.clone(),
+            retries: self.retries,
+            allow_skipped: self.allow_skipped,
+        }
+    }
+}
+
 fn parse_duration(text: &str) -> anyhow::Result<f64> {
     let trimmed = text.trim();
     let units = [("min", 60.0), ("s", 1.0), ("m", 60.0), ("h", 3600.0)];
@@ -425,28 +504,12 @@ fn run() -> anyhow::Result<String> {
             };
             reproduce(spec, *master_seed, out_dir.as_ref(), &options)
         }
-        Command::Slurm {
+        Command::Slurm(args) => slurm_command(&global, args),
+        Command::Status {
             spec,
-            shards,
-            throttle,
-            partition,
-            time,
-            mem,
-            cpus,
             out_dir,
-            submit,
-        } => {
-            let options = global.options(None, spec.out_dir(&global.root, out_dir.as_ref()));
-            let slurm = SlurmOptions {
-                shards: *shards,
-                throttle: *throttle,
-                partition: partition.clone(),
-                time: time.clone(),
-                mem: mem.clone(),
-                cpus: *cpus,
-            };
-            slurm_command(spec, &slurm, &options, *submit)
-        }
+            wait,
+        } => status_command(&global, spec, out_dir.as_ref(), *wait),
         Command::Merge {
             spec,
             shards,
@@ -532,6 +595,20 @@ fn reproduce(
         eprintln!("warning: {warning}");
     }
     let text = summary(&outcome);
+    if let (Some(shard), false) = (options.shard, options.allow_skipped) {
+        if outcome.skipped > 0 {
+            // A shard is a part of one result: runs it could not do are a failure to repair,
+            // not a cell to leave out (the merge refuses it too).
+            print!("{text}");
+            bail!(
+                "shard {shard} skipped {} run(s) for missing data (see the rows' reasons in {}): \
+                 the shard is written but counts as failed, and `rfbench merge` refuses it; make \
+                 the data reachable and run the shard again, or pass --allow-skipped",
+                outcome.skipped,
+                outcome.csv.display()
+            );
+        }
+    }
     if !outcome.failed.is_empty() {
         // The finished cells are written; the command still fails, naming the failed ones.
         print!("{text}");
@@ -557,37 +634,108 @@ fn wrote_outputs(out: &mut String, rendered: &rfbench::outputs::Rendered) {
     }
 }
 
-fn slurm_command(
-    spec: &SpecArgs,
-    slurm: &SlurmOptions,
-    options: &RunOptions,
-    submit: bool,
-) -> anyhow::Result<String> {
+fn slurm_command(global: &Global, args: &SlurmArgs) -> anyhow::Result<String> {
+    let spec = &args.spec;
+    let options = global.options(None, spec.out_dir(&global.root, args.out_dir.as_ref()));
     rfbench::compare::refuse_own_folder(Path::new(&spec.spec), &options.out_dir)?;
-    let binary = std::env::current_exe().context("finding this executable for the scripts")?;
-    let scripts = rfbench::slurm::write(&spec.spec, &spec.profile(), options, slurm, &binary)
-        .with_context(|| format!("writing the SLURM scripts of {}", spec.spec))?;
+    let how = invocation(global, spec, &options.out_dir);
     let mut out = String::new();
-    let _ = writeln!(out, "wrote {}", scripts.array.display());
-    let _ = writeln!(out, "wrote {}", scripts.merge.display());
-    if !submit {
-        let _ = writeln!(out, "submit them with:");
-        for command in &scripts.commands {
-            let _ = writeln!(out, "  {command}");
+    let submitted = if args.resubmit_failed {
+        let slurm = args.options(args.shards.unwrap_or(1));
+        rfbench::slurm::resubmit_failed(&global.root, &how, &slurm)
+            .with_context(|| format!("resubmitting {}", spec.spec))?
+    } else {
+        let slurm = args.options(args.shards.unwrap_or_default());
+        let binary = std::env::current_exe().context("finding this executable for the scripts")?;
+        let scripts = rfbench::slurm::write(&spec.spec, &spec.profile(), &options, &slurm, &binary)
+            .with_context(|| format!("writing the SLURM scripts of {}", spec.spec))?;
+        let _ = writeln!(out, "wrote {}", scripts.array.display());
+        let _ = writeln!(out, "wrote {}", scripts.merge.display());
+        if !args.submit {
+            let _ = writeln!(out, "submit them with:");
+            for command in &scripts.commands {
+                let _ = writeln!(out, "  {command}");
+            }
+            return Ok(out);
         }
-        return Ok(out);
+        rfbench::slurm::submit(&scripts, &options, &slurm)
+            .with_context(|| format!("submitting {}", spec.spec))?
+    };
+    let _ = match &submitted.array {
+        Some(array) => writeln!(
+            out,
+            "submitted the array (shards {:?}) as job {array} and the merge as job {} (after \
+             every task ends); `rfbench status` shows where it stands",
+            submitted.tasks, submitted.merge
+        ),
+        None => writeln!(
+            out,
+            "every shard is done: submitted the merge as job {}",
+            submitted.merge
+        ),
+    };
+    if args.wait {
+        wait_for_merge(global, &how, &mut out)?;
     }
-    let submitted = rfbench::slurm::submit(&scripts, options)
-        .with_context(|| format!("submitting {}", spec.spec))?;
-    let _ = writeln!(
-        out,
-        "submitted the array as job {} and the merge as job {} (after the array succeeds); \
-         logs in {}",
-        submitted.array,
-        submitted.merge,
-        scripts.dir.join("logs").display()
-    );
     Ok(out)
+}
+
+/// `--wait`: blocks until the run's jobs have ended; an error with the status unless merged.
+fn wait_for_merge(
+    global: &Global,
+    how: &rfbench::slurm::Invocation,
+    out: &mut String,
+) -> anyhow::Result<()> {
+    print!("{out}");
+    out.clear();
+    let every = std::time::Duration::from_secs(5);
+    let status = rfbench::slurm::wait(&global.root, how, every)?;
+    if !status.merged() {
+        bail!("the run ended unmerged:\n{status}");
+    }
+    let _ = write!(out, "{status}");
+    Ok(())
+}
+
+/// How this run is named again in the commands `status` prints.
+fn invocation(global: &Global, spec: &SpecArgs, out_dir: &Path) -> rfbench::slurm::Invocation {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    // As called: a name found on PATH stays a name, a path is made absolute.
+    let called = std::env::args().next().unwrap_or_else(|| "rfbench".into());
+    let binary = match called.contains('/') {
+        true => absolute(Path::new(&called)).display().to_string(),
+        false => called,
+    };
+    let spec_arg = match spec.spec.ends_with(".toml") || spec.spec.contains('/') {
+        true => absolute(Path::new(&spec.spec)).display().to_string(),
+        false => spec.spec.clone(),
+    };
+    rfbench::slurm::Invocation {
+        rfbench: format!(
+            "{} --root {}",
+            rfbench::slurm::quote(&binary),
+            rfbench::slurm::quote(&absolute(&global.root).display().to_string())
+        ),
+        spec: spec_arg,
+        profile: spec.profile(),
+        out_dir: absolute(out_dir),
+    }
+}
+
+fn status_command(
+    global: &Global,
+    spec: &SpecArgs,
+    out_dir: Option<&PathBuf>,
+    wait: bool,
+) -> anyhow::Result<String> {
+    let out_dir = spec.out_dir(&global.root, out_dir);
+    let how = invocation(global, spec, &out_dir);
+    let status = match wait {
+        true => rfbench::slurm::wait(&global.root, &how, std::time::Duration::from_secs(5)),
+        false => rfbench::slurm::status(&global.root, &how),
+    }
+    .with_context(|| format!("the status of {}", spec.spec))?;
+    Ok(status.to_string())
 }
 
 fn merge(spec: &SpecArgs, shards: Option<usize>, options: &RunOptions) -> anyhow::Result<String> {

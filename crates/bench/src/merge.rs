@@ -80,6 +80,7 @@ pub fn merge(
 
     let csv = files.csv();
     if !options.allow_skipped {
+        refuse_holes(&plan, &files, &shards, &rows)?;
         run::keep_what_ran(&csv, &plan, &rows)?;
     }
     let text = results::write_records(&layout.header(), records)?;
@@ -108,6 +109,68 @@ pub fn merge(
         rendered,
         shards: count,
     })
+}
+
+/// Refuses runs skipped for missing data (a node without the data): the merge would write a
+/// result with holes and delete the shards that could be repaired. Names each shard and why.
+fn refuse_holes(
+    plan: &Plan,
+    files: &SpecFiles,
+    shards: &[Shard],
+    rows: &[ResultRow],
+) -> Result<()> {
+    let mut holes: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+    for row in rows {
+        if let CellOutcome::Skipped(reason) = &row.outcome {
+            let key = RunId::new(&row.coordinates, row.repetition);
+            let owner = shards.iter().find(|s| s.owns(&key));
+            let entry = holes
+                .entry(owner.map_or_else(String::new, |s| s.to_string()))
+                .or_default();
+            entry.0 += 1;
+            if !entry.1.contains(reason) {
+                entry.1.push(reason.clone());
+            }
+        }
+    }
+    if holes.is_empty() {
+        return Ok(());
+    }
+    let lines: Vec<String> = holes
+        .iter()
+        .map(|(shard, (n, reasons))| {
+            format!("shard {shard}: {n} run(s) skipped ({})", reasons.join("; "))
+        })
+        .collect();
+    Err(Error::Experiment(format!(
+        "the shards of {} skipped runs for missing data; nothing is written and the shards are \
+         kept:\n  {}\nmake the data reachable and run those shards again (`rfbench reproduce {} \
+         --shard I/N --resume`, or `rfbench slurm ... --resubmit-failed`), or merge with the \
+         holes: `rfbench merge ... --allow-skipped`",
+        files.label(),
+        lines.join("\n  "),
+        rerun_arguments(plan, files)
+    )))
+}
+
+/// `SPEC --profile P --out-dir OUT` (the profile and folder only when not the defaults): what a
+/// command printed in a hint needs to name this run.
+fn rerun_arguments(plan: &Plan, files: &SpecFiles) -> String {
+    let by_name = plan
+        .source
+        .ends_with(Path::new("experiments").join(format!("{}.toml", plan.name)));
+    let mut text = match by_name {
+        true => plan.name.clone(),
+        false => crate::slurm::quote(&plan.source.display().to_string()),
+    };
+    if plan.profile != Profile::Full {
+        text.push_str(&format!(" --profile {}", plan.profile.name()));
+    }
+    let out = files.out_dir().display().to_string();
+    if out != "." {
+        text.push_str(&format!(" --out-dir {}", crate::slurm::quote(&out)));
+    }
+    text
 }
 
 /// The number of shards to merge: `asked`, or the one count present.
@@ -156,11 +219,12 @@ fn read_manifests(
     if !missing.is_empty() {
         return Err(Error::Experiment(format!(
             "shard(s) {} of {} missing in {} (a shard is its .csv and its .toml): run them \
-             with `rfbench reproduce {} --shard I/N --resume`",
+             with `rfbench reproduce {} --shard I/N --resume` (or, on SLURM, `rfbench slurm \
+             ... --resubmit-failed`; `rfbench status` shows the shards)",
             missing.join(", "),
             files.label(),
             files.results_dir().display(),
-            plan.name
+            rerun_arguments(plan, files)
         )));
     }
     let (spec, datasets) = shard::digests(plan, root)?;
@@ -172,7 +236,7 @@ fn read_manifests(
             Error::Experiment(format!(
                 "{}: shard {s} was run {what}; rerun it (`rfbench reproduce {} --shard {s}`)",
                 path.display(),
-                plan.name
+                rerun_arguments(plan, files)
             ))
         };
         if (m.shard, m.shards) != (s.index, s.count)
@@ -246,7 +310,7 @@ fn in_plan_order(
                         "{} is in no shard (it is shard {owner}'s: `rfbench reproduce {} \
                          --shard {owner}` reruns that shard)",
                         what(),
-                        plan.name
+                        rerun_arguments(plan, files)
                     ))
                 }
                 [(_, record, row)] if row.seeds == run::seeds_of(plan, cell, repetition) => {

@@ -224,7 +224,7 @@ impl Reporter {
             let bar =
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             if let Ok(style) = ProgressStyle::with_template(
-                "{elapsed_precise} [{bar:40}] {pos}/{len} cells, eta {eta}",
+                "{elapsed_precise} [{bar:40}] {pos}/{len} runs, eta {eta}",
             ) {
                 bar.set_style(style.progress_chars("=> "));
             }
@@ -252,7 +252,7 @@ impl Reporter {
                 let elapsed = self.start.elapsed().as_secs_f64();
                 let remaining = elapsed / done as f64 * (self.total - done) as f64;
                 eprintln!(
-                    "{done}/{} cells, {elapsed:.0} s elapsed, about {remaining:.0} s remaining",
+                    "{done}/{} runs, {elapsed:.0} s elapsed, about {remaining:.0} s remaining",
                     self.total
                 );
             }

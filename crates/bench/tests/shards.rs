@@ -46,11 +46,14 @@ fn run_sharded(
         assert!(outcome.rendered.figures.is_empty(), "a shard draws nothing");
         runs += outcome.rows.len();
     }
+    // kernel-error-demo's `offline` dataset is reachable nowhere: its runs are skipped in the
+    // one-process run too, so the holes are accepted here.
     let merged = merge(
         spec,
         &Profile::Full,
         &RunOptions {
             out_dir: out.to_path_buf(),
+            allow_skipped: true,
             ..options.clone()
         },
         None,
@@ -202,4 +205,49 @@ fn a_merge_refuses_missing_duplicated_and_foreign_shards() {
     assert!(merged.csv.is_file());
     // The 3-shard run's files are left alone: they are not the ones merged.
     assert!(shard_csv(1, 3).is_file() && !shard_csv(1, 2).exists());
+}
+
+#[test]
+fn a_merge_refuses_shards_that_skipped_runs_and_keeps_them() {
+    let (dir, options) = workspace();
+    let out = dir.path().join("holes");
+    for index in 1..=2 {
+        let sharded = RunOptions {
+            out_dir: out.clone(),
+            shard: Some(Shard::new(index, 2).unwrap()),
+            ..options.clone()
+        };
+        reproduce("kernel-error-demo", &Profile::Full, &sharded).unwrap();
+    }
+    let merging = RunOptions {
+        out_dir: out.clone(),
+        ..options.clone()
+    };
+    let err = merge("kernel-error-demo", &Profile::Full, &merging, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("skipped runs for missing data") && err.contains("offline"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--out-dir"),
+        "the hint names the folder: {err}"
+    );
+    let results = out.join("results/kernel-error-demo");
+    assert!(!results.join("full.csv").exists(), "{err}");
+    for index in 1..=2 {
+        assert!(
+            results
+                .join(format!("full.shard-{index}-of-2.csv"))
+                .is_file(),
+            "a refused merge keeps shard {index}"
+        );
+    }
+    let allowed = RunOptions {
+        allow_skipped: true,
+        ..merging
+    };
+    merge("kernel-error-demo", &Profile::Full, &allowed, None).unwrap();
+    assert!(results.join("full.csv").is_file());
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 mod common;
 use common::*;
 
-/// `rfbench --root ROOT slurm SPEC --quick --shards 2 --out-dir OUT`, with the workspace's cache
+/// `rfbench --root ROOT slurm SPEC --quick --shards 2 --allow-skipped --out-dir OUT`, with the workspace's cache
 /// and mirror: (success, stderr).
 fn slurm(root: &Path, spec: &Path, out: &Path) -> (bool, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_rfbench"))
@@ -19,7 +19,9 @@ fn slurm(root: &Path, spec: &Path, out: &Path) -> (bool, String) {
         .arg(root)
         .arg("slurm")
         .arg(spec)
-        .args(["--quick", "--shards", "2", "--out-dir"])
+        // kernel-error-demo's `offline` dataset is reachable nowhere: its runs are skipped by
+        // design, which a shard must be allowed to do.
+        .args(["--quick", "--shards", "2", "--allow-skipped", "--out-dir"])
         .arg(out)
         .env("RFBENCH_CACHE", root.join("cache"))
         .env("RFBENCH_MIRROR", root.join("mirror"))
@@ -136,4 +138,114 @@ fn hostile_names_are_quoted_or_refused() {
     let (ok, stderr) = slurm(root, &named, &root.join("out-named"));
     assert!(!ok && stderr.contains("spec and profile names"), "{stderr}");
     assert_eq!(injected(root), Vec::<String>::new());
+}
+
+#[test]
+fn scheduler_options_reach_the_scripts_and_a_task_pins_its_blas_threads() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let out = root.join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .arg("--root")
+        .arg(root)
+        .args(["slurm", "learning-demo", "--shards", "3", "--cpus", "2"])
+        .args([
+            "--account=lab",
+            "--qos=long",
+            "--constraint=avx512",
+            "--gres=gpu:1",
+        ])
+        .args([
+            "--sbatch-arg=--nice=10",
+            "--sbatch-arg",
+            "--mail-type=END,FAIL",
+        ])
+        .args(["--retries", "2", "--out-dir"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("--dependency=afterany:$array"), "{stdout}");
+    let scripts = out.join("slurm/learning-demo/full");
+    let read = |name: &str| std::fs::read_to_string(scripts.join(name)).unwrap();
+    let (array, merge) = (read("array.sbatch"), read("merge.sbatch"));
+    for line in [
+        "#SBATCH --account=lab",
+        "#SBATCH --qos=long",
+        "#SBATCH --nice=10",
+        "#SBATCH --mail-type=END,FAIL",
+    ] {
+        assert!(array.contains(line) && merge.contains(line), "{line}");
+    }
+    for line in [
+        "#SBATCH --constraint=avx512",
+        "#SBATCH --gres=gpu:1",
+        "#SBATCH --requeue",
+        "#SBATCH --signal=B:USR1@120",
+        "OPENBLAS_NUM_THREADS=\"${SLURM_CPUS_PER_TASK:-2}\"",
+        "-lt 2 ]",
+    ] {
+        assert!(array.contains(line), "array.sbatch lacks {line}:\n{array}");
+    }
+    assert!(!merge.contains("--gres"), "the merge needs no GPU");
+    for name in ["array.sbatch", "merge.sbatch"] {
+        let check = Command::new("bash")
+            .arg("-n")
+            .arg(scripts.join(name))
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "{name}: {check:?}");
+    }
+    // The task with retries runs its shard through the requeue trap and exits as it does.
+    array_task(&scripts, root, 1, (1, 3));
+    assert!(out
+        .join("results/learning-demo/full.shard-1-of-3.csv")
+        .is_file());
+    // An option sbatch would read as two words, or a shell expansion, is refused.
+    let refused = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .arg("--root")
+        .arg(root)
+        .args([
+            "slurm",
+            "learning-demo",
+            "--shards",
+            "2",
+            "--sbatch-arg=--wrap=$(id)",
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--sbatch-arg"));
+}
+
+#[test]
+fn a_shard_that_skipped_runs_fails_but_keeps_its_rows() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let run = |allow: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_rfbench"));
+        cmd.arg("--root")
+            .arg(root)
+            .args([
+                "reproduce",
+                "kernel-error-demo",
+                "--quick",
+                "--shard",
+                "1/2",
+            ])
+            .env("RFBENCH_CACHE", root.join("cache"))
+            .env("RFBENCH_MIRROR", root.join("mirror"));
+        if allow {
+            cmd.arg("--allow-skipped");
+        }
+        cmd.output().unwrap()
+    };
+    let failed = run(false);
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(!failed.status.success(), "{stderr}");
+    assert!(stderr.contains("counts as failed"), "{stderr}");
+    let shard = root.join("results/kernel-error-demo/quick.shard-1-of-2.csv");
+    assert!(shard.is_file(), "the rows it measured are written");
+    assert!(run(true).status.success());
 }
