@@ -158,8 +158,24 @@ fn keyed(data: &Rows, plan: &Plan, path: &Path) -> Result<Keyed> {
             path: path.to_path_buf(),
             message: format!("row {}: repetition {:?} is not a number", i + 2, row[rep]),
         })?;
+        // One file is one run: every row has its master seed, which decides the check's mode.
         if let Some(s) = seed_col {
-            master_seed = row[s].parse().ok();
+            let seed: u64 = row[s].parse().map_err(|_| Error::Results {
+                path: path.to_path_buf(),
+                message: format!("row {}: master_seed {:?} is not a seed", i + 2, row[s]),
+            })?;
+            if master_seed.is_some_and(|m| m != seed) {
+                return Err(Error::Results {
+                    path: path.to_path_buf(),
+                    message: format!(
+                        "row {}: master_seed {seed}, the rows above {}: a results file holds \
+                         one run, under one master seed",
+                        i + 2,
+                        master_seed.unwrap_or_default()
+                    ),
+                });
+            }
+            master_seed = Some(seed);
         }
         if out
             .insert((key.join(", "), repetition), row.clone())

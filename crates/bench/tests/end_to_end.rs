@@ -345,6 +345,23 @@ fn check_fails_for_an_edited_value_a_deleted_row_and_passes_another_seed() {
     assert_eq!(report.failures.len(), 1, "{:?}", report.failures);
     assert_eq!(report.failures[0].column, "seed");
 
+    // An edited master seed, in a middle row or the last: not one run any more, an error
+    // naming the row (not a silent switch to the statistical comparison).
+    let rows = pristine.lines().count() - 1;
+    for row in [1, rows - 1] {
+        std::fs::write(&path, &pristine).unwrap();
+        edit(&path, row, "master_seed", |v| {
+            (v.parse::<u64>().unwrap() + 1).to_string()
+        });
+        let err = check("kernel-error-demo", &Profile::quick(), &options)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!("row {}: master_seed", row + 2)),
+            "{err}"
+        );
+    }
+
     // A deleted row.
     let mut lines: Vec<&str> = pristine.lines().collect();
     lines.remove(3);
@@ -834,6 +851,17 @@ fn reproduce_by_name_from_inside_the_root() {
     assert!(out.status.success(), "{stderr}");
     let csv = options.root.join("results/gram-error-demo/full.csv");
     assert!(!column(&csv, "status").is_empty());
+    // The spec named by its path in experiments/ is the same run: results/ of the root, not
+    // an experiments/results/ beside the spec.
+    std::fs::remove_file(&csv).unwrap();
+    let by_path = std::process::Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .current_dir(&options.root)
+        .args(["reproduce", "experiments/gram-error-demo.toml"])
+        .env("RFBENCH_CACHE", options.root.join("cache"))
+        .output()
+        .unwrap();
+    assert!(by_path.status.success(), "{by_path:?}");
+    assert!(csv.is_file() && !options.root.join("experiments/results").exists());
     assert!(column(&csv, "status").iter().all(|s| s == "ok"));
     let leftovers: Vec<_> = std::fs::read_dir(options.root.join("results/gram-error-demo"))
         .unwrap()

@@ -59,6 +59,16 @@ pub fn describe_files(
     let sample = sample_lines(train)?;
     let mut guesses = Vec::new();
     let (format, csv) = if looks_like_libsvm(&sample) {
+        if let Some(column) = &options.label_column {
+            return Err(DataError::Parse {
+                path: train.to_path_buf(),
+                line: 1,
+                problem: format!(
+                    "--label-column {column}: this is a LIBSVM file, whose label is the first \
+                     field of every line; the option applies to delimited text only"
+                ),
+            });
+        }
         guesses.push("format: LIBSVM (label index:value ...)".to_string());
         (Format::Libsvm, None)
     } else {
@@ -211,6 +221,14 @@ fn delimited_options(
             .iter()
             .all(|l| is_number(split_fields(l, separator)[c]))
     };
+    if sample.len() == 1 && first.iter().any(|f| !is_number(f)) {
+        return Err(fail(
+            1,
+            "the file has one line, with text in it: a header and no rows? (a data set needs \
+             rows of numbers below its header)"
+                .into(),
+        ));
+    }
     let header = sample.len() > 1 && (0..width).any(|c| !is_number(first[c]) && numeric_below(c));
     let label = match label_column {
         None => -1,
@@ -220,6 +238,16 @@ fn delimited_options(
                 return Err(fail(
                     1,
                     format!("label column {i} does not exist: the rows have {width} fields"),
+                ))
+            }
+            Err(_) if header && first.iter().filter(|f| **f == text).count() > 1 => {
+                return Err(fail(
+                    1,
+                    format!(
+                        "{} columns are named {text:?}: give the label column by its index \
+                         (from 0, or negative from the end)",
+                        first.iter().filter(|f| **f == text).count()
+                    ),
                 ))
             }
             Err(_) if header => first
@@ -595,7 +623,21 @@ mod tests {
             ..DescribeOptions::default()
         };
         let three = write(dir.path(), "three.csv", "1,0\n2,1\n3,2\n");
+        let header_only = write(dir.path(), "header.csv", "a,b,label\n");
+        let twice = write(dir.path(), "twice.csv", "a,a,y\n1,2,0\n3,4,1\n");
+        let svm = write(dir.path(), "a.svm", "+1 1:0.5\n-1 2:2\n");
+        let named_a = DescribeOptions {
+            label_column: Some("a".into()),
+            ..DescribeOptions::default()
+        };
+        let first = DescribeOptions {
+            label_column: Some("0".into()),
+            ..DescribeOptions::default()
+        };
         for (path, options, problem) in [
+            (&header_only, &options, "a header and no rows"),
+            (&twice, &named_a, "2 columns are named \"a\""),
+            (&svm, &first, "--label-column 0: this is a LIBSVM file"),
             (&one_class, &options, "every row has the label \"7\""),
             (&ragged, &options, "no separator"),
             (&empty, &options, "empty"),
