@@ -5,12 +5,34 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// A t test's statistic, degrees of freedom and two-sided p value.
+/// A t test's statistic, degrees of freedom, two-sided p value and the standard error of the
+/// difference it tests (what the smallest detectable effect scales with).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TTest {
     pub t: f64,
     pub df: f64,
     pub p: f64,
+    pub se: f64,
+}
+
+impl TTest {
+    /// The one-sided p value of "the difference is positive".
+    pub fn p_positive(&self) -> f64 {
+        match self.t {
+            t if t.is_nan() => 1.0,
+            t if t > 0.0 => self.p / 2.0,
+            _ => 1.0 - self.p / 2.0,
+        }
+    }
+
+    /// The smallest true difference this test detects with probability `power` at one-sided
+    /// level `alpha`: (t_{1-alpha} + t_{power}) times the standard error.
+    pub fn detectable(&self, alpha: f64, power: f64) -> f64 {
+        match StudentsT::new(0.0, 1.0, self.df) {
+            Ok(dist) => (dist.inverse_cdf(1.0 - alpha) + dist.inverse_cdf(power)) * self.se,
+            Err(_) => f64::NAN,
+        }
+    }
 }
 
 fn mean_var(values: &[f64]) -> (f64, f64) {
@@ -22,16 +44,16 @@ fn mean_var(values: &[f64]) -> (f64, f64) {
 
 /// Two-sided p of `t` under Student's t with `df` degrees of freedom; a zero spread (`t`
 /// infinite or NaN) gives p = 0 when the means differ and 1 when they are equal.
-fn test(t: f64, df: f64, differ: bool) -> TTest {
+fn test(t: f64, df: f64, differ: bool, se: f64) -> TTest {
     if !t.is_finite() {
         let p = if differ { 0.0 } else { 1.0 };
-        return TTest { t, df, p };
+        return TTest { t, df, p, se };
     }
     let p = match StudentsT::new(0.0, 1.0, df) {
         Ok(dist) => 2.0 * (1.0 - dist.cdf(t.abs())),
         Err(_) => f64::NAN,
     };
-    TTest { t, df, p }
+    TTest { t, df, p, se }
 }
 
 /// The paired t test of differences `diffs` against 0; `None` for fewer than two.
@@ -41,7 +63,8 @@ pub fn paired(diffs: &[f64]) -> Option<TTest> {
     }
     let n = diffs.len() as f64;
     let (mean, var) = mean_var(diffs);
-    Some(test(mean / (var / n).sqrt(), n - 1.0, mean != 0.0))
+    let se = (var / n).sqrt();
+    Some(test(mean / se, n - 1.0, mean != 0.0, se))
 }
 
 /// Welch's unequal-variance t test of `a` against `b`; `None` when a side has fewer than two.
@@ -52,10 +75,11 @@ pub fn welch(a: &[f64], b: &[f64]) -> Option<TTest> {
     let (m, n) = (a.len() as f64, b.len() as f64);
     let ((mean_a, var_a), (mean_b, var_b)) = (mean_var(a), mean_var(b));
     let (sa, sb) = (var_a / m, var_b / n);
-    let t = (mean_a - mean_b) / (sa + sb).sqrt();
+    let se = (sa + sb).sqrt();
+    let t = (mean_a - mean_b) / se;
     // Welch-Satterthwaite; with no spread at all the statistic is infinite or NaN anyway.
     let df = (sa + sb).powi(2) / (sa * sa / (m - 1.0) + sb * sb / (n - 1.0));
-    Some(test(t, df, mean_a != mean_b))
+    Some(test(t, df, mean_a != mean_b, se))
 }
 
 /// Student's pooled-variance two-sample t test of `a` against `b`; `None` when a side has fewer
@@ -68,8 +92,9 @@ pub fn pooled(a: &[f64], b: &[f64]) -> Option<TTest> {
     let ((mean_a, var_a), (mean_b, var_b)) = (mean_var(a), mean_var(b));
     let df = m + n - 2.0;
     let sd = (((m - 1.0) * var_a + (n - 1.0) * var_b) / df).sqrt();
-    let t = (mean_a - mean_b) / (sd * (1.0 / m + 1.0 / n).sqrt());
-    Some(test(t, df, mean_a != mean_b))
+    let se = sd * (1.0 / m + 1.0 / n).sqrt();
+    let t = (mean_a - mean_b) / se;
+    Some(test(t, df, mean_a != mean_b, se))
 }
 
 /// The mean of `values` and its one-sided confidence bounds at level `1 - alpha` each (together

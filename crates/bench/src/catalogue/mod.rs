@@ -133,6 +133,7 @@ fn claims(run: &Run) -> Vec<ClaimOutcome> {
 fn tally(outcomes: &[ClaimOutcome]) -> String {
     let verdicts = [
         (Verdict::Holds, "hold"),
+        (Verdict::HoldsWhereChecked, "hold where checked"),
         (Verdict::DoesNotHold, "do not hold"),
         (Verdict::Indistinguishable, "indistinguishable"),
         (Verdict::NotChecked, "not checked"),

@@ -10,9 +10,9 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::results::{CellValue, Coordinates, Results, Stats};
+use super::results::{CellValue, Coordinates, Results, Sample, Stats};
 use super::validate::{Checker, RawSelector};
-use super::verdict::{self, Pair, PairVerdict, Relation, Verdict};
+use super::verdict::{self, Pair, PairVerdict, Relation, Statement, Verdict};
 use super::{
     describe, describe_selector, number, selects, CellProblem, Drawing, Labels, Output,
     RenderContext,
@@ -29,7 +29,9 @@ pub struct RawClaim {
     pub left: Spanned<RawSelector>,
     /// Must name the same columns as `left`.
     pub right: Spanned<RawSelector>,
-    /// "less": left < right; "greater": left > right (at every pair).
+    /// What the paper states of left against right, at every pair: "less" / "greater" (left
+    /// below / above right), "not-greater" / "not-less" (not above / below by more than
+    /// `margin`: "not worse"), "similar" (within `margin` of each other).
     pub relation: Spanned<String>,
     #[serde(
         default,
@@ -37,8 +39,15 @@ pub struct RawClaim {
         skip_serializing_if = "RawSelector::is_empty"
     )]
     pub filter: RawSelector,
-    /// "less": left * factor < right; "greater": left > right * factor. Default 1.
+    /// "less": left * factor < right; "greater": left > right * factor. Default 1. The paper's
+    /// factor as written ("8x faster"), never lowered.
     pub factor: Option<Spanned<f64>>,
+    /// The margin of "not-greater", "not-less" and "similar", in the metric's units (on the
+    /// log scale: a log ratio, e.g. 0.1 for about 10 %).
+    pub margin: Option<Spanned<f64>>,
+    /// "linear" (default) or "log": test the logs of the values, so that a factor is a ratio
+    /// ("k times faster" is a test of the log ratio against log k).
+    pub scale: Option<Spanned<String>>,
     /// The coordinates a left cell and a right cell must share to be compared; default: every
     /// coordinate the sides do not name. Needed when the sides differ in more than the named
     /// columns (RFF's `n_components` against binning's `n_grids`, a map against `none`): e.g.
@@ -108,13 +117,17 @@ impl Output for RawClaim {
     }
 }
 
-pub const RELATIONS: [&str; 2] = ["less", "greater"];
+pub const RELATIONS: [&str; 5] = ["less", "greater", "not-greater", "not-less", "similar"];
+
+pub const SCALES: [&str; 2] = ["linear", "log"];
 
 pub const TESTS: [&str; 2] = ["t", "means"];
 
 /// A claim's cells paired, notes on the cells left out, and the two sides' names.
 struct Paired {
     pairs: Vec<Pair>,
+    /// Left cells whose pair was skipped (its data missing here).
+    skipped: usize,
     notes: Vec<String>,
     l_name: String,
     r_name: String,
@@ -129,6 +142,9 @@ pub struct ClaimOutcome {
     pub verdict: Verdict,
     /// The tally and the ratio's range, or where it fails; or why nothing was compared.
     pub detail: String,
+    /// The statement kind, its test, factor or margin and scale, and the smallest effect the
+    /// tests could detect; empty when nothing was compared.
+    pub statement: String,
     /// Every pair: where, the two sides, and how it was decided.
     pub pairs: Vec<PairRow>,
     /// The two sides' names ("TS", "RM"); empty when nothing was paired.
@@ -206,7 +222,66 @@ impl RawClaim {
                 ));
             }
         }
-        Ok(())
+        if let Some(scale) = &self.scale {
+            c.one_of(&format!("{key}.scale"), scale, "scale", &SCALES)?;
+        }
+        self.validate_margin(c, key)
+    }
+
+    /// A margin statement has a positive margin and no factor; a directional one no margin.
+    fn validate_margin(&self, c: &Checker, key: &str) -> Result<()> {
+        let needs = self.statement().is_some_and(Statement::needs_margin);
+        match (&self.margin, needs) {
+            (None, true) => Err(c.error(
+                &format!("{key}.relation"),
+                &self.relation.span(),
+                format!(
+                    "{:?} needs a margin (`margin = ...`, in the metric's units): how far is \
+                     still \"not worse\" or \"similar\"",
+                    self.relation.get_ref()
+                ),
+            )),
+            (Some(m), false) => Err(c.error(
+                &format!("{key}.margin"),
+                &m.span(),
+                "a margin belongs to not-greater, not-less and similar; less and greater take a \
+                 factor",
+            )),
+            (Some(m), true) if !(m.get_ref().is_finite() && *m.get_ref() > 0.0) => Err(c.error(
+                &format!("{key}.margin"),
+                &m.span(),
+                format!("must be a positive number, got {}", m.get_ref()),
+            )),
+            (Some(_), true) if self.factor.is_some() => Err(c.error(
+                &format!("{key}.factor"),
+                &self.relation.span(),
+                "a margin statement takes no factor",
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn statement(&self) -> Option<Statement> {
+        Statement::parse(self.relation.get_ref())
+    }
+
+    fn log_scale(&self) -> bool {
+        self.scale.as_ref().is_some_and(|s| s.get_ref() == "log")
+    }
+
+    /// The claim's relation; on the log scale a factor becomes the offset `ln k`.
+    fn relation(&self) -> Relation {
+        let factor = self.factor.as_ref().map_or(1.0, |f| *f.get_ref());
+        let (factor, offset) = match self.log_scale() {
+            true => (1.0, factor.ln()),
+            false => (factor, 0.0),
+        };
+        Relation {
+            statement: self.statement().unwrap_or(Statement::Less),
+            factor,
+            offset,
+            margin: self.margin.as_ref().map_or(0.0, |m| *m.get_ref()),
+        }
     }
 
     fn side_label(&self, selector: &RawSelector, labels: &Labels) -> String {
@@ -281,9 +356,10 @@ impl RawClaim {
             self.side_label(self.left.get_ref(), labels),
             self.side_label(self.right.get_ref(), labels),
         );
+        let mut notes = Vec::new();
 
         let mut pairs: Vec<Pair> = Vec::new();
-        let mut without_stats = 0;
+        let (mut without_stats, mut skipped) = (0, 0);
         let mut unpaired = 0;
         for l in &left {
             let at = rest(&l.coordinates);
@@ -297,11 +373,17 @@ impl RawClaim {
                         l: a,
                         r: b,
                     }),
+                    _ if l.skipped.is_some() || r.skipped.is_some() => skipped += 1,
                     _ => without_stats += 1,
                 },
             }
         }
-        let mut notes = Vec::new();
+        if skipped > 0 {
+            notes.push(format!(
+                "{skipped} pair{} not checked: skipped (its data is missing here)",
+                if skipped == 1 { "" } else { "s" }
+            ));
+        }
         if unpaired > 0 {
             notes.push(format!(
                 "{unpaired} {l_name} cell{} without a {r_name} counterpart",
@@ -354,6 +436,7 @@ impl RawClaim {
 
         Ok(Paired {
             pairs,
+            skipped,
             notes,
             l_name,
             r_name,
@@ -367,6 +450,7 @@ impl RawClaim {
             metric: self.metric.get_ref().clone(),
             verdict,
             detail,
+            statement: String::new(),
             pairs: Vec::new(),
             sides: Default::default(),
         }
@@ -376,16 +460,21 @@ impl RawClaim {
     fn verdict(&self, results: &Results, paired: Paired) -> ClaimOutcome {
         let Paired {
             pairs,
+            skipped,
             notes,
             l_name,
             r_name,
         } = paired;
-        let relation = Relation {
-            less: self.relation.get_ref() == "less",
-            factor: self.factor.as_ref().map_or(1.0, |f| *f.get_ref()),
-        };
+        let relation = self.relation();
         let means_only = self.test.as_ref().is_some_and(|t| t.get_ref() == "means");
-        let decided = verdict::decide(&pairs, relation, means_only);
+        let tested = match self.log_scale() {
+            true => match log_pairs(pairs.clone()) {
+                Ok(logs) => logs,
+                Err(detail) => return self.outcome(Verdict::DoesNotHold, detail),
+            },
+            false => pairs.clone(),
+        };
+        let decided = verdict::decide(&tested, relation, means_only);
         let at = where_of(results, self, &pairs);
         let rows: Vec<PairRow> = pairs
             .iter()
@@ -436,15 +525,103 @@ impl RawClaim {
             detail.push_str("; ");
             detail.push_str(&n);
         }
+        let verdict = match verdict::verdict(&decided) {
+            Verdict::Holds if skipped > 0 => {
+                detail = format!(
+                    "checked on {} of {} pairs (the rest skipped): {detail}",
+                    pairs.len(),
+                    pairs.len() + skipped
+                );
+                Verdict::HoldsWhereChecked
+            }
+            v => v,
+        };
         ClaimOutcome {
             text: self.text.clone(),
             metric: self.metric.get_ref().clone(),
-            verdict: verdict::verdict(&decided),
+            verdict,
             detail,
+            statement: self.statement_line(relation, &decided),
             pairs: rows,
             sides: [l_name, r_name],
         }
     }
+
+    /// "statement: left < right (two-sided t, then the sign); factor 8 on the log scale; Holm
+    /// over 9 pairs at 0.05; smallest effect detectable at 80 % power: 0.1 to 0.3 (log units)".
+    fn statement_line(&self, relation: Relation, decided: &[verdict::Decided]) -> String {
+        let mut text = format!("statement: {}", relation.statement.describe());
+        if let Some(f) = &self.factor {
+            text.push_str(&format!("; factor {}", number(*f.get_ref())));
+        }
+        if let Some(m) = &self.margin {
+            text.push_str(&format!("; margin {}", number(*m.get_ref())));
+        }
+        let units = match self.log_scale() {
+            true => {
+                text.push_str("; on the log scale (ratios)");
+                " (log units)"
+            }
+            false => "",
+        };
+        let detectable: Vec<f64> = decided.iter().filter_map(|d| d.detectable).collect();
+        if detectable.is_empty() {
+            text.push_str("; decided on the means (no test)");
+            return text;
+        }
+        let lo = detectable.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = detectable.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        text.push_str(&format!(
+            "; Holm over {} pair(s) at {}; smallest effect detectable at {} % power: {}{}{units}",
+            decided.len(),
+            verdict::ALPHA,
+            verdict::POWER * 100.0,
+            number(lo),
+            if hi > lo {
+                format!(" to {}", number(hi))
+            } else {
+                String::new()
+            }
+        ));
+        text
+    }
+}
+
+/// The pairs with every value replaced by its natural log (the log scale); an error naming a
+/// value that has none.
+fn log_pairs(pairs: Vec<Pair>) -> std::result::Result<Vec<Pair>, String> {
+    let log = |samples: Vec<Sample>| -> std::result::Result<Vec<Sample>, String> {
+        samples
+            .into_iter()
+            .map(|mut s| match s.value > 0.0 {
+                true => {
+                    s.value = s.value.ln();
+                    Ok(s)
+                }
+                false => Err(format!(
+                    "the log scale needs positive values, and one is {}",
+                    s.value
+                )),
+            })
+            .collect()
+    };
+    pairs
+        .into_iter()
+        .map(|p| {
+            let (left, right) = (log(p.left)?, log(p.right)?);
+            let stats = |s: &[Sample]| {
+                Stats::of(&s.iter().map(|x| x.value).collect::<Vec<_>>())
+                    .ok_or_else(|| "no values".to_string())
+            };
+            Ok(Pair {
+                l: stats(&left)?,
+                r: stats(&right)?,
+                at: p.at,
+                left,
+                right,
+            })
+        })
+        .collect()
 }
 
 /// "0.1171 ± 0.0640 (n = 3)".
@@ -496,14 +673,15 @@ fn ratio_range(
     r_name: &str,
     at: &dyn Fn(&Coordinates) -> String,
 ) -> String {
+    let less = matches!(relation.statement, Statement::Less | Statement::NotGreater);
     let ratio = |p: &Pair| {
-        if relation.less {
+        if less {
             p.r.mean / p.l.mean
         } else {
             p.l.mean / p.r.mean
         }
     };
-    let name = if relation.less {
+    let name = if less {
         format!("{r_name}/{l_name}")
     } else {
         format!("{l_name}/{r_name}")

@@ -26,9 +26,15 @@ pub fn markdown(title: &str, csv: &str, outcomes: &[ClaimOutcome]) -> String {
          decided by a t test on the repetitions (paired when both cells shared a random draw at \
          every repetition, i.e. a seed column agrees at each of them; Welch's otherwise), \
          Holm-corrected over the claim's pairs at level {ALPHA}: it holds, does not hold (the \
-         other way, significantly), or is indistinguishable. A claim about the means themselves \
+         other way, significantly), or is indistinguishable. The test follows the wording \
+         (each claim's `statement` line): better or worse, a two-sided t test and then the \
+         sign; \"k times\", the same on the log scale against log k; not worse, a one-sided \
+         non-inferiority test against a stated margin; similar, two one-sided tests (TOST) \
+         against a stated margin. The line also gives the smallest effect the tests could \
+         detect at 80 % power with these repetitions. A claim about the means themselves \
          (`test = \"means\"`), and a pair with one repetition, is decided on the means. The \
-         claim holds when every pair does; it does not hold when any pair does not."
+         claim holds when every pair does; it does not hold when any pair does not; where \
+         some of its cells were skipped it holds only where checked."
     );
     for (i, o) in outcomes.iter().enumerate() {
         let _ = writeln!(out, "{SECTION}{}. {}\n", i + 1, o.text);
@@ -39,6 +45,9 @@ pub fn markdown(title: &str, csv: &str, outcomes: &[ClaimOutcome]) -> String {
             o.verdict.label(),
             o.detail
         );
+        if !o.statement.is_empty() {
+            let _ = writeln!(out, "\n{}", o.statement);
+        }
         if o.pairs.is_empty() {
             continue;
         }

@@ -223,7 +223,27 @@ fn unknown_placeholders_statistics_and_values_name_the_key_and_line() {
         "claims[0].relation",
         6,
     );
-    assert!(m.contains("[\"less\", \"greater\"]"), "{m}");
+    assert!(m.contains("[\"less\", \"greater\", \"not-greater\""), "{m}");
+    // "Not worse" and "similar" state their margin; a directional claim takes none.
+    let m = spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { map = \"b\" }\nrelation = \"similar\"\n",
+        "claims[0].relation",
+        6,
+    );
+    assert!(m.contains("needs a margin"), "{m}");
+    spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { map = \"b\" }\nrelation = \"less\"\nmargin = 0.1\n",
+        "claims[0].margin",
+        7,
+    );
+    spec_error(
+        "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
+         right = { map = \"b\" }\nrelation = \"less\"\nscale = \"ln\"\n",
+        "claims[0].scale",
+        7,
+    );
     spec_error(
         "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
          right = { degree = 2 }\nrelation = \"less\"\n",
@@ -962,6 +982,22 @@ fn a_claim_whose_cells_were_all_skipped_is_not_checked_rather_than_failed() {
     );
     let adult = outcome("adult");
     assert!(adult.claims[0].holds(), "{:?}", adult.claims);
+    // Over both datasets (a list selects either): it holds where it was checked, not plainly.
+    let both =
+        parse(&text("forest").replace("dataset = \"forest\"", "dataset = [\"forest\", \"adult\"]"));
+    let both = render(
+        &results,
+        &outputs(&[], &[], &both.claims, &[]),
+        &context(dir.path()),
+    )
+    .unwrap();
+    assert_eq!(both.claims[0].verdict, Verdict::HoldsWhereChecked);
+    assert!(!both.claims[0].holds());
+    assert!(
+        both.claims[0].detail.starts_with("checked on 1 of 2 pairs"),
+        "{:?}",
+        both.claims
+    );
     // A claim that pairs nothing for another reason still fails.
     let nothing = outcome("cifar");
     assert_eq!(nothing.claims[0].verdict, Verdict::DoesNotHold);

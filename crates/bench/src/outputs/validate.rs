@@ -76,15 +76,23 @@ impl Checker<'_> {
         for (column, value) in selector {
             let key = format!("{key}.{}", column.get_ref());
             self.coordinate(&key, column)?;
-            if !matches!(
-                value.get_ref(),
-                toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::String(_)
-            ) {
+            let scalar = |v: &toml::Value| {
+                matches!(
+                    v,
+                    toml::Value::Integer(_) | toml::Value::Float(_) | toml::Value::String(_)
+                )
+            };
+            let ok = match value.get_ref() {
+                toml::Value::Array(items) => !items.is_empty() && items.iter().all(scalar),
+                v => scalar(v),
+            };
+            if !ok {
                 return Err(self.error(
                     &key,
                     &value.span(),
                     format!(
-                        "a selector value is a number or a string, got {}",
+                        "a selector value is a number, a string or a non-empty list of them, \
+                         got {}",
                         value.get_ref()
                     ),
                 ));

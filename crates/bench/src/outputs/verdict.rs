@@ -1,10 +1,13 @@
-//! How a claim is decided: each pair of cells by a t test on the repetitions (paired when the
+//! How a claim is decided: each pair of cells by t tests on the repetitions (paired when the
 //! two cells shared a random draw at every repetition, Welch's otherwise), Holm-corrected over
 //! the claim's pairs at level [`ALPHA`]; each pair "holds", "does not hold" or is
-//! "indistinguishable", and the claim is the tally. A claim about the means themselves
-//! (`test = "means"`) and a pair with a single repetition are decided on the means, and say so.
+//! "indistinguishable", and the claim is the tally. The test follows the statement's wording
+//! ([`Statement`]): better or worse (a two-sided test, then the sign), not worse (a one-sided
+//! non-inferiority test against a stated margin), similar (two one-sided tests, TOST, against a
+//! stated margin). A claim about the means themselves (`test = "means"`) and a pair with a single
+//! repetition are decided on the means, and say so.
 //!
-//! The claim holds when every pair holds; it does not hold when a pair holds the other way
+//! The claim holds when every pair holds; it does not hold when a pair contradicts it
 //! significantly (or, on the means, at all); otherwise it is indistinguishable: the numbers
 //! cannot tell the paper's statement from its opposite at some pair, and contradict it nowhere.
 
@@ -14,10 +17,16 @@ use crate::stats::{self, TTest};
 /// The family-wise level of a claim's tests.
 pub const ALPHA: f64 = 0.05;
 
+/// The power at which a claim states the smallest effect its tests could detect.
+pub const POWER: f64 = 0.8;
+
 /// A claim's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Holds,
+    /// Every pair that could be compared holds, but some of the claim's cells were skipped
+    /// (their data is missing here): not a plain "holds".
+    HoldsWhereChecked,
     DoesNotHold,
     /// No pair contradicts the claim, and at least one cannot be told apart.
     Indistinguishable,
@@ -31,6 +40,7 @@ impl Verdict {
     pub fn label(self) -> &'static str {
         match self {
             Verdict::Holds => "holds",
+            Verdict::HoldsWhereChecked => "HOLDS WHERE CHECKED",
             Verdict::DoesNotHold => "DOES NOT HOLD",
             Verdict::Indistinguishable => "INDISTINGUISHABLE",
             Verdict::NotChecked => "NOT CHECKED",
@@ -67,21 +77,112 @@ pub struct Pair {
     pub r: Stats,
 }
 
-/// The relation a claim states: `left * factor < right` ("less") or `left > right * factor`.
+/// What a claim states of its left side against its right, as the paper words it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Statement {
+    /// Left below right ("lower error", "k times faster"): a two-sided test, then the sign.
+    Less,
+    /// Left above right.
+    Greater,
+    /// Left not above right by more than the margin ("not worse", on a lower-is-better metric):
+    /// non-inferiority, one-sided; contradicted where left is significantly above right.
+    NotGreater,
+    /// Left not below right by more than the margin.
+    NotLess,
+    /// Left within the margin of right ("similar"): two one-sided tests (TOST); contradicted
+    /// where the difference is significantly beyond the margin.
+    Similar,
+}
+
+impl Statement {
+    pub fn parse(text: &str) -> Option<Statement> {
+        Some(match text {
+            "less" => Statement::Less,
+            "greater" => Statement::Greater,
+            "not-greater" => Statement::NotGreater,
+            "not-less" => Statement::NotLess,
+            "similar" => Statement::Similar,
+            _ => return None,
+        })
+    }
+
+    /// Whether the statement needs a margin (and takes no factor).
+    pub fn needs_margin(self) -> bool {
+        !matches!(self, Statement::Less | Statement::Greater)
+    }
+
+    /// "left < right", as the claims file says it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Statement::Less => "left < right (two-sided t, then the sign)",
+            Statement::Greater => "left > right (two-sided t, then the sign)",
+            Statement::NotGreater => "left not above right + margin (non-inferiority, one-sided t)",
+            Statement::NotLess => "left not below right - margin (non-inferiority, one-sided t)",
+            Statement::Similar => "|left - right| < margin (equivalence, TOST)",
+        }
+    }
+}
+
+/// The relation a claim states: its statement, with `left * factor + offset` in place of left
+/// (a factor on the linear scale; on the log scale the values are logs and `ln k` is an offset),
+/// and the margin of a non-inferiority or equivalence statement.
 #[derive(Debug, Clone, Copy)]
 pub struct Relation {
-    pub less: bool,
+    pub statement: Statement,
     pub factor: f64,
+    pub offset: f64,
+    pub margin: f64,
 }
 
 impl Relation {
-    /// How far a left and a right value are on the claim's side: positive when they agree
-    /// with it.
-    pub fn margin(self, l: f64, r: f64) -> f64 {
-        if self.less {
-            r - l * self.factor
+    /// A directional relation (`less` or greater) with a factor, on the linear scale.
+    #[cfg(test)]
+    pub fn directional(less: bool, factor: f64) -> Relation {
+        Relation {
+            statement: if less {
+                Statement::Less
+            } else {
+                Statement::Greater
+            },
+            factor,
+            offset: 0.0,
+            margin: 0.0,
+        }
+    }
+
+    /// `right - (left * factor + offset) - shift` (`less`) or `left - (right * factor + offset)
+    /// - shift`: positive when the values are on that side by more than `shift`.
+    fn diff(self, less: bool, shift: f64, l: f64, r: f64) -> f64 {
+        if less {
+            r - l * self.factor - self.offset - shift
         } else {
-            l - r * self.factor
+            l - r * self.factor - self.offset - shift
+        }
+    }
+
+    /// How far a left and a right value are on the claim's side: positive when they agree
+    /// with it (for a margin statement, by how much they are inside the margin).
+    pub fn margin(self, l: f64, r: f64) -> f64 {
+        let m = self.margin;
+        match self.statement {
+            Statement::Less => self.diff(true, 0.0, l, r),
+            Statement::Greater => self.diff(false, 0.0, l, r),
+            Statement::NotGreater => self.diff(true, -m, l, r),
+            Statement::NotLess => self.diff(false, -m, l, r),
+            Statement::Similar => self.diff(true, -m, l, r).min(self.diff(false, -m, l, r)),
+        }
+    }
+
+    /// The one-sided tests that support the statement and those that contradict it, as
+    /// `(less, shift)`: "diff(less, shift) > 0". A directional statement has one two-sided test
+    /// instead ([`decide`]).
+    fn one_sided(self) -> (Vec<(bool, f64)>, Vec<(bool, f64)>) {
+        let m = self.margin;
+        match self.statement {
+            Statement::Less | Statement::Greater => (Vec::new(), Vec::new()),
+            Statement::NotGreater => (vec![(true, -m)], vec![(false, 0.0)]),
+            Statement::NotLess => (vec![(false, -m)], vec![(true, 0.0)]),
+            Statement::Similar => (vec![(true, -m), (false, -m)], vec![(false, m), (true, m)]),
         }
     }
 }
@@ -94,8 +195,11 @@ pub struct Decided {
     pub margin: f64,
     /// "paired t", "Welch t", "means" or "means (1 repetition)".
     pub test: &'static str,
-    /// Holm-adjusted p value; `None` when decided on the means.
+    /// Holm-adjusted p value of the statement; `None` when decided on the means.
     pub p: Option<f64>,
+    /// The smallest effect the pair's test detects at [`POWER`] (Holm's first step, the
+    /// strictest), in the metric's units (logs on the log scale); `None` on the means.
+    pub detectable: Option<f64>,
 }
 
 /// Whether the two cells shared a random draw at every repetition: the same repetitions (at
@@ -120,64 +224,109 @@ pub fn shared_draw(left: &[Sample], right: &[Sample]) -> bool {
     })
 }
 
-/// The pair's test: on the per-repetition margins when the cells shared their draws, else
-/// Welch's on the two sides (scaled by the factor); `None` with a single repetition.
-fn test_pair(pair: &Pair, relation: Relation) -> Option<(TTest, &'static str)> {
+/// The test of "diff(less, shift) > 0" on a pair: on the per-repetition differences when the
+/// cells shared their draws, else Welch's on the two sides; `None` with a single repetition.
+fn test_pair(
+    pair: &Pair,
+    relation: Relation,
+    less: bool,
+    shift: f64,
+) -> Option<(TTest, &'static str)> {
     if shared_draw(&pair.left, &pair.right) {
-        let margins: Vec<f64> = pair
+        let diffs: Vec<f64> = pair
             .left
             .iter()
             .zip(&pair.right)
-            .map(|(a, b)| relation.margin(a.value, b.value))
+            .map(|(a, b)| relation.diff(less, shift, a.value, b.value))
             .collect();
-        return stats::paired(&margins).map(|t| (t, "paired t"));
+        return stats::paired(&diffs).map(|t| (t, "paired t"));
     }
-    // margin(l, r) = a - b with a, b below: Welch's t of a against b has the margin's sign.
-    let side = |samples: &[Sample], scale: f64| -> Vec<f64> {
-        samples.iter().map(|s| s.value * scale).collect()
+    // diff = a - b with a, b below: Welch's t of a against b has the difference's sign.
+    let side = |samples: &[Sample], scale: f64, add: f64| -> Vec<f64> {
+        samples.iter().map(|s| s.value * scale + add).collect()
     };
-    let (a, b) = if relation.less {
-        (side(&pair.right, 1.0), side(&pair.left, relation.factor))
+    let add = relation.offset + shift;
+    let (a, b) = if less {
+        (
+            side(&pair.right, 1.0, 0.0),
+            side(&pair.left, relation.factor, add),
+        )
     } else {
-        (side(&pair.left, 1.0), side(&pair.right, relation.factor))
+        (
+            side(&pair.left, 1.0, 0.0),
+            side(&pair.right, relation.factor, add),
+        )
     };
     stats::welch(&a, &b).map(|t| (t, "Welch t"))
 }
 
+/// A pair's evidence: the p value for the statement, the p value against it, the test's name
+/// and its smallest detectable effect at one-sided level `alpha`.
+struct Evidence {
+    support: f64,
+    against: f64,
+    name: &'static str,
+    test: TTest,
+}
+
+/// The pair's evidence, `None` with a single repetition. A directional statement's two-sided
+/// p serves both ways (its sign decides); a margin statement's one-sided tests are combined:
+/// all must reject to support it (TOST), any to contradict it (Bonferroni over the two).
+fn evidence(pair: &Pair, relation: Relation) -> Option<Evidence> {
+    let (support, against) = relation.one_sided();
+    if support.is_empty() {
+        let less = relation.statement == Statement::Less;
+        let (test, name) = test_pair(pair, relation, less, 0.0)?;
+        return Some(Evidence {
+            support: test.p,
+            against: test.p,
+            name,
+            test,
+        });
+    }
+    let run = |tests: &[(bool, f64)]| -> Option<Vec<(TTest, &'static str)>> {
+        tests
+            .iter()
+            .map(|&(less, shift)| test_pair(pair, relation, less, shift))
+            .collect()
+    };
+    let (pro, con) = (run(&support)?, run(&against)?);
+    let p_pro = pro.iter().map(|(t, _)| t.p_positive()).fold(0.0, f64::max);
+    let p_con = con.iter().map(|(t, _)| t.p_positive()).fold(1.0, f64::min) * con.len() as f64;
+    Some(Evidence {
+        support: p_pro,
+        against: p_con.min(1.0),
+        name: pro[0].1,
+        test: pro[0].0,
+    })
+}
+
 /// Every pair decided; `means_only` for a claim about the means themselves.
 pub fn decide(pairs: &[Pair], relation: Relation, means_only: bool) -> Vec<Decided> {
-    let tests: Vec<Option<(TTest, &'static str)>> = pairs
+    let evidence: Vec<Option<Evidence>> = pairs
         .iter()
-        .map(|p| (!means_only).then(|| test_pair(p, relation)).flatten())
+        .map(|p| (!means_only).then(|| evidence(p, relation)).flatten())
         .collect();
-    let raw: Vec<f64> = tests.iter().flatten().map(|(t, _)| t.p).collect();
-    let mut adjusted = stats::holm(&raw).into_iter();
+    let tested = evidence.iter().flatten().count().max(1) as f64;
+    let holm = |f: &dyn Fn(&Evidence) -> f64| {
+        stats::holm(&evidence.iter().flatten().map(f).collect::<Vec<_>>()).into_iter()
+    };
+    let (mut support, mut against) = (holm(&|e| e.support), holm(&|e| e.against));
+    let directional = !relation.statement.needs_margin();
+    // One-sided level of Holm's first step: a two-sided test spends half of it on each side.
+    let level = if directional { ALPHA / 2.0 } else { ALPHA } / tested;
     pairs
         .iter()
-        .zip(tests)
-        .map(|(pair, test)| {
+        .zip(evidence)
+        .map(|(pair, evidence)| {
             let margin = relation.margin(pair.l.mean, pair.r.mean);
             let on_means = if margin > 0.0 {
                 PairVerdict::Holds
             } else {
                 PairVerdict::Against
             };
-            match test {
-                Some((_, name)) => {
-                    let p = adjusted.next().unwrap_or(f64::NAN);
-                    Decided {
-                        // NaN (no p) is no evidence: a tie.
-                        verdict: if p < ALPHA {
-                            on_means
-                        } else {
-                            PairVerdict::Tie
-                        },
-                        margin,
-                        test: name,
-                        p: Some(p),
-                    }
-                }
-                None => Decided {
+            let Some(e) = evidence else {
+                return Decided {
                     verdict: on_means,
                     margin,
                     test: if means_only {
@@ -186,7 +335,26 @@ pub fn decide(pairs: &[Pair], relation: Relation, means_only: bool) -> Vec<Decid
                         "means (1 repetition)"
                     },
                     p: None,
-                },
+                    detectable: None,
+                };
+            };
+            let (p_pro, p_con) = (
+                support.next().unwrap_or(f64::NAN),
+                against.next().unwrap_or(f64::NAN),
+            );
+            // NaN (no p) is no evidence: a tie.
+            let verdict = match directional {
+                true if p_pro < ALPHA => on_means,
+                false if p_pro < ALPHA => PairVerdict::Holds,
+                false if p_con < ALPHA => PairVerdict::Against,
+                _ => PairVerdict::Tie,
+            };
+            Decided {
+                verdict,
+                margin,
+                test: e.name,
+                p: Some(p_pro),
+                detectable: Some(e.test.detectable(level, POWER)),
             }
         })
         .collect()
@@ -256,8 +424,10 @@ mod tests {
     }
 
     const LESS: Relation = Relation {
-        less: true,
+        statement: Statement::Less,
         factor: 1.0,
+        offset: 0.0,
+        margin: 0.0,
     };
 
     #[test]
@@ -287,10 +457,7 @@ mod tests {
         assert_eq!(against[0].verdict, PairVerdict::Against);
         assert_eq!(verdict(&against), Verdict::DoesNotHold);
         // A factor moves the line: 0.11 * 3 = 0.33 is not below 0.30.
-        let tripled = Relation {
-            less: true,
-            factor: 3.0,
-        };
+        let tripled = Relation::directional(true, 3.0);
         let decided = decide(&[pair(&low, &high, None)], tripled, false);
         assert_ne!(decided[0].verdict, PairVerdict::Holds);
     }
@@ -351,5 +518,77 @@ mod tests {
             "holds at 0, indistinguishable at 4, does not hold at 0 of 4 pairs (Welch t, \
              Holm-corrected at 0.05)"
         );
+    }
+
+    fn with_margin(statement: Statement, margin: f64) -> Relation {
+        Relation {
+            statement,
+            factor: 1.0,
+            offset: 0.0,
+            margin,
+        }
+    }
+
+    #[test]
+    fn not_worse_is_a_non_inferiority_test_against_its_margin() {
+        let orf = [0.100, 0.102, 0.098, 0.101, 0.099];
+        let rff = [0.104, 0.106, 0.102, 0.105, 0.103];
+        let worse = [0.200, 0.202, 0.198, 0.201, 0.199];
+        let noisy = [0.05, 0.15, 0.10, 0.02, 0.18];
+        let not_greater = with_margin(Statement::NotGreater, 0.01);
+        // Slightly better, tightly measured: shown not worse by more than 0.01.
+        let shown = decide(&[pair(&orf, &rff, None)], not_greater, false);
+        assert_eq!(shown[0].verdict, PairVerdict::Holds, "{shown:?}");
+        // Significantly worse: contradicted.
+        let against = decide(&[pair(&worse, &rff, None)], not_greater, false);
+        assert_eq!(against[0].verdict, PairVerdict::Against, "{against:?}");
+        // Too noisy to show either: a tie, with a detectable effect larger than the margin.
+        let tie = decide(&[pair(&noisy, &rff, None)], not_greater, false);
+        assert_eq!(tie[0].verdict, PairVerdict::Tie, "{tie:?}");
+        assert!(tie[0].detectable.unwrap() > 0.01, "{tie:?}");
+        // The mirror statement on a higher-is-better metric.
+        let not_less = with_margin(Statement::NotLess, 0.01);
+        let mirrored = decide(&[pair(&rff, &orf, None)], not_less, false);
+        assert_eq!(mirrored[0].verdict, PairVerdict::Holds, "{mirrored:?}");
+    }
+
+    #[test]
+    fn similar_is_two_one_sided_tests() {
+        let a = [0.100, 0.102, 0.098, 0.101, 0.099];
+        let b = [0.101, 0.103, 0.099, 0.100, 0.100];
+        let far = [0.150, 0.152, 0.148, 0.151, 0.149];
+        let similar = with_margin(Statement::Similar, 0.01);
+        let close = decide(&[pair(&a, &b, None)], similar, false);
+        assert_eq!(close[0].verdict, PairVerdict::Holds, "{close:?}");
+        let apart = decide(&[pair(&a, &far, None)], similar, false);
+        assert_eq!(apart[0].verdict, PairVerdict::Against, "{apart:?}");
+        // A margin too small for the spread to show: indistinguishable, not "similar".
+        let tight = with_margin(Statement::Similar, 0.0001);
+        let unknown = decide(&[pair(&a, &b, None)], tight, false);
+        assert_eq!(unknown[0].verdict, PairVerdict::Tie, "{unknown:?}");
+    }
+
+    #[test]
+    fn k_times_is_tested_on_the_log_ratio() {
+        // Right is about 1.84 times left (tensor-sketch-table1's RM/TS training time): on the
+        // log scale "left 8 times below right" does not hold, "below" does.
+        let left: Vec<f64> = [1.00, 1.05, 0.95, 1.02, 0.98]
+            .iter()
+            .map(|v: &f64| v.ln())
+            .collect();
+        let right: Vec<f64> = [1.84, 1.90, 1.80, 1.86, 1.82]
+            .iter()
+            .map(|v: &f64| v.ln())
+            .collect();
+        let eight = Relation {
+            statement: Statement::Less,
+            factor: 1.0,
+            offset: 8f64.ln(),
+            margin: 0.0,
+        };
+        let decided = decide(&[pair(&left, &right, None)], eight, false);
+        assert_eq!(decided[0].verdict, PairVerdict::Against, "{decided:?}");
+        let faster = decide(&[pair(&left, &right, None)], LESS, false);
+        assert_eq!(faster[0].verdict, PairVerdict::Holds, "{faster:?}");
     }
 }

@@ -71,6 +71,8 @@ impl CellValue {
     /// that, as texts. Only an empty string selects an empty cell.
     pub fn matches(&self, selector: &toml::Value) -> bool {
         let (number, text) = match selector {
+            // A list selects any of its values (`n_components = [200, 300]`).
+            toml::Value::Array(items) => return items.iter().any(|i| self.matches(i)),
             toml::Value::Integer(i) => (Some(*i as f64), i.to_string()),
             toml::Value::Float(f) => (Some(*f), f.to_string()),
             toml::Value::String(s) => (s.trim().parse::<f64>().ok(), s.clone()),
