@@ -551,6 +551,9 @@ impl RawClaim {
     /// over 9 pairs at 0.05; smallest effect detectable at 80 % power: 0.1 to 0.3 (log units)".
     fn statement_line(&self, relation: Relation, decided: &[verdict::Decided]) -> String {
         let mut text = format!("statement: {}", relation.statement.describe());
+        if decided.iter().any(|d| d.detectable.is_some()) {
+            text.push_str(&format!(" ({})", relation.statement.test()));
+        }
         if let Some(f) = &self.factor {
             text.push_str(&format!("; factor {}", number(*f.get_ref())));
         }

@@ -114,11 +114,20 @@ impl Statement {
     /// "left < right", as the claims file says it.
     pub fn describe(self) -> &'static str {
         match self {
-            Statement::Less => "left < right (two-sided t, then the sign)",
-            Statement::Greater => "left > right (two-sided t, then the sign)",
-            Statement::NotGreater => "left not above right + margin (non-inferiority, one-sided t)",
-            Statement::NotLess => "left not below right - margin (non-inferiority, one-sided t)",
-            Statement::Similar => "|left - right| < margin (equivalence, TOST)",
+            Statement::Less => "left < right",
+            Statement::Greater => "left > right",
+            Statement::NotGreater => "left not above right + margin",
+            Statement::NotLess => "left not below right - margin",
+            Statement::Similar => "|left - right| < margin",
+        }
+    }
+
+    /// The test that decides it: "two-sided t, then the sign".
+    pub fn test(self) -> &'static str {
+        match self {
+            Statement::Less | Statement::Greater => "two-sided t, then the sign",
+            Statement::NotGreater | Statement::NotLess => "non-inferiority, one-sided t",
+            Statement::Similar => "equivalence, two one-sided t tests (TOST)",
         }
     }
 }
