@@ -117,6 +117,16 @@ impl NystroemParams {
 impl NystroemValidParams {
     /// Samples `n_components` distinct rows of `data` as landmarks and fits on them.
     pub fn fit<'a>(&self, data: impl Into<Rows<'a>>) -> Result<Nystroem> {
+        self.fit_with_indices(data).map(|(map, _)| map)
+    }
+
+    /// [`Self::fit`], also returning which rows of `data` became the landmarks, in the order of
+    /// the map's landmarks (scikit-learn's `component_indices_`, which the Python package
+    /// exposes; the map itself does not keep them, as it is applied to other rows).
+    pub fn fit_with_indices<'a>(
+        &self,
+        data: impl Into<Rows<'a>>,
+    ) -> Result<(Nystroem, Vec<usize>)> {
         let data = data.into();
         let (m, n) = (self.0.n_components, data.n_rows());
         if m > n {
@@ -131,7 +141,7 @@ impl NystroemValidParams {
         for (k, i) in chosen.iter().enumerate() {
             densify(&data.row(i), landmarks.row_mut(k).as_slice_mut().unwrap());
         }
-        self.fit_landmarks(&landmarks)
+        Ok((self.fit_landmarks(&landmarks)?, chosen.into_vec()))
     }
 
     /// Uses every row of `landmarks` as a landmark (their number, not `n_components`, is `m`).
