@@ -1,6 +1,7 @@
 //! How many threads the Rust work of one call uses: an estimator's `n_jobs`, else the package's
 //! setting (`rfbench.set_num_threads`, which `threadpoolctl.threadpool_limits` reaches through
-//! the controller in `python/rfbench/_threads.py`), else every core.
+//! the controller in `python/rfbench/_threads.py`), else `RAYON_NUM_THREADS` or
+//! `OMP_NUM_THREADS`, else every core.
 //!
 //! **Why pools of our own.** The maps parallelise with rayon; rayon's global pool is sized once,
 //! from `RAYON_NUM_THREADS` or the core count, and cannot be resized, so neither `n_jobs` nor
@@ -27,15 +28,27 @@ fn pools() -> &'static Mutex<HashMap<usize, Arc<ThreadPool>>> {
     POOLS.get_or_init(Default::default)
 }
 
-fn cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+/// The count when nothing was set: `RAYON_NUM_THREADS` (rayon's own variable), else
+/// `OMP_NUM_THREADS`, else every core. joblib's process workers (scikit-learn's `n_jobs`) set
+/// `OMP_NUM_THREADS` to their share of the cores, so a grid search's workers do not each start a
+/// thread per core.
+fn unset_default() -> usize {
+    let from_env = |name: &str| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n > 0)
+    };
+    from_env("RAYON_NUM_THREADS")
+        .or_else(|| from_env("OMP_NUM_THREADS"))
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// The thread count a call with `n_jobs` uses: `n_jobs` if given (>= 1), else the package's
-/// setting, else every core.
+/// setting, else [`unset_default`].
 fn resolve(n_jobs: usize) -> usize {
     match (n_jobs, NUM_THREADS.load(Ordering::Relaxed)) {
-        (0, 0) => cores(),
+        (0, 0) => unset_default(),
         (0, set) => set,
         (n, _) => n,
     }

@@ -2,7 +2,9 @@
 threadpoolctl so that ``threadpoolctl.threadpool_limits(n)`` limits it as it limits BLAS.
 
 The Rust maps run on rayon pools that the extension sizes per call (its module ``threads``): an
-estimator's ``n_jobs`` if given, else the count set here, else every core. threadpoolctl finds
+estimator's ``n_jobs`` if given, else the count set here, else ``RAYON_NUM_THREADS`` or
+``OMP_NUM_THREADS`` (which joblib's process workers set to their share of the cores), else every
+core. threadpoolctl finds
 libraries by the file names of the loaded shared objects; the controller below claims the
 extension's own file (``_rfbench*.so``) and sets the count through the extension's functions,
 so ``threadpool_limits(1)`` (as scikit-learn's own code and users' notebooks use it) reaches the
@@ -20,12 +22,13 @@ def set_num_threads(n):
     Parameters
     ----------
     n : int or None
-        A count >= 1, or None (or 0) for every core (the default).
+        A count >= 1, or None (or 0) for the default: ``RAYON_NUM_THREADS``, else
+        ``OMP_NUM_THREADS``, else every core.
 
     Returns
     -------
     int
-        The previous setting (0 when it was every core).
+        The previous setting (0 when it was the default).
     """
     n = 0 if n is None else int(n)
     if n < 0:
