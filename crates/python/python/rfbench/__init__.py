@@ -22,6 +22,7 @@ from . import _rfbench
 
 __version__ = _rfbench.__version__
 
+from . import _docs  # noqa: E402
 from ._threads import _register_with_threadpoolctl, get_num_threads, set_num_threads  # noqa: E402
 from .data_dependent import Nystroem, PseudoRandomFourierFeatures
 from .fourier import (
@@ -35,23 +36,25 @@ from .polynomial import RandomMaclaurin, TensorSketch
 
 _register_with_threadpoolctl()
 
+_CLASSES = (
+    TensorSketch,
+    RandomMaclaurin,
+    RandomFourierFeatures,
+    OrthogonalRandomFeatures,
+    StructuredOrthogonalRandomFeatures,
+    Fastfood,
+    RandomBinning,
+    Nystroem,
+    PseudoRandomFourierFeatures,
+)
+for _cls in _CLASSES:
+    _docs.finish(_cls)
+
 # Every random feature map of the component registry (``_rfbench.registry()``) by name: the class
 # that implements it and the parameters that select it (Fastfood's ``method``, Random
 # Maclaurin's ``h01``). tests/test_registry.py fails naming a registry map missing here.
 _REGISTRY_CLASSES = {
-    name: (cls, selects)
-    for cls in (
-        TensorSketch,
-        RandomMaclaurin,
-        RandomFourierFeatures,
-        OrthogonalRandomFeatures,
-        StructuredOrthogonalRandomFeatures,
-        Fastfood,
-        RandomBinning,
-        Nystroem,
-        PseudoRandomFourierFeatures,
-    )
-    for name, selects in cls._registry_maps.items()
+    name: (cls, selects) for cls in _CLASSES for name, selects in cls._registry_maps.items()
 }
 
 __all__ = [
