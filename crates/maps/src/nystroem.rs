@@ -374,6 +374,27 @@ mod tests {
         ]
     }
 
+    /// The indices name the rows that became the landmarks, in the landmarks' order, distinct,
+    /// and the map is `fit`'s to the bit.
+    #[test]
+    fn fit_with_indices_names_the_landmark_rows() {
+        let x = gaussian_data(40, 3, 5);
+        let params = NystroemParams::new(Kernel::gaussian(1.0).unwrap(), 12)
+            .seed(9)
+            .check()
+            .unwrap();
+        let (map, indices) = params.fit_with_indices(&x).unwrap();
+        assert_eq!(indices.len(), 12);
+        let mut sorted = indices.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 12);
+        for (k, &i) in indices.iter().enumerate() {
+            assert_eq!(map.landmarks().row(k), x.row(i));
+        }
+        assert_eq!(map, params.fit(&x).unwrap());
+    }
+
     /// Every kernel, for the tests of the batched paths.
     fn every_kernel() -> [Kernel; 6] {
         [
