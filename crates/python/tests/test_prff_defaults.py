@@ -17,12 +17,16 @@ SEEDS = range(3)
 
 def low_rank_standardised():
     """800 rows of 36 correlated features (two latent factors and noise), standardised: the kind
-    of data on which the fixed step diverged in issue 44 (Gram error 2.6 times RFF's here)."""
+    of data on which the fixed step diverged in issue 44 (Gram error 0.462 against RFF's 0.196
+    here over seeds 0-2, and 0.098 with "auto"; 2026-11-27)."""
     rng = np.random.RandomState(2)
     X = rng.randn(800, 2) @ rng.randn(2, 36) + 0.1 * rng.randn(800, 36)
     return StandardScaler().fit_transform(X)
 
 
+# Mean Gram errors over seeds 0-2 at D = 100 (2026-11-27), PRFF "auto" / RFF paired / RFF phase:
+# low-rank 0.098 / 0.196 / 0.191, breast cancer 0.166 / 0.209 / 0.258, unit-norm 0.445 / 0.536 /
+# 0.561. Fixed seeds: the comparison is deterministic, and the smallest margin is 20 %.
 DATA = {
     "low-rank 36, standardised": (low_rank_standardised, "1/d"),
     "breast cancer, standardised": (
