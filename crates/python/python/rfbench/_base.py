@@ -113,7 +113,8 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
 
     def _size(self, X):
         """``(output_dim, state values, working values per thread)`` from the registry's model."""
-        degree = getattr(self, "degree", 1) if self._is_polynomial() else 1
+        polynomial = self._polynomial(X.shape[1])
+        degree = 1 if polynomial is None else polynomial[0]
         output_dim, state = _rfbench.map_size(
             self._registry_name(), self._size_params(X), X.shape[1], degree
         )
@@ -141,9 +142,6 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
                 "norm is past the largest double, so features would be non-finite; scale X "
                 "down or lower the degree"
             )
-
-    def _is_polynomial(self):
-        return getattr(self, "kernel", "polynomial") in ("polynomial", "poly")
 
     def fit(self, X, y=None):
         """Draw the map's randomness (and, for Nystroem and PRFF, fit it on ``X``).

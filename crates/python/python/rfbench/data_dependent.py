@@ -100,11 +100,8 @@ default="gaussian"
         self.random_state = random_state
         self.n_jobs = n_jobs
 
-    def _is_polynomial(self):
-        return _kernels.canonical(self.kernel) == "polynomial"
-
     def _polynomial(self, n_features):
-        if not self._is_polynomial():
+        if _kernels.canonical(self.kernel) != "polynomial":
             return None
         gamma = 1.0 / n_features if self.gamma is None else self.gamma
         return self.degree, gamma, self.coef0
