@@ -1,9 +1,12 @@
 """Thread control: ``n_jobs`` on every class, ``rfbench.set_num_threads``, and threadpoolctl's
 ``threadpool_limits`` reaching the extension. The features never depend on the thread count."""
 
+import os
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from joblib import Parallel, cpu_count, delayed
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import rfbench
@@ -60,3 +63,15 @@ def test_threadpool_limits_reaches_the_extension():
     np.testing.assert_array_equal(
         limited, rfbench.RandomFourierFeatures(64, random_state=0).fit_transform(X)
     )
+
+
+@pytest.mark.skipif(
+    bool(os.environ.get("RAYON_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")),
+    reason="the parent's own setting would reach the workers",
+)
+def test_joblibs_process_workers_take_their_share_of_the_cores():
+    """scikit-learn's ``n_jobs`` runs loky processes, which threadpoolctl's limits in the parent
+    do not reach; joblib sets ``OMP_NUM_THREADS`` in each to ``cpu_count // n_jobs``, and the
+    extension's default reads it, so a grid search does not start a thread per core per worker."""
+    counts = Parallel(n_jobs=2)(delayed(rfbench.get_num_threads)() for _ in range(4))
+    assert counts == [max(1, cpu_count() // 2)] * 4
