@@ -196,3 +196,16 @@ def test_scikit_learns_kernel_names_and_gamma_conventions():
         rfbench.RandomFourierFeatures(16, gamma="scale", random_state=0).fit_transform(constant),
         rfbench.RandomFourierFeatures(16, gamma=1.0, random_state=0).fit_transform(constant),
     )
+
+
+def test_nystroem_takes_a_negative_coef0_as_scikit_learn_does():
+    """scikit-learn's ``polynomial_kernel`` with ``coef0 < 0`` (an indefinite kernel): our
+    features are ``K(X, components_) @ normalization_.T`` with scikit-learn's own kernel values,
+    so the kernel is read the same way; the sketches, which need ``sqrt(coef0)``, refuse it."""
+    X, _ = data()
+    ours = rfbench.Nystroem(30, kernel="poly", degree=2, coef0=-1.0, random_state=0).fit(X)
+    K = polynomial_kernel(X, ours.components_, degree=2, gamma=1.0 / X.shape[1], coef0=-1.0)
+    np.testing.assert_allclose(ours.transform(X), K @ ours.normalization_.T, atol=1e-10)
+    for cls in (rfbench.TensorSketch, rfbench.RandomMaclaurin):
+        with pytest.raises(ValueError, match="coef0"):
+            cls(coef0=-1.0).fit(X)

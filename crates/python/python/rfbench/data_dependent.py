@@ -37,7 +37,9 @@ default="gaussian"
         Matern smoothness, one of 0.5, 1.5, 2.5.
     degree : int, default=3
     coef0 : float, default=1.0
-        The polynomial kernel ``(gamma <x, y> + coef0)^degree``.
+        The polynomial kernel ``(gamma <x, y> + coef0)^degree``; any real, as in scikit-learn
+        (a negative one makes the kernel indefinite: the eigenvalues of ``K_LL`` at or below the
+        cutoff, negative ones among them, are dropped).
     eigenvalue_cutoff : float, default=1e-10
         Eigenvalues of ``K_LL`` at or below this fraction of the largest are dropped; in [0, 1)
         (0 keeps every positive eigenvalue).
@@ -63,7 +65,6 @@ default="gaussian"
         "eigenvalue_cutoff": ("map", "nystroem", "eigenvalue_cutoff"),
         "nu": _NU,
         "degree": ("kernel", "polynomial", "degree"),
-        "coef0": ("kernel", "polynomial", "offset"),
     }
     _parameter_constraints = {
         **_registry.constraints(_registry_params),
@@ -71,6 +72,8 @@ default="gaussian"
         **_BANDWIDTH,
         # scikit-learn's Nystroem takes no "scale".
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
+        # scikit-learn's: any real (the registry's offset, for the sketches, is >= 0).
+        "coef0": [Interval(Real, None, None, closed="neither")],
     }
     components_ = fitted_attribute("components_", "The landmarks, one per row.")
     normalization_ = fitted_attribute("normalization_", "K_LL^{-1/2}.")
