@@ -57,7 +57,7 @@ test-python: setup
     [ -x target/python-venv/bin/python ] || python3 -m venv target/python-venv
     target/python-venv/bin/pip install -q scikit-learn pytest
     target/python-venv/bin/pip install -q --force-reinstall --no-deps ./crates/python
-    RFBENCH_REFERENCE_FEATURES=target/debug/examples/reference_features \
+    RFBENCH_REFERENCE_FEATURES=${CARGO_TARGET_DIR:-target}/debug/examples/reference_features \
         target/python-venv/bin/python -m pytest -q -p no:cacheprovider crates/python/tests
 
 # Regenerate every experiment's quick profile and compare it with the committed reference.

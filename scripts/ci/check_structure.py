@@ -65,11 +65,6 @@ KNOWN_PARENT_CHILD = {
         "outputs <-> outputs::table",
         "results <-> results::csv",
     ],
-    "crates/python/src/lib.rs": [
-        "crate root <-> fit",
-        "crate root <-> fitted",
-        "crate root <-> kernel",
-    ],
 }
 
 IDENT = r"[A-Za-z_][A-Za-z0-9_]*"

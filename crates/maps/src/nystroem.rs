@@ -117,6 +117,16 @@ impl NystroemParams {
 impl NystroemValidParams {
     /// Samples `n_components` distinct rows of `data` as landmarks and fits on them.
     pub fn fit<'a>(&self, data: impl Into<Rows<'a>>) -> Result<Nystroem> {
+        self.fit_with_indices(data).map(|(map, _)| map)
+    }
+
+    /// [`Self::fit`], also returning which rows of `data` became the landmarks, in the order of
+    /// the map's landmarks (scikit-learn's `component_indices_`, which the Python package
+    /// exposes; the map itself does not keep them, as it is applied to other rows).
+    pub fn fit_with_indices<'a>(
+        &self,
+        data: impl Into<Rows<'a>>,
+    ) -> Result<(Nystroem, Vec<usize>)> {
         let data = data.into();
         let (m, n) = (self.0.n_components, data.n_rows());
         if m > n {
@@ -131,7 +141,7 @@ impl NystroemValidParams {
         for (k, i) in chosen.iter().enumerate() {
             densify(&data.row(i), landmarks.row_mut(k).as_slice_mut().unwrap());
         }
-        self.fit_landmarks(&landmarks)
+        Ok((self.fit_landmarks(&landmarks)?, chosen.into_vec()))
     }
 
     /// Uses every row of `landmarks` as a landmark (their number, not `n_components`, is `m`).
@@ -362,6 +372,27 @@ mod tests {
             Kernel::laplacian(2.0).unwrap(),
             Kernel::polynomial(2, 1.0).unwrap(),
         ]
+    }
+
+    /// The indices name the rows that became the landmarks, in the landmarks' order, distinct,
+    /// and the map is `fit`'s to the bit.
+    #[test]
+    fn fit_with_indices_names_the_landmark_rows() {
+        let x = gaussian_data(40, 3, 5);
+        let params = NystroemParams::new(Kernel::gaussian(1.0).unwrap(), 12)
+            .seed(9)
+            .check()
+            .unwrap();
+        let (map, indices) = params.fit_with_indices(&x).unwrap();
+        assert_eq!(indices.len(), 12);
+        let mut sorted = indices.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 12);
+        for (k, &i) in indices.iter().enumerate() {
+            assert_eq!(map.landmarks().row(k), x.row(i));
+        }
+        assert_eq!(map, params.fit(&x).unwrap());
     }
 
     /// Every kernel, for the tests of the batched paths.

@@ -10,20 +10,25 @@ use rfbench_maps::{
     StructuredOrthogonalParams, TensorSketchParams,
 };
 
+use crate::error::value_error;
 use crate::fitted::{Fitted, FittedMap};
 use crate::kernel::PyKernel;
 use crate::rows::Input;
-use crate::value_error;
+use crate::threads;
 
-/// Fits with the GIL released.
+/// Fits with the GIL released, in a pool of `n_jobs` threads (0: the package's setting; module
+/// [`crate::threads`]).
 fn fit_map<M: Fitted + 'static>(
     py: Python<'_>,
+    n_jobs: usize,
     fit: impl FnOnce() -> Result<M, MapError> + Send,
 ) -> PyResult<FittedMap>
 where
     M: Send,
 {
-    py.detach(fit).map(FittedMap::new).map_err(value_error)
+    py.detach(|| threads::install(n_jobs, fit))?
+        .map(FittedMap::new)
+        .map_err(value_error)
 }
 
 fn form(name: &str) -> PyResult<FourierForm> {
@@ -38,9 +43,10 @@ fn tensor_sketch(
     n_components: usize,
     n_features_in: usize,
     seed: u64,
+    n_jobs: usize,
 ) -> PyResult<FittedMap> {
     let params = TensorSketchParams::for_kernel(&kernel.0, n_components).map_err(value_error)?;
-    fit_map(py, || params.seed(seed).fit(n_features_in))
+    fit_map(py, n_jobs, || params.seed(seed).fit(n_features_in))
 }
 
 /// Random Maclaurin; `h01` adds the exact degree-0 and degree-1 terms (Hamid et al. 2014).
@@ -52,14 +58,15 @@ fn random_maclaurin(
     h01: bool,
     n_features_in: usize,
     seed: u64,
+    n_jobs: usize,
 ) -> PyResult<FittedMap> {
     let k = &kernel.0;
     if h01 {
         let params = RandomMaclaurinH01Params::for_kernel(k, n_components).map_err(value_error)?;
-        fit_map(py, || params.seed(seed).fit(n_features_in))
+        fit_map(py, n_jobs, || params.seed(seed).fit(n_features_in))
     } else {
         let params = RandomMaclaurinParams::for_kernel(k, n_components).map_err(value_error)?;
-        fit_map(py, || params.seed(seed).fit(n_features_in))
+        fit_map(py, n_jobs, || params.seed(seed).fit(n_features_in))
     }
 }
 
@@ -74,11 +81,12 @@ macro_rules! fourier_fit {
             form_name: &str,
             n_features_in: usize,
             seed: u64,
+            n_jobs: usize,
         ) -> PyResult<FittedMap> {
             let params = <$params>::for_kernel(&kernel.0, n_components)
                 .map_err(value_error)?
                 .form(form(form_name)?);
-            fit_map(py, || params.seed(seed).fit(n_features_in))
+            fit_map(py, n_jobs, || params.seed(seed).fit(n_features_in))
         }
     };
 }
@@ -98,6 +106,7 @@ fn fastfood(
     fft: bool,
     n_features_in: usize,
     seed: u64,
+    n_jobs: usize,
 ) -> PyResult<FittedMap> {
     let transform = if fft {
         FastfoodTransform::Fourier
@@ -108,7 +117,7 @@ fn fastfood(
         .map_err(value_error)?
         .form(form(form_name)?)
         .transform(transform);
-    fit_map(py, || params.seed(seed).fit(n_features_in))
+    fit_map(py, n_jobs, || params.seed(seed).fit(n_features_in))
 }
 
 /// Random binning: `n_grids` grids of `width` hashed bins each (`D = n_grids * width`).
@@ -120,13 +129,16 @@ fn random_binning(
     width: usize,
     n_features_in: usize,
     seed: u64,
+    n_jobs: usize,
 ) -> PyResult<FittedMap> {
     let params = RandomBinningParams::for_kernel(&kernel.0, n_grids)
         .map_err(value_error)?
         .width(width);
-    fit_map(py, || params.seed(seed).fit(n_features_in))
+    fit_map(py, n_jobs, || params.seed(seed).fit(n_features_in))
 }
 
+/// The fitted map and the indices of the rows that became its landmarks (scikit-learn's
+/// `component_indices_`).
 #[pyfunction]
 fn nystroem(
     py: Python<'_>,
@@ -135,13 +147,19 @@ fn nystroem(
     eigenvalue_cutoff: f64,
     rows: Input<'_>,
     seed: u64,
-) -> PyResult<FittedMap> {
+    n_jobs: usize,
+) -> PyResult<(FittedMap, Vec<usize>)> {
     let params = NystroemParams::for_kernel(&kernel.0, n_components)
         .map_err(value_error)?
         .eigenvalue_cutoff(eigenvalue_cutoff)
-        .seed(seed);
+        .seed(seed)
+        .check()
+        .map_err(value_error)?;
     let prepared = rows.prepare()?;
-    fit_map(py, || params.fit(prepared.rows()))
+    let (map, indices) = py
+        .detach(|| threads::install(n_jobs, || params.fit_with_indices(prepared.rows())))?
+        .map_err(value_error)?;
+    Ok((FittedMap::new(map), indices))
 }
 
 /// PRFF (Damodaran, Courty & Gosselin 2017), Gaussian kernels only.
@@ -159,6 +177,7 @@ fn prff(
     weighting: &str,
     rows: Input<'_>,
     seed: u64,
+    n_jobs: usize,
 ) -> PyResult<FittedMap> {
     let weighting = PrffWeighting::from_name(weighting).ok_or_else(|| {
         value_error(format!(
@@ -175,7 +194,7 @@ fn prff(
         .tolerance(tolerance)
         .seed(seed);
     let prepared = rows.prepare()?;
-    fit_map(py, || params.fit(prepared.rows()))
+    fit_map(py, n_jobs, || params.fit(prepared.rows()))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -4,18 +4,19 @@
 use ndarray::{Array2, ArrayView2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyDict, PyTuple};
 use rfbench_maps::{
     CsrMatrix, DynFeatureMap, Fastfood, MapError, Nystroem, OrthogonalRandomFeatures, Prff,
     RandomBinning, RandomFourierFeatures, RandomMaclaurin, RandomMaclaurinH01, Rows,
     StructuredOrthogonalFeatures, TensorSketch,
 };
 
+use crate::attributes::Attributes;
+use crate::error::value_error;
 use crate::rows::Input;
-use crate::value_error;
 
 /// What the Python object needs of a map beyond [`DynFeatureMap`].
-pub trait Fitted: DynFeatureMap {
+pub trait Fitted: DynFeatureMap + Attributes {
     /// The map's serde form (JSON, floats round-tripped exactly).
     fn to_json(&self) -> serde_json::Result<String>;
     /// The name of this module's function that reads the JSON back ([`FittedMap::__reduce__`]).
@@ -153,20 +154,34 @@ impl FittedMap {
         self.0.memory_bytes()
     }
 
+    /// scikit-learn's fitted attributes of this map by name (`random_weights_`, `indexHash_`,
+    /// `components_`, ...; module `attributes`), empty for a map without a scikit-learn
+    /// counterpart.
+    fn sklearn_attributes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for (name, value) in self.0.sklearn_attributes(py) {
+            dict.set_item(name, value)?;
+        }
+        Ok(dict)
+    }
+
     /// Whether float32 rows are mapped in single precision (else in double, then rounded).
     #[getter]
     fn native_float32(&self) -> bool {
         self.0.has_f32()
     }
 
-    /// The `n x D` features of dense float64 rows or CSR parts, GIL released.
+    /// The `n x D` features of dense float64 rows or CSR parts, GIL released, on `n_jobs`
+    /// threads (0: the package's setting).
+    #[pyo3(signature = (rows, n_jobs = 0))]
     fn transform<'py>(
         &self,
         py: Python<'py>,
         rows: Input<'py>,
+        n_jobs: usize,
     ) -> PyResult<Bound<'py, PyArray2<f64>>> {
         let map = &*self.0;
-        let features = rows.with_rows(py, |rows| map.transform(rows))?;
+        let features = rows.with_rows(py, n_jobs, |rows| map.transform(rows))?;
         Ok(features.into_pyarray(py))
     }
 
@@ -179,10 +194,12 @@ impl FittedMap {
     /// Sparse features as CSR parts `(data, indices, indptr, (n, D))` for SciPy, GIL released;
     /// a `ValueError` for a map whose features are dense.
     #[allow(clippy::type_complexity)]
+    #[pyo3(signature = (rows, n_jobs = 0))]
     fn transform_sparse<'py>(
         &self,
         py: Python<'py>,
         rows: Input<'py>,
+        n_jobs: usize,
     ) -> PyResult<(
         Bound<'py, PyArray1<f64>>,
         Bound<'py, PyArray1<u32>>,
@@ -193,8 +210,9 @@ impl FittedMap {
         if !map.has_sparse() {
             return Err(value_error("this map's features are dense: use transform"));
         }
-        let features =
-            rows.with_rows(py, |rows| map.transform_sparse(rows).expect("has_sparse"))?;
+        let features = rows.with_rows(py, n_jobs, |rows| {
+            map.transform_sparse(rows).expect("has_sparse")
+        })?;
         let n_rows = features.n_rows();
         let (n_cols, indptr, indices, values) = features.into_parts();
         Ok((
@@ -207,14 +225,16 @@ impl FittedMap {
 
     /// Float32 rows to float32 features by the map's single-precision path (`native_float32`);
     /// a `ValueError` for a map without one.
+    #[pyo3(signature = (x, n_jobs = 0))]
     fn transform_float32<'py>(
         &self,
         py: Python<'py>,
         x: PyReadonlyArray2<'py, f32>,
+        n_jobs: usize,
     ) -> PyResult<Bound<'py, PyArray2<f32>>> {
         let (map, view) = (&*self.0, x.as_array());
         let features = py
-            .detach(|| map.transform_f32(view))
+            .detach(|| crate::threads::install(n_jobs, || map.transform_f32(view)))?
             .ok_or_else(|| value_error("this map has no single-precision path"))?
             .map_err(value_error)?;
         Ok(features.into_pyarray(py))

@@ -6,8 +6,8 @@ use numpy::{IntoPyArray, PyArray2};
 use pyo3::prelude::*;
 use rfbench_maps::Kernel;
 
+use crate::error::value_error;
 use crate::rows::Input;
-use crate::value_error;
 
 /// An exact kernel with its parameters (`rfbench-maps`' one bandwidth convention: module docs of
 /// the Python package). Built by the static constructors, which reject a parameter out of range.

@@ -6,22 +6,22 @@
 //! pure-Python classes of `python/rfbench`. This module only does what needs Rust: build a kernel
 //! ([`kernel::PyKernel`], checked by the library), fit a map (one function per map, module
 //! [`fit`]), map rows ([`fitted::FittedMap`]), and hand the component registry's parameter
-//! tables to Python ([`registry`]), from which the classes build their constraints. Every library
-//! error becomes a `ValueError` carrying the library's message.
+//! tables and size model to Python ([`registry`]), from which the classes build their
+//! constraints and refuse what would not fit in memory, read scikit-learn's fitted attributes
+//! off the maps that have a scikit-learn counterpart ([`attributes`]), and run each call on a
+//! thread pool of the asked size ([`threads`]: `n_jobs`, `set_num_threads`, threadpoolctl).
+//! Every library error becomes a `ValueError` carrying the library's message ([`error`]).
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+mod attributes;
+mod error;
 mod fit;
 mod fitted;
 mod kernel;
 mod registry;
 mod rows;
-
-/// A library error as Python's `ValueError`, with the library's own message.
-pub(crate) fn value_error(error: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(error.to_string())
-}
+mod threads;
 
 #[pymodule]
 fn _rfbench(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -31,5 +31,6 @@ fn _rfbench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fit::register(m)?;
     fitted::register_loaders(m)?;
     registry::register(m)?;
+    threads::register(m)?;
     Ok(())
 }

@@ -6,9 +6,13 @@
 //! Dicts, lists and scalars only (each struct below becomes a dict with its field names as keys):
 //! what to make of a parameter is the Python side's business.
 
+use std::collections::BTreeMap;
+
 use pyo3::prelude::*;
-use rfbench_registry::params::Default as ParamDefault;
+use rfbench_registry::params::{Default as ParamDefault, ParamValues, Value as ParamValue};
 use rfbench_registry::{KernelInfo, MapInfo, ParamKind, ParamSpec, KERNELS, MAPS};
+
+use crate::error::value_error;
 
 /// An end of a range: an integer parameter's stays a Python `int`.
 #[derive(IntoPyObject)]
@@ -151,6 +155,39 @@ fn registry() -> Registry {
     }
 }
 
+/// The registry's size model of map `name` (its `MapSize`, which the runner's memory check also
+/// reads): `(output_dim, state)` in 8-byte values, for its integer parameters `params`, input
+/// dimension `input_dim` and kernel degree (1 for kernels without one). `output_dim` is `None`
+/// for a map that makes no features. The Python classes refuse a fit or transform that would not
+/// fit in memory from it, before anything is allocated.
+#[pyfunction]
+fn map_size(
+    name: &str,
+    params: BTreeMap<String, i64>,
+    input_dim: u64,
+    degree: u64,
+) -> PyResult<(Option<u128>, u128)> {
+    let info = MAPS
+        .iter()
+        .find(|m| m.name == name)
+        .ok_or_else(|| value_error(format!("the registry has no map {name:?}")))?;
+    let values = ParamValues(
+        params
+            .into_iter()
+            .map(|(k, v)| (k, ParamValue::Int(v)))
+            .collect(),
+    );
+    let output_dim = (info.size.output_dim)(&values);
+    let state = (info.size.state)(
+        &values,
+        output_dim.unwrap_or(0),
+        u128::from(input_dim),
+        u128::from(degree),
+    );
+    Ok((output_dim, state))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(registry, m)?)
+    m.add_function(wrap_pyfunction!(registry, m)?)?;
+    m.add_function(wrap_pyfunction!(map_size, m)?)
 }

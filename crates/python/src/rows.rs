@@ -6,7 +6,8 @@ use numpy::{PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::prelude::*;
 use rfbench_maps::{CsrMatrix, MapError, Rows};
 
-use crate::value_error;
+use crate::error::value_error;
+use crate::threads;
 
 /// The rows a map is fitted on or applied to.
 #[derive(FromPyObject)]
@@ -47,14 +48,17 @@ impl<'py> Input<'py> {
         }
     }
 
-    /// Runs `f` on the rows with the GIL released.
+    /// Runs `f` on the rows with the GIL released, in a pool of `n_jobs` threads (0: the
+    /// package's setting; module [`crate::threads`]).
     pub fn with_rows<T: Send>(
         &self,
         py: Python<'_>,
+        n_jobs: usize,
         f: impl for<'r> FnOnce(Rows<'r>) -> Result<T, MapError> + Send,
     ) -> PyResult<T> {
         let prepared = self.prepare()?;
-        py.detach(|| f(prepared.rows())).map_err(value_error)
+        py.detach(|| threads::install(n_jobs, || f(prepared.rows())))?
+            .map_err(value_error)
     }
 }
 

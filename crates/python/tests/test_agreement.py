@@ -42,7 +42,8 @@ CONFIGURATIONS = {
     "random_binning": RandomBinning(16, width=256, sigma=2.0),
     "nystroem": Nystroem(32, sigma=0.5),
     "nystroem_polynomial": Nystroem(32, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0),
-    "prff": PseudoRandomFourierFeatures(32, sigma=0.5, max_iterations=5),
+    # The crate's default step (Python's default, "auto", scales it by the data).
+    "prff": PseudoRandomFourierFeatures(32, sigma=0.5, learning_rate=50.0, max_iterations=5),
 }
 
 REPOSITORY = pathlib.Path(__file__).resolve().parents[3]

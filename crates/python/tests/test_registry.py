@@ -85,8 +85,11 @@ def test_constraints_and_defaults_are_the_registrys(cls):
     defaults = inspect.signature(cls.__init__).parameters
     for python_name, source in cls._registry_params.items():
         expected = describe(_registry.constraint(source))
-        if python_name == "form":
-            expected = [("options", expected[0][1] | {"auto"})]
+        extra = _registry.EXTRA_OPTIONS.get(python_name)
+        if extra is not None and expected[0][0] == "options":
+            expected = [("options", expected[0][1] | {extra})]
+        elif extra is not None:
+            expected = expected + [("options", frozenset({extra}))]
         assert describe(cls._parameter_constraints[python_name]) == expected, python_name
         registry_default = _registry.param(source)["default"]
         default = defaults[python_name].default

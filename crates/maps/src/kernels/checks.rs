@@ -9,6 +9,7 @@ use crate::error::{MapError, Result};
 /// The valid range of a bandwidth or a scale.
 const POSITIVE: &str = "finite and > 0";
 const NON_NEGATIVE: &str = "finite and >= 0";
+const FINITE: &str = "finite";
 const DEGREE: &str = ">= 1";
 const MATERN_NU: &str = "0.5, 1.5 or 2.5";
 
@@ -49,6 +50,14 @@ pub(crate) fn check_positive(
 
 pub(super) fn check_degree(degree: u32) -> Result<()> {
     ensure_kernel_parameter(degree >= 1, "polynomial", "degree", degree as f64, DEGREE)
+}
+
+/// The exact polynomial kernel's offset: any finite value, as LIBSVM's and scikit-learn's
+/// `coef0`. A negative offset makes the kernel indefinite, which the exact kernel's users
+/// tolerate (Nystroem drops the non-positive eigenvalues of `K_mm`); the sketches, which append
+/// the coordinate `sqrt(offset)`, need [`check_offset`]'s `>= 0`.
+pub(super) fn check_kernel_offset(offset: f64) -> Result<()> {
+    ensure_kernel_parameter(offset.is_finite(), "polynomial", "offset", offset, FINITE)
 }
 
 pub(super) fn check_offset(offset: f64) -> Result<()> {

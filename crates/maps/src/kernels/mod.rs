@@ -3,7 +3,7 @@
 //! | kernel | `k(x, y)` | parameters (valid range) |
 //! |---|---|---|
 //! | linear | `<x, y>` | none |
-//! | polynomial | `(gamma <x, y> + offset)^degree` | `degree >= 1`; `gamma` finite `> 0`; `offset` finite `>= 0` |
+//! | polynomial | `(gamma <x, y> + offset)^degree` | `degree >= 1`; `gamma` finite `> 0`; `offset` finite (the sketches, [`PolynomialKernel`]: `>= 0`) |
 //! | Gaussian | `exp(-‖x - y‖₂² / (2 sigma²))` | `sigma` finite `> 0` |
 //! | Laplacian | `exp(-‖x - y‖₁ / sigma)` | `sigma` finite `> 0` |
 //! | Matern | Rasmussen & Williams eq. 4.14, closed forms only | `nu` in {0.5, 1.5, 2.5}; `length_scale` finite `> 0` |
@@ -39,7 +39,9 @@ mod checks;
 pub mod shift_invariant;
 
 pub(crate) use checks::check_positive;
-use checks::{check_degree, check_offset, ensure_kernel_parameter, same_dimension};
+use checks::{
+    check_degree, check_kernel_offset, check_offset, ensure_kernel_parameter, same_dimension,
+};
 use shift_invariant::{matern_closed_form, ShiftInvariantKernel};
 
 /// An exact kernel. Build it with the constructors, which validate; a value built from the
@@ -118,7 +120,7 @@ impl Kernel {
             } => {
                 check_degree(degree)?;
                 check_positive(self.name(), "gamma", gamma)?;
-                check_offset(offset)
+                check_kernel_offset(offset)
             }
             Kernel::Gaussian { .. } | Kernel::Laplacian { .. } | Kernel::Matern { .. } => self
                 .shift_invariant()
@@ -516,6 +518,13 @@ mod tests {
             PolynomialKernel::new(2, -0.5).unwrap_err().to_string(),
             "polynomial kernel: offset = -0.5 is out of range (valid: finite and >= 0)"
         );
+        // The exact kernel takes LIBSVM's and scikit-learn's negative coef0; a sketch of it
+        // refuses it.
+        let indefinite = Kernel::libsvm_polynomial(2, 0.5, -1.0).unwrap();
+        assert!((indefinite.eval(&x, &y) - (0.5 * x.dot(&y) - 1.0).powi(2)).abs() < 1e-12);
+        assert!(sketchable_polynomial(&indefinite, "TensorSketch")
+            .and_then(|(p, c)| PolynomialKernel::new(p, c))
+            .is_err());
     }
 
     #[test]

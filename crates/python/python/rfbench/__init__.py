@@ -5,9 +5,25 @@ Every map is a scikit-learn estimator (``fit``, ``transform``, ``get_params``, `
 pickling, pipelines, grid search). An integer ``random_state`` is the Rust map's seed, so the
 features equal the Rust crate's (``rfbench-maps``) for the same seed and parameters. Float32 input
 gives float32 features; SciPy sparse input is taken as CSR; transforms release the GIL.
+
+scikit-learn's names work where a map has a scikit-learn counterpart: ``kernel="rbf"``,
+``gamma="scale"``, Nystroem's ``gamma=None`` as ``1 / n_features``, and the fitted attributes
+``components_``, ``component_indices_``, ``normalization_`` (``Nystroem``), ``random_weights_``,
+``random_offset_`` (``RandomFourierFeatures``, scikit-learn's ``RBFSampler``), ``indexHash_``,
+``bitHash_`` (``TensorSketch``, scikit-learn's ``PolynomialCountSketch``).
+
+Threads: every class takes ``n_jobs`` (None: the package's setting); ``set_num_threads(n)`` sets
+that, and ``threadpoolctl.threadpool_limits(n)`` reaches it too (module ``_threads``). The
+features do not depend on the thread count. A fit or transform that would not fit in memory
+raises ``MemoryError`` before allocating (module ``_memory``).
 """
 
 from . import _rfbench
+
+__version__ = _rfbench.__version__
+
+from . import _docs  # noqa: E402
+from ._threads import _register_with_threadpoolctl, get_num_threads, set_num_threads  # noqa: E402
 from .data_dependent import Nystroem, PseudoRandomFourierFeatures
 from .fourier import (
     Fastfood,
@@ -18,25 +34,27 @@ from .fourier import (
 )
 from .polynomial import RandomMaclaurin, TensorSketch
 
-__version__ = _rfbench.__version__
+_register_with_threadpoolctl()
+
+_CLASSES = (
+    TensorSketch,
+    RandomMaclaurin,
+    RandomFourierFeatures,
+    OrthogonalRandomFeatures,
+    StructuredOrthogonalRandomFeatures,
+    Fastfood,
+    RandomBinning,
+    Nystroem,
+    PseudoRandomFourierFeatures,
+)
+for _cls in _CLASSES:
+    _docs.finish(_cls)
 
 # Every random feature map of the component registry (``_rfbench.registry()``) by name: the class
 # that implements it and the parameters that select it (Fastfood's ``method``, Random
 # Maclaurin's ``h01``). tests/test_registry.py fails naming a registry map missing here.
 _REGISTRY_CLASSES = {
-    name: (cls, selects)
-    for cls in (
-        TensorSketch,
-        RandomMaclaurin,
-        RandomFourierFeatures,
-        OrthogonalRandomFeatures,
-        StructuredOrthogonalRandomFeatures,
-        Fastfood,
-        RandomBinning,
-        Nystroem,
-        PseudoRandomFourierFeatures,
-    )
-    for name, selects in cls._registry_maps.items()
+    name: (cls, selects) for cls in _CLASSES for name, selects in cls._registry_maps.items()
 }
 
 __all__ = [
@@ -49,4 +67,6 @@ __all__ = [
     "RandomBinning",
     "Nystroem",
     "PseudoRandomFourierFeatures",
+    "set_num_threads",
+    "get_num_threads",
 ]

@@ -20,8 +20,12 @@ Where Python deliberately differs from the registry (``DEVIATIONS``, tested):
 * A parameter a spec must give (no registry default: ``n_components``, ``n_grids``, ``degree``)
   has scikit-learn's default: 100 features or grids, degree 2 for the sketches
   (``PolynomialCountSketch``) and 3 for ``Nystroem`` (``polynomial_kernel``).
-* ``Nystroem``'s ``coef0`` defaults to 1 (scikit-learn's ``polynomial_kernel``), the registry's
-  ``offset`` to 0 (as ``TensorSketch``'s ``coef0`` and ``PolynomialCountSketch``'s).
+* PRFF's ``learning_rate`` also takes ``"auto"``, its default: a step divided by the training
+  rows' mean squared norm, which converges on standardised rows, where the registry's fixed 50
+  diverges (``PseudoRandomFourierFeatures``' doc). The runner's specs keep the registry's step.
+* ``Nystroem``'s ``coef0`` is scikit-learn's, not the registry's ``offset``: default 1
+  (scikit-learn's ``polynomial_kernel``) and any real, where the registry's offset (the sketches'
+  ``coef0``, as ``PolynomialCountSketch``'s) defaults to 0 and is ``>= 0``.
 """
 
 from numbers import Integral, Real
@@ -41,8 +45,13 @@ DEVIATIONS = {
     "n_components": "no registry default (a spec gives it): scikit-learn's 100",
     "n_grids": "no registry default (a spec gives it): 100, as n_components",
     "degree": "no registry default: 2 for the sketches (PolynomialCountSketch), 3 for Nystroem",
-    "coef0": "Nystroem's default is 1 (scikit-learn's polynomial_kernel); the registry's offset 0",
+    "coef0": "Nystroem's is scikit-learn's (default 1, any real); the registry's offset is 0, >= 0",
+    "learning_rate": "PRFF adds 'auto' (a step in the data's own scale), the default",
 }
+
+# Python name -> the word a class accepts beside the registry's range or choices (DEVIATIONS
+# says why).
+EXTRA_OPTIONS = {"form": "auto", "learning_rate": "auto"}
 
 
 def param(source):

@@ -3,17 +3,20 @@ random Fourier features, orthogonal and structured orthogonal random features, F
 binning. Bandwidths: ``gamma`` (scikit-learn's) or ``sigma`` (the crate's), module ``_kernels``.
 """
 
-from numbers import Real
+from numbers import Integral, Real
 
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from . import _kernels, _registry, _rfbench
-from ._base import MapTransformer
+from ._base import MapTransformer, fitted_attribute
 
 _BANDWIDTH = {
-    "gamma": [Interval(Real, 0, None, closed="neither"), None],
+    # "scale": RBFSampler's 1 / (n_features * X.var()) (module _kernels).
+    "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither"), None],
     "sigma": [Interval(Real, 0, None, closed="neither"), None],
     "random_state": ["random_state"],
+    # None: the package's thread count (rfbench.set_num_threads; every core by default).
+    "n_jobs": [Integral, None],
 }
 
 # Matern's smoothness: the registry's range; the library takes its closed forms only (0.5, 1.5,
@@ -29,7 +32,7 @@ _REGISTRY_PARAMS = {
 
 _FOURIER = {
     **_registry.constraints(_REGISTRY_PARAMS),
-    "kernel": [StrOptions(set(_kernels.SHIFT_INVARIANT))],
+    "kernel": [StrOptions(_kernels.names(_kernels.SHIFT_INVARIANT))],
     # The registry's forms and "auto" (``_registry.DEVIATIONS``).
     "form": [StrOptions(_registry.constraint(_REGISTRY_PARAMS["form"])[0].options | {"auto"})],
     **_BANDWIDTH,
@@ -40,11 +43,13 @@ _DOC_PARAMETERS = """
     ----------
     n_components : int, default=100
         D, the number of features (even for ``form="paired"``).
-    kernel : {"gaussian", "laplacian", "matern"}, default="gaussian"
-        Not every map approximates every kernel; an unsupported one is a ValueError at fit.
-    gamma : float, default=None
+    kernel : {"gaussian", "rbf", "laplacian", "matern"}, default="gaussian"
+        ``"rbf"`` is scikit-learn's name of the Gaussian. Not every map approximates every
+        kernel; an unsupported one is a ValueError at fit.
+    gamma : float or "scale", default=None
         scikit-learn's bandwidth: ``exp(-gamma ||x - y||^2)`` (Gaussian), ``exp(-gamma ||x - y||_1)``
-        (Laplacian). With neither gamma nor sigma, gamma = 1.
+        (Laplacian). With neither gamma nor sigma, gamma = 1 (``RBFSampler``'s default).
+        ``"scale"``: ``1 / (n_features * X.var())`` from the training rows, as ``RBFSampler``.
     sigma : float, default=None
         The crate's bandwidth: ``exp(-||x - y||^2 / (2 sigma^2))``, ``exp(-||x - y||_1 / sigma)``,
         the Matern length scale (default 1).
@@ -58,11 +63,23 @@ _DOC_PARAMETERS = """
         D; ``auto``: paired when D is even, else phase.
     random_state : int, RandomState instance or None, default=None
         An int is the Rust map's seed (the same features as the Rust crate for the same seed).
+    n_jobs : int, default=None
+        Threads of the fit and the transforms: None is the package's setting
+        (``rfbench.set_num_threads``, which ``threadpoolctl.threadpool_limits`` also sets; every
+        core unless limited), -1 every core, -2 all but one. The features do not depend on it.
 
     Attributes
     ----------
     map_ : rfbench._rfbench.FittedMap
     n_features_in_ : int
+"""
+
+_DOC_RFF_ATTRIBUTES = """    random_weights_ : ndarray of shape (n_features, n_components)
+        scikit-learn's ``RBFSampler`` attribute: the features are
+        ``sqrt(2 / n_components) * cos(X @ random_weights_ + random_offset_)`` in both forms (the
+        paired form's ``D/2`` frequencies appear twice, with phases 0 and ``3 pi / 2``).
+    random_offset_ : ndarray of shape (n_components,)
+        The phases (uniform on ``[0, 2 pi)`` in the phase form).
 """
 
 
@@ -81,6 +98,7 @@ class _FourierMap(MapTransformer):
         nu=_registry.default(_NU),
         form="auto",
         random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.kernel = kernel
@@ -89,9 +107,11 @@ class _FourierMap(MapTransformer):
         self.nu = nu
         self.form = form
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
-    def _kernel(self):
-        return _kernels.shift_invariant(self.kernel, self.gamma, self.sigma, self.nu)
+    def _kernel(self, X):
+        gamma = _kernels.resolve_gamma(self.gamma, X)
+        return _kernels.shift_invariant(self.kernel, gamma, self.sigma, self.nu)
 
     def _form(self):
         """The form ``auto`` stands for: paired when D is even, else phase."""
@@ -101,16 +121,24 @@ class _FourierMap(MapTransformer):
 
     def _fit_map(self, X, seed):
         fit = type(self)._fit_function
-        return fit(self._kernel(), self.n_components, self._form(), X.shape[1], seed)
+        n_features = X.shape[1]
+        return fit(
+            self._kernel(X), self.n_components, self._form(), n_features, seed, self._n_threads()
+        )
 
 
 class RandomFourierFeatures(_FourierMap):
     __doc__ = (
         "Random Fourier features (Rahimi & Recht 2007): i.i.d. frequencies from the kernel's "
-        "spectral density. Gaussian, Laplacian and Matern kernels.\n" + _DOC_PARAMETERS
+        "spectral density. Gaussian, Laplacian and Matern kernels. scikit-learn's "
+        "``RBFSampler`` is this map with ``form=\"phase\"``.\n"
+        + _DOC_PARAMETERS
+        + _DOC_RFF_ATTRIBUTES
     )
     _registry_maps = {"rff": {}}
     _fit_function = staticmethod(_rfbench.random_fourier)
+    random_weights_ = fitted_attribute("random_weights_", "RBFSampler's random_weights_.")
+    random_offset_ = fitted_attribute("random_offset_", "RBFSampler's random_offset_.")
 
 
 class OrthogonalRandomFeatures(_FourierMap):
@@ -156,6 +184,7 @@ class Fastfood(_FourierMap):
         form="auto",
         method="hadamard",
         random_state=None,
+        n_jobs=None,
     ):
         super().__init__(
             n_components,
@@ -165,13 +194,15 @@ class Fastfood(_FourierMap):
             nu=nu,
             form=form,
             random_state=random_state,
+            n_jobs=n_jobs,
         )
         self.method = method
 
     def _fit_map(self, X, seed):
         fft = self.method == "fft"
+        kernel, n_features = self._kernel(X), X.shape[1]
         return _rfbench.fastfood(
-            self._kernel(), self.n_components, self._form(), fft, X.shape[1], seed
+            kernel, self.n_components, self._form(), fft, n_features, seed, self._n_threads()
         )
 
 
@@ -188,11 +219,14 @@ class RandomBinning(MapTransformer):
         Hashed bins per grid (2^20, the library's default): collisions bias the kernel up by
         about ``1 / width``. The features are sparse, so a wide grid costs no memory here; a
         learner that stores its weights densely pays ``n_grids * width`` of them.
-    gamma : float, default=None
-        ``exp(-gamma ||x - y||_1)``; with neither gamma nor sigma, gamma = 1.
+    gamma : float or "scale", default=None
+        ``exp(-gamma ||x - y||_1)``; with neither gamma nor sigma, gamma = 1; ``"scale"``:
+        ``1 / (n_features * X.var())``.
     sigma : float, default=None
         ``exp(-||x - y||_1 / sigma)``.
     random_state : int, RandomState instance or None, default=None
+    n_jobs : int, default=None
+        Threads (None: ``rfbench.set_num_threads``'s setting, every core unless limited).
 
     Attributes
     ----------
@@ -210,7 +244,9 @@ class RandomBinning(MapTransformer):
         "gamma": _BANDWIDTH["gamma"],
         "sigma": _BANDWIDTH["sigma"],
         "random_state": ["random_state"],
+        "n_jobs": _BANDWIDTH["n_jobs"],
     }
+    _sparse_output = True
 
     def __init__(
         self,
@@ -220,13 +256,22 @@ class RandomBinning(MapTransformer):
         gamma=None,
         sigma=None,
         random_state=None,
+        n_jobs=None,
     ):
         self.n_grids = n_grids
         self.width = width
         self.gamma = gamma
         self.sigma = sigma
         self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _nonzeros_per_row(self):
+        return self.n_grids
 
     def _fit_map(self, X, seed):
-        kernel = _kernels.shift_invariant("laplacian", self.gamma, self.sigma)
-        return _rfbench.random_binning(kernel, self.n_grids, self.width, X.shape[1], seed)
+        gamma = _kernels.resolve_gamma(self.gamma, X)
+        kernel = _kernels.shift_invariant("laplacian", gamma, self.sigma)
+        n_features = X.shape[1]
+        return _rfbench.random_binning(
+            kernel, self.n_grids, self.width, n_features, seed, self._n_threads()
+        )

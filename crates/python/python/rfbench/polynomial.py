@@ -7,8 +7,10 @@ map for offset ``coef0 / gamma`` with its features multiplied by ``gamma^(p/2)``
 input, and at ``gamma = 1`` the features are the Rust crate's to the bit.
 """
 
+from numbers import Integral
+
 from . import _kernels, _registry, _rfbench
-from ._base import MapTransformer
+from ._base import MapTransformer, fitted_attribute
 
 # Python name -> the registry's parameter (module ``_registry``).
 _REGISTRY_PARAMS = {
@@ -26,6 +28,7 @@ class _PolynomialMap(MapTransformer):
     _parameter_constraints = {
         **_registry.constraints(_REGISTRY_PARAMS),
         "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
     }
 
     def _sketch_kernel(self):
@@ -33,6 +36,9 @@ class _PolynomialMap(MapTransformer):
 
     def _feature_scale(self):
         return self.gamma ** (self.degree / 2)
+
+    def _polynomial(self, n_features):
+        return self.degree, self.gamma, self.coef0
 
 
 class TensorSketch(_PolynomialMap):
@@ -50,27 +56,47 @@ class TensorSketch(_PolynomialMap):
         The kernel's offset (>= 0; the registry's ``offset``).
     random_state : int, RandomState instance or None, default=None
         An int is the Rust map's seed (same features as the Rust crate for the same seed).
+    n_jobs : int, default=None
+        Threads (None: ``rfbench.set_num_threads``'s setting, every core unless limited).
 
     Attributes
     ----------
+    indexHash_ : ndarray of shape (degree, n_features + (coef0 > 0)), dtype int64
+        scikit-learn's ``PolynomialCountSketch`` attribute: the bucket in ``[0, n_components)``
+        of each input coordinate in each of the ``degree`` count sketches (the constant
+        coordinate ``sqrt(coef0 / gamma)`` last).
+    bitHash_ : ndarray of the same shape, dtype int64
+        Their signs, +-1.
     map_ : rfbench._rfbench.FittedMap
     n_features_in_ : int
     """
 
     _registry_maps = {"tensor-sketch": {}}
+    indexHash_ = fitted_attribute("indexHash_", "PolynomialCountSketch's indexHash_.")
+    bitHash_ = fitted_attribute("bitHash_", "PolynomialCountSketch's bitHash_.")
 
     def __init__(
-        self, n_components=100, *, degree=2, gamma=_GAMMA, coef0=_COEF0, random_state=None
+        self,
+        n_components=100,
+        *,
+        degree=2,
+        gamma=_GAMMA,
+        coef0=_COEF0,
+        random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.degree = degree
         self.gamma = gamma
         self.coef0 = coef0
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _fit_map(self, X, seed):
-        kernel = self._sketch_kernel()
-        return _rfbench.tensor_sketch(kernel, self.n_components, X.shape[1], seed)
+        kernel, n_features = self._sketch_kernel(), X.shape[1]
+        return _rfbench.tensor_sketch(
+            kernel, self.n_components, n_features, seed, self._n_threads()
+        )
 
 
 class RandomMaclaurin(_PolynomialMap):
@@ -87,6 +113,8 @@ class RandomMaclaurin(_PolynomialMap):
         H0/1 (Hamid et al. 2014): the degree-0 and degree-1 terms exactly (``1 + d`` more
         features), the higher degrees by ``n_components`` random ones.
     random_state : int, RandomState instance or None, default=None
+    n_jobs : int, default=None
+        Threads (None: ``rfbench.set_num_threads``'s setting, every core unless limited).
 
     Attributes
     ----------
@@ -106,6 +134,7 @@ class RandomMaclaurin(_PolynomialMap):
         coef0=_COEF0,
         h01=False,
         random_state=None,
+        n_jobs=None,
     ):
         self.n_components = n_components
         self.degree = degree
@@ -113,7 +142,10 @@ class RandomMaclaurin(_PolynomialMap):
         self.coef0 = coef0
         self.h01 = h01
         self.random_state = random_state
+        self.n_jobs = n_jobs
 
     def _fit_map(self, X, seed):
-        kernel = self._sketch_kernel()
-        return _rfbench.random_maclaurin(kernel, self.n_components, self.h01, X.shape[1], seed)
+        kernel, n_features = self._sketch_kernel(), X.shape[1]
+        return _rfbench.random_maclaurin(
+            kernel, self.n_components, self.h01, n_features, seed, self._n_threads()
+        )

@@ -1,0 +1,101 @@
+"""Never an abort: a request the memory cannot hold is a Python exception (``MemoryError``, or
+``ValueError`` for sizes past the registry's ranges or an address), raised before the Rust side
+allocates, for every map the registry has; and features that overflow are a ``ValueError``."""
+
+import numpy as np
+import pytest
+
+from conftest import REGISTRY_CLASSES, every_estimator
+from rfbench import Nystroem, RandomFourierFeatures, RandomMaclaurin, TensorSketch, _memory
+
+CLASSES = sorted({cls for cls, _ in REGISTRY_CLASSES.values()}, key=lambda cls: cls.__name__)
+# Enough rows that Nystroem's landmarks are not capped at a handful (1.6 MB).
+X = np.random.RandomState(0).randn(100_000, 2)
+
+
+def size_parameter(cls):
+    """The registry parameter that sets a class's size: D (n_components) or random binning's
+    number of grids."""
+    names = [name for name in cls._registry_params if name in ("n_components", "n_grids")]
+    assert len(names) == 1, (cls, names)
+    return names[0]
+
+
+def huge(cls, value, selects):
+    return cls(**{size_parameter(cls): value, **selects})
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY_CLASSES))
+def test_a_size_past_the_registrys_range_is_a_value_error(name):
+    cls, selects = REGISTRY_CLASSES[name]
+    with pytest.raises(ValueError, match=size_parameter(cls)):
+        huge(cls, 10**12, selects).fit(X[:10])
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY_CLASSES))
+def test_the_largest_size_in_range_is_a_memory_error_before_any_allocation(name, monkeypatch):
+    """2^31 features or grids on 2 input columns: tens of GiB of state or working buffers for
+    every map (Nystroem: 100,000 landmarks, an 80 GB kernel matrix). With 1 GiB said to be
+    available the refusal cannot depend on this machine's memory; the same call with the real
+    figure (22 GiB here) must refuse too, or the process would abort."""
+    cls, selects = REGISTRY_CLASSES[name]
+    monkeypatch.setattr(_memory, "available_bytes", lambda: 2**30)
+    with pytest.raises(MemoryError, match="GiB"):
+        huge(cls, 2**31, selects).fit(X)
+    monkeypatch.undo()
+    if _memory.available_bytes() is not None and _memory.available_bytes() < 2**36:
+        with pytest.raises(MemoryError):
+            huge(cls, 2**31, selects).fit(X)
+
+
+def test_the_issues_requests_raise():
+    X_small = X[:50]
+    with pytest.raises(ValueError):
+        RandomFourierFeatures(10**12).fit(X_small)
+    with pytest.raises(ValueError, match="degree"):
+        TensorSketch(64, degree=10**6).fit(X_small)
+
+
+def test_a_transform_whose_features_would_not_fit_is_refused(monkeypatch):
+    estimator = RandomFourierFeatures(100_000, form="phase", random_state=0).fit(X[:10])
+    # 100,000 rows x 100,000 features: 80 GB, refused on this machine (22 GiB) and, with 1 GiB
+    # said to be available, on any.
+    if _memory.available_bytes() is not None and _memory.available_bytes() < 2**36:
+        with pytest.raises(MemoryError, match="transform"):
+            estimator.transform(X)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: 2**30)
+    with pytest.raises(MemoryError, match="transform"):
+        estimator.transform(X)
+    monkeypatch.setattr(_memory, "available_bytes", lambda: 2**20)
+    with pytest.raises(MemoryError, match="transform"):
+        Nystroem(50, random_state=0).fit(X[:100]).transform(X)
+
+
+def test_a_byte_count_past_an_address_is_a_value_error():
+    with pytest.raises(ValueError, match="address"):
+        _memory.check("Map", "fit", 2**70)
+    _memory.check("Map", "fit", 1)
+
+
+def test_every_estimator_fits_and_transforms_under_its_estimate():
+    """The checks refuse nothing ordinary: every configuration of the package's own list."""
+    rows = np.random.RandomState(1).randn(60, 5)
+    for estimator in every_estimator():
+        estimator.set_params(random_state=0).fit(rows).transform(rows)
+
+
+@pytest.mark.parametrize("cls", [TensorSketch, RandomMaclaurin, Nystroem])
+def test_degrees_whose_features_overflow_are_a_value_error(cls):
+    """``|x|^degree`` past the largest double: degree 60 (Random Maclaurin's largest) on rows of
+    norm 1e6 would give infinite or NaN features (Nystroem: a failed eigendecomposition); the fit
+    refuses them naming the degree, and so does a transform of such rows after a fit on small
+    ones."""
+    small = np.random.RandomState(2).randn(20, 4)
+    big = small * 1e6
+    kwargs = {"kernel": "polynomial"} if cls is Nystroem else {}
+    with pytest.raises(ValueError, match="degree=60 overflows"):
+        cls(8, degree=60, random_state=0, **kwargs).fit(big)
+    fitted = cls(8, degree=60, random_state=0, **kwargs).fit(small)
+    assert np.isfinite(fitted.transform(small)).all()
+    with pytest.raises(ValueError, match="degree=60 overflows"):
+        fitted.transform(big)

@@ -1,0 +1,211 @@
+"""scikit-learn's own usage of ``sklearn.kernel_approximation`` (Nystroem, RBFSampler,
+PolynomialCountSketch: fit, transform, fitted attributes, a grid search with ``n_jobs=2`` inside
+``threadpool_limits(1)``) run unchanged with the import swapped to rfbench's classes: the same
+kernel approximated (Gram errors within noise of scikit-learn's), attributes of the same shapes,
+and attributes that mean what scikit-learn's mean (scikit-learn's own ``transform`` fed our
+attributes gives our features)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import sklearn.kernel_approximation as sklearn_maps
+from sklearn.datasets import make_classification
+from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from sklearn.model_selection import GridSearchCV
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.svm import LinearSVC
+from threadpoolctl import threadpool_limits
+
+import rfbench
+from test_against_sklearn import T_LIMIT, welch_t
+
+# The swapped import: ``from rfbench import Nystroem, RandomFourierFeatures as RBFSampler,
+# TensorSketch as PolynomialCountSketch``.
+SWAPPED = {
+    "Nystroem": rfbench.Nystroem,
+    "RBFSampler": rfbench.RandomFourierFeatures,
+    "PolynomialCountSketch": rfbench.TensorSketch,
+}
+ORIGINAL = {name: getattr(sklearn_maps, name) for name in SWAPPED}
+
+
+def data():
+    X, y = make_classification(400, 12, n_informative=6, random_state=0)
+    return StandardScaler().fit_transform(X), y
+
+
+def notebook(Nystroem, RBFSampler, PolynomialCountSketch, seed):
+    """A researcher's cells, written against scikit-learn (defaults as scikit-learn documents
+    them: Nystroem's gamma=None is 1/n_features, RBFSampler's gamma="scale")."""
+    X, _ = data()
+    out = {}
+    nystroem = Nystroem(kernel="rbf", n_components=60, random_state=seed).fit(X)
+    out["nystroem"] = nystroem.transform(X)
+    out["nystroem shapes"] = (
+        nystroem.components_.shape,
+        nystroem.component_indices_.shape,
+        nystroem.normalization_.shape,
+    )
+    rbf = RBFSampler(gamma="scale", n_components=300, random_state=seed).fit(X)
+    out["rbf"] = rbf.transform(X)
+    out["rbf shapes"] = (rbf.random_weights_.shape, rbf.random_offset_.shape)
+    sketch = PolynomialCountSketch(degree=2, coef0=1.0, n_components=300, random_state=seed)
+    out["sketch"] = sketch.fit_transform(X / np.sqrt(X.shape[1]))
+    out["sketch shapes"] = (sketch.indexHash_.shape, sketch.bitHash_.shape)
+    return out
+
+
+def exact_kernels():
+    """The kernels scikit-learn's cells approximate, by scikit-learn's own kernel functions."""
+    X, _ = data()
+    return {
+        "nystroem": rbf_kernel(X),  # gamma=None: 1 / n_features
+        "rbf": rbf_kernel(X, gamma=1.0 / (X.shape[1] * X.var())),
+        "sketch": polynomial_kernel(X / np.sqrt(X.shape[1]), degree=2, gamma=1.0, coef0=1.0),
+    }
+
+
+def misread_kernels():
+    """The same kernels with a parameter read another way (gamma=None or "scale" as 1, the
+    offset dropped): a map of one of these must not pass for the kernel above."""
+    X, _ = data()
+    return {
+        "nystroem": rbf_kernel(X, gamma=1.0),
+        "rbf": rbf_kernel(X, gamma=1.0),
+        "sketch": polynomial_kernel(X / np.sqrt(X.shape[1]), degree=2, gamma=1.0, coef0=0.0),
+    }
+
+
+def relative_error(Z, K):
+    return np.linalg.norm(Z @ Z.T - K) / np.linalg.norm(K)
+
+
+@pytest.fixture(scope="module")
+def runs():
+    return {
+        which: [notebook(**classes, seed=seed) for seed in range(8)]
+        for which, classes in (("ours", SWAPPED), ("theirs", ORIGINAL))
+    }
+
+
+@pytest.mark.parametrize("cell", ["nystroem", "rbf", "sketch"])
+def test_the_swapped_import_approximates_the_same_kernel_as_well(runs, cell):
+    K = exact_kernels()[cell]
+    ours = [relative_error(run[cell], K) for run in runs["ours"]]
+    theirs = [relative_error(run[cell], K) for run in runs["theirs"]]
+    # Not worse than scikit-learn's beyond chance (one-sided Welch t over 8 seeds each;
+    # RandomFourierFeatures' default paired form is better than RBFSampler's phase form).
+    assert welch_t(ours, theirs) < T_LIMIT, (np.mean(ours), np.mean(theirs))
+    # And the kernel is the same one: against the kernel with a parameter read another way
+    # (gamma = 1 where scikit-learn's None means 1/n_features, say) the error is twice as large.
+    misread = [relative_error(run[cell], misread_kernels()[cell]) for run in runs["ours"]]
+    assert np.mean(misread) > 2 * np.mean(ours), (np.mean(misread), np.mean(ours))
+
+
+def test_the_fitted_attributes_have_scikit_learns_shapes(runs):
+    for ours, theirs in zip(runs["ours"], runs["theirs"]):
+        for cell in ("nystroem shapes", "rbf shapes", "sketch shapes"):
+            assert ours[cell] == theirs[cell], cell
+
+
+def test_a_grid_search_with_two_jobs_under_threadpool_limits():
+    """scikit-learn's grid search of a pipeline, processes and thread limits as users write it,
+    with named steps so that the parameter names do not depend on the class names."""
+    X, y = data()
+    results = {}
+    for which, classes in (("ours", SWAPPED), ("theirs", ORIGINAL)):
+        model = Pipeline([("features", classes["RBFSampler"](random_state=0)), ("svm", LinearSVC())])
+        grid = {"features__gamma": [0.01, 0.1], "features__n_components": [100, 200]}
+        with threadpool_limits(1):
+            search = GridSearchCV(model, grid, cv=3, n_jobs=2).fit(X, y)
+        results[which] = search.best_score_
+        assert search.best_estimator_["features"].random_weights_.shape[0] == X.shape[1]
+    # Same kernel family and D: the accuracies are close (RFF's paired form is a little better).
+    assert results["ours"] > results["theirs"] - 0.05, results
+
+
+def test_scikit_learns_transforms_fed_our_attributes_give_our_features():
+    X, _ = data()
+    for form in ("phase", "paired"):
+        ours = rfbench.RandomFourierFeatures(64, gamma=0.1, form=form, random_state=3).fit(X)
+        theirs = sklearn_maps.RBFSampler(gamma=0.1, n_components=64, random_state=0).fit(X)
+        theirs.random_weights_, theirs.random_offset_ = ours.random_weights_, ours.random_offset_
+        np.testing.assert_allclose(theirs.transform(X), ours.transform(X), atol=1e-12)
+    for coef0 in (0.0, 1.5):
+        ours = rfbench.TensorSketch(128, degree=3, coef0=coef0, random_state=3).fit(X)
+        theirs = sklearn_maps.PolynomialCountSketch(degree=3, coef0=coef0, n_components=128)
+        theirs.fit(X)
+        assert ours.indexHash_.shape == theirs.indexHash_.shape
+        assert set(np.unique(ours.bitHash_)) == {-1, 1}
+        theirs.indexHash_, theirs.bitHash_ = ours.indexHash_, ours.bitHash_
+        np.testing.assert_allclose(theirs.transform(X), ours.transform(X), atol=1e-9)
+    ours = rfbench.Nystroem(kernel="rbf", n_components=40, random_state=3).fit(X)
+    np.testing.assert_array_equal(ours.components_, X[ours.component_indices_])
+    theirs = sklearn_maps.Nystroem(kernel="rbf", n_components=40, random_state=0).fit(X)
+    theirs.components_, theirs.normalization_ = ours.components_, ours.normalization_
+    np.testing.assert_allclose(theirs.transform(X), ours.transform(X), atol=1e-10)
+
+
+def test_attributes_are_absent_before_fit_and_on_maps_without_them():
+    assert not hasattr(rfbench.RandomFourierFeatures(), "random_weights_")
+    assert not hasattr(rfbench.Nystroem(), "components_")
+    assert not hasattr(rfbench.TensorSketch(), "indexHash_")
+    X, _ = data()
+    assert rfbench.Fastfood(64, random_state=0).fit(X).map_.sklearn_attributes() == {}
+
+
+def test_scikit_learns_kernel_names_and_gamma_conventions():
+    X, _ = data()
+    d = X.shape[1]
+
+    def features(estimator):
+        return estimator.set_params(random_state=1).fit_transform(X)
+
+    np.testing.assert_array_equal(
+        features(rfbench.Nystroem(30, kernel="rbf")),
+        features(rfbench.Nystroem(30, kernel="gaussian", gamma=1.0 / d)),
+    )
+    np.testing.assert_array_equal(
+        features(rfbench.Nystroem(30, kernel="poly", degree=2)),
+        features(rfbench.Nystroem(30, kernel="polynomial", degree=2, gamma=1.0 / d)),
+    )
+    np.testing.assert_array_equal(
+        features(rfbench.Nystroem(30, kernel="laplacian")),
+        features(rfbench.Nystroem(30, kernel="laplacian", gamma=1.0 / d)),
+    )
+    scale = 1.0 / (d * X.var())
+    for cls in (rfbench.RandomFourierFeatures, rfbench.Fastfood, rfbench.PseudoRandomFourierFeatures):
+        np.testing.assert_array_equal(
+            features(cls(32, gamma="scale")), features(cls(32, gamma=scale))
+        )
+    np.testing.assert_array_equal(
+        features(rfbench.RandomFourierFeatures(32, kernel="rbf", gamma=0.3)),
+        features(rfbench.RandomFourierFeatures(32, kernel="gaussian", gamma=0.3)),
+    )
+    # RBFSampler's rule on sparse input, and for constant X (gamma = 1).
+    sparse = sp.random(50, 8, density=0.3, random_state=0, format="csr")
+    expected = 1.0 / (8 * sparse.toarray().var())
+    np.testing.assert_allclose(
+        rfbench.RandomFourierFeatures(16, gamma="scale", random_state=0).fit_transform(sparse),
+        rfbench.RandomFourierFeatures(16, gamma=expected, random_state=0).fit_transform(sparse),
+        atol=1e-12,
+    )
+    constant = np.ones((20, 3))
+    np.testing.assert_array_equal(
+        rfbench.RandomFourierFeatures(16, gamma="scale", random_state=0).fit_transform(constant),
+        rfbench.RandomFourierFeatures(16, gamma=1.0, random_state=0).fit_transform(constant),
+    )
+
+
+def test_nystroem_takes_a_negative_coef0_as_scikit_learn_does():
+    """scikit-learn's ``polynomial_kernel`` with ``coef0 < 0`` (an indefinite kernel): our
+    features are ``K(X, components_) @ normalization_.T`` with scikit-learn's own kernel values,
+    so the kernel is read the same way; the sketches, which need ``sqrt(coef0)``, refuse it."""
+    X, _ = data()
+    ours = rfbench.Nystroem(30, kernel="poly", degree=2, coef0=-1.0, random_state=0).fit(X)
+    K = polynomial_kernel(X, ours.components_, degree=2, gamma=1.0 / X.shape[1], coef0=-1.0)
+    np.testing.assert_allclose(ours.transform(X), K @ ours.normalization_.T, atol=1e-10)
+    for cls in (rfbench.TensorSketch, rfbench.RandomMaclaurin):
+        with pytest.raises(ValueError, match="coef0"):
+            cls(coef0=-1.0).fit(X)
