@@ -408,3 +408,85 @@ fn a_failed_run_is_repaired_by_the_command_status_prints() {
         );
     }
 }
+
+/// A task killed while it runs (`scontrol requeue`, as a preemption or a node failure does) runs
+/// again as the same shard, takes the runs it had saved, and the merge equals the one-process
+/// run.
+#[test]
+fn a_killed_task_is_requeued_and_resumes_its_saved_runs() {
+    if !cluster_up() {
+        assert!(std::env::var("RFBENCH_REQUIRE_SLURM").as_deref() != Ok("1"));
+        eprintln!("skipped: no SLURM cluster answers `sinfo`");
+        return;
+    }
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let (mirror, cache) = (root.join("mirror"), root.join("cache"));
+    let single = root.join("single").display().to_string();
+    // One OpenBLAS thread, as in the tasks (see `on_slurm`).
+    let reference = rfbench(root, &cache, &mirror)
+        .args(["reproduce", "learning-demo", "--out-dir", &single])
+        .env("OPENBLAS_NUM_THREADS", "1")
+        .output()
+        .unwrap();
+    assert!(reference.status.success(), "{reference:?}");
+    let out = root.join("cluster");
+    let out_arg = out.display().to_string();
+    let submit = [
+        "slurm",
+        "learning-demo",
+        "--shards",
+        "2",
+        "--throttle",
+        "1",
+        "--submit",
+        "--out-dir",
+        &out_arg,
+    ];
+    let (ok, printed, err) = run(root, &cache, &mirror, &submit);
+    assert!(ok, "{err}");
+    let array = printed
+        .split("as job ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .unwrap()
+        .to_string();
+    // Killed once its first run is saved.
+    let partial = out.join("results/learning-demo/.full.shard-1-of-2.partial.csv");
+    let start = Instant::now();
+    while std::fs::read_to_string(&partial).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(
+            start.elapsed() < Duration::from_secs(300),
+            "shard 1 saved nothing"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let requeue = Command::new("scontrol")
+        .args(["requeue", &format!("{array}_1")])
+        .output()
+        .unwrap();
+    assert!(requeue.status.success(), "{requeue:?}");
+    let (ok, shown, err) = run(
+        root,
+        &cache,
+        &mirror,
+        &["status", "learning-demo", "--out-dir", &out_arg, "--wait"],
+    );
+    assert!(ok && shown.contains("the run is merged"), "{shown}\n{err}");
+    let log =
+        std::fs::read_to_string(out.join("slurm/learning-demo/full/logs/shard-1.out")).unwrap();
+    let resumed: Vec<usize> = log
+        .lines()
+        .filter_map(|l| l.strip_prefix("resuming: "))
+        .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert!(
+        resumed.len() == 2 && resumed[1] >= 1,
+        "the requeued task resumes its saved runs (log appended):\n{log}"
+    );
+    let name = "results/learning-demo/full.csv";
+    assert_eq!(
+        stable(&out.join(name)),
+        stable(&root.join("single").join(name))
+    );
+}
