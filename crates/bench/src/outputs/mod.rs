@@ -7,6 +7,7 @@
 //! [`validate`], before anything runs, so a typo is an error with its key and line, never an empty
 //! figure or a silent "n/a". At render time a selection that matches nothing is reported as such.
 
+mod axis;
 mod claim;
 pub mod claims_file;
 mod figure;
@@ -28,7 +29,7 @@ use toml::Spanned;
 pub use claim::{ClaimOutcome, PairRow, RawClaim};
 pub use figure::RawFigure;
 pub use paper::{PaperOutcome, RawPaperValue};
-pub(crate) use plot::{color, register_embedded_font};
+pub(crate) use plot::{map_color, register_embedded_font};
 pub use results::{
     CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Sample, Skipped, Stats,
 };
