@@ -109,6 +109,8 @@ struct Drawable {
     baselines: Vec<Line>,
     x_range: (f64, f64),
     y_range: (f64, f64),
+    /// A bar reached zero or below on the log y axis and was cut at a tenth of its mean.
+    cut: bool,
 }
 
 /// A figure is the one output drawn here, so its [`Output`] implementation is too.
@@ -223,6 +225,7 @@ fn drawable(
     let bars = bars(spec);
     let mut curves = Vec::new();
     let mut baselines = Vec::new();
+    let mut cut = false;
     for curve in &panel.curves {
         let mut points = Vec::new();
         let mut flat = Vec::new();
@@ -252,6 +255,7 @@ fn drawable(
                 }
                 if low <= 0.0 {
                     low = s.mean / 10.0;
+                    cut = true;
                 }
             }
             match x {
@@ -317,6 +321,7 @@ fn drawable(
         baselines,
         x_range: padded(&xs, spec.log_x),
         y_range: padded(&ys, spec.log_y),
+        cut,
     })
 }
 
@@ -467,19 +472,33 @@ fn footnotes(data: &FigureData, spec: &RawFigure, panels: &[Drawable]) -> Vec<St
     if bars(spec) != "none" && !several.is_empty() && counts.contains(&1) {
         bar.push_str(" Points of one run have no bar.");
     }
+    if panels.iter().any(|p| p.cut) {
+        bar.push_str(
+            " A bar reaching zero or below is cut at a tenth of its mean on the log axis.",
+        );
+    }
     let mut notes = vec![bar];
     if let (Some(column), false) = (&data.panel_column, data.not_drawn.is_empty()) {
-        // Panel values grouped by reason, in the panels' order.
-        let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+        // Panel values grouped by the head of their reason ("its data needs the network"), in
+        // the panels' order; a value alone keeps its whole reason (which file it needs). The
+        // report lists every skipped cell with its whole reason.
+        let head = |reason: &str| reason.split(" (").next().unwrap_or(reason).to_string();
+        let mut reasons: Vec<(String, Vec<&figure::NotDrawn>)> = Vec::new();
         for n in &data.not_drawn {
-            match reasons.iter_mut().find(|(r, _)| *r == n.reason) {
-                Some((_, values)) => values.push(&n.value),
-                None => reasons.push((&n.reason, vec![&n.value])),
+            match reasons.iter_mut().find(|(r, _)| *r == head(&n.reason)) {
+                Some((_, values)) => values.push(n),
+                None => reasons.push((head(&n.reason), vec![n])),
             }
         }
         let groups: Vec<String> = reasons
             .iter()
-            .map(|(reason, values)| format!("{} ({reason})", values.join(", ")))
+            .map(|(head, values)| match &values[..] {
+                [one] => format!("{} ({})", one.value, one.reason),
+                _ => {
+                    let names: Vec<&str> = values.iter().map(|n| n.value.as_str()).collect();
+                    format!("{} ({head})", names.join(", "))
+                }
+            })
             .collect();
         notes.push(format!("No panel for {column} = {}.", groups.join("; ")));
     }
@@ -694,6 +713,7 @@ mod tests {
             baselines,
             x_range: (0.0, 1.0),
             y_range: (0.0, 1.0),
+            cut: false,
         }
     }
 
@@ -738,6 +758,12 @@ mod tests {
               runs (Student t, n - 1 degrees of freedom). Points of one run have no bar."
             ]
         );
+        // A bar cut on a log axis is said to be cut.
+        let mut cut = panel(vec![line(0, "RFF", &[3])], Vec::new());
+        cut.cut = true;
+        assert!(footnotes(&data(&[]), &figure(""), &[cut])[0].ends_with(
+            "freedom). A bar reaching zero or below is cut at a tenth of its mean on the log axis."
+        ));
         let single = [panel(vec![line(0, "RFF", &[1, 1])], Vec::new())];
         assert_eq!(
             footnotes(&data(&[]), &figure(""), &single),
@@ -750,8 +776,14 @@ mod tests {
         // Panel values with nothing to draw: one line, grouped by reason.
         let notes = footnotes(
             &data(&[
-                ("cadata", "its data needs the network"),
-                ("cpu", "its data needs the network"),
+                (
+                    "cadata",
+                    "its data needs the network (cannot download cadata here)",
+                ),
+                (
+                    "cpu",
+                    "its data needs the network (cannot download compact.tar.gz here)",
+                ),
                 ("wine", "no cell has a value of accuracy"),
             ]),
             &figure(""),
@@ -761,6 +793,19 @@ mod tests {
             notes[1],
             "No panel for dataset = cadata, cpu (its data needs the network); wine (no cell has \
              a value of accuracy)."
+        );
+        let notes = footnotes(
+            &data(&[(
+                "forest",
+                "its data needs the network (cannot download covtype here)",
+            )]),
+            &figure(""),
+            &three,
+        );
+        assert_eq!(
+            notes[1],
+            "No panel for dataset = forest (its data needs the network (cannot download covtype \
+             here))."
         );
     }
 
