@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::paper::RawPaperValue;
 use super::results::{CellStats, CellValue, Coordinates, Results, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, describe_selector, selects, CellProblem, Labels};
@@ -197,6 +198,17 @@ pub(super) struct NotDrawn {
     pub reason: String,
 }
 
+/// A number the paper gives for one point of a curve (a `[[paper_values]]` entry whose `select`
+/// picks cells of one panel, one series and one x, with the figure's metric and "mean").
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PaperPoint {
+    /// Index into [`FigureData::panels`].
+    pub panel: usize,
+    pub style: Style,
+    pub x: CellValue,
+    pub value: f64,
+}
+
 /// A figure's cells, arranged: what [`draw`] draws and the report prints.
 #[derive(Debug, Clone)]
 pub(super) struct FigureData {
@@ -356,6 +368,85 @@ impl FigureData {
             panels,
             not_drawn,
         })
+    }
+
+    /// The paper values that give a point of one of this figure's curves: the figure's metric,
+    /// statistic "mean", and a `select` whose cells that ran here are all on one point (one
+    /// panel, one series, one x). Others (a maximum over an axis, a point in no panel drawn)
+    /// stay in the report only.
+    pub fn paper_points(
+        &self,
+        results: &Results,
+        spec: &RawFigure,
+        labels: &Labels,
+        paper: &[RawPaperValue],
+        default_metric: Option<&str>,
+    ) -> Vec<PaperPoint> {
+        let y = spec.y.get_ref();
+        let value_of = |k: &Coordinates, c: &str| k.get(c).cloned().unwrap_or(CellValue::Empty);
+        let series_of = |k: &Coordinates| -> Vec<CellValue> {
+            self.series_columns.iter().map(|c| value_of(k, c)).collect()
+        };
+        // Numbered as in `collect`: over every row of the results.
+        let series: Vec<Vec<CellValue>> = results
+            .rows
+            .iter()
+            .map(|r| series_of(&r.coordinates))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let cells: Vec<Coordinates> = results
+            .summarise(y)
+            .into_iter()
+            .filter(|c| c.stats.is_some() && selects(&c.coordinates, &spec.filter))
+            .map(|c| c.coordinates)
+            .collect();
+        let mut points = Vec::new();
+        for value in paper {
+            let metric = value.metric.as_ref().map(|m| m.get_ref().as_str());
+            if metric.or(default_metric) != Some(y.as_str()) || value.statistic.get_ref() != "mean"
+            {
+                continue;
+            }
+            let matched: Vec<&Coordinates> =
+                cells.iter().filter(|k| selects(k, &value.select)).collect();
+            let one = |f: &dyn Fn(&Coordinates) -> Vec<CellValue>| {
+                let set: BTreeSet<Vec<CellValue>> = matched.iter().map(|k| f(k)).collect();
+                (set.len() == 1).then(|| set.into_iter().next().unwrap_or_default())
+            };
+            let x = one(&|k| vec![value_of(k, spec.x.get_ref())]);
+            let key = one(&series_of);
+            let captions: BTreeSet<String> = matched
+                .iter()
+                .map(|k| match &self.panel_column {
+                    Some(p) => format!("{p} = {}", labels.label(p, &value_of(k, p))),
+                    None => String::new(),
+                })
+                .collect();
+            let (Some(x), Some(key), [caption]) =
+                (x, key, &captions.into_iter().collect::<Vec<_>>()[..])
+            else {
+                continue;
+            };
+            let Ok(index) = series.binary_search(&key) else {
+                continue;
+            };
+            let found = self.panels.iter().enumerate().find_map(|(p, panel)| {
+                (panel.caption == *caption)
+                    .then(|| panel.curves.iter().find(|c| c.series == index))
+                    .flatten()
+                    .map(|curve| (p, curve.style))
+            });
+            if let (Some((panel, style)), [x]) = (found, &x[..]) {
+                points.push(PaperPoint {
+                    panel,
+                    style,
+                    x: x.clone(),
+                    value: value.value,
+                });
+            }
+        }
+        points
     }
 
     /// The x values of a panel, sorted, an empty value last.

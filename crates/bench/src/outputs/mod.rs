@@ -131,6 +131,8 @@ impl Outputs {
 /// What the outputs drew so far, while [`super::render_staged`] goes through them.
 pub struct Drawing<'a> {
     out: &'a mut Staged,
+    /// The spec's paper values (this profile's), which figures overlay where they give a point.
+    paper: &'a [RawPaperValue],
     report: report::Report,
     default_metric: Option<String>,
     figures: Vec<PathBuf>,
@@ -241,6 +243,7 @@ pub fn render_staged(
 ) -> Result<Rendered> {
     let mut drawing = Drawing {
         out,
+        paper: &outputs.paper_values,
         report: report::Report::new(ctx),
         default_metric: outputs.default_metric().map(str::to_string),
         figures: Vec::new(),

@@ -16,7 +16,7 @@ use plotters::style::{register_font, FontStyle};
 use toml::Spanned;
 
 use super::axis::{log_ticks, padded, tick};
-use super::figure::{self, FigureData, Hue, Panel, RawFigure, Style};
+use super::figure::{self, FigureData, Hue, Panel, PaperPoint, RawFigure, Style};
 use super::legend::{self, Entry, Glyph, Marker};
 use super::results::{CellStats, CellValue, Coordinates, Results};
 use super::validate::Checker;
@@ -111,6 +111,8 @@ struct Drawable {
     y_range: (f64, f64),
     /// A bar reached zero or below on the log y axis and was cut at a tenth of its mean.
     cut: bool,
+    /// The paper's values on this panel's curves: (x, value, the curve's style).
+    paper: Vec<(f64, f64, Style)>,
 }
 
 /// A figure is the one output drawn here, so its [`Output`] implementation is too.
@@ -161,7 +163,14 @@ impl Output for RawFigure {
             return Ok(());
         }
         let data = FigureData::collect(results, self, &ctx.labels, key)?;
-        let notes = draw(&data, self, ctx, &path, drawing.out)?;
+        let paper = data.paper_points(
+            results,
+            self,
+            &ctx.labels,
+            drawing.paper,
+            drawing.default_metric.as_deref(),
+        );
+        let notes = draw(&data, &paper, self, ctx, &path, drawing.out)?;
         drawing.report.figure(self, &data, &path, &notes);
         drawing.figures.push(path);
         Ok(())
@@ -172,6 +181,7 @@ impl Output for RawFigure {
 /// for the report (points a log axis cannot show).
 pub(super) fn draw(
     data: &FigureData,
+    paper: &[PaperPoint],
     spec: &RawFigure,
     ctx: &RenderContext,
     path: &Path,
@@ -184,8 +194,9 @@ pub(super) fn draw(
     };
     let mut notes = Vec::new();
     let mut panels = Vec::new();
-    for panel in &data.panels {
-        panels.push(drawable(panel, spec, &mut notes).map_err(fail)?);
+    for (index, panel) in data.panels.iter().enumerate() {
+        let on_panel = paper.iter().filter(|p| p.panel == index);
+        panels.push(drawable(panel, on_panel, spec, &mut notes).map_err(fail)?);
     }
     if panels
         .iter()
@@ -215,8 +226,9 @@ fn bars(spec: &RawFigure) -> &str {
 
 /// A panel's curves (over x) and baselines (no x: drawn across), with their error bars and
 /// ranges; points a log axis cannot show are left out with a note.
-fn drawable(
+fn drawable<'a>(
     panel: &Panel,
+    paper: impl Iterator<Item = &'a PaperPoint>,
     spec: &RawFigure,
     notes: &mut Vec<String>,
 ) -> std::result::Result<Drawable, String> {
@@ -306,6 +318,12 @@ fn drawable(
             });
         }
     }
+    // The paper's values at a numeric x (one the log axis can show); a value for a baseline
+    // (no x) stays in the report.
+    let paper: Vec<(f64, f64, Style)> = paper
+        .filter_map(|p| Some((p.x.as_number()?, p.value, p.style)))
+        .filter(|(_, v, _)| v.is_finite() && (!spec.log_y || *v > 0.0))
+        .collect();
     let xs: Vec<f64> = curves
         .iter()
         .flat_map(|c| c.points.iter().map(|q| q.x))
@@ -314,6 +332,7 @@ fn drawable(
         .iter()
         .chain(&baselines)
         .flat_map(|c| c.points.iter().flat_map(|q| [q.low, q.high]))
+        .chain(paper.iter().map(|(_, v, _)| *v))
         .filter(|v| v.is_finite())
         .collect();
     Ok(Drawable {
@@ -322,6 +341,7 @@ fn drawable(
         x_range: padded(&xs, spec.log_x),
         y_range: padded(&ys, spec.log_y),
         cut,
+        paper,
     })
 }
 
@@ -478,6 +498,12 @@ fn footnotes(data: &FigureData, spec: &RawFigure, panels: &[Drawable]) -> Vec<St
         );
     }
     let mut notes = vec![bar];
+    let paper: usize = panels.iter().map(|p| p.paper.len()).sum();
+    if paper > 0 {
+        notes.push(format!(
+            "Rings: the paper's values ({paper}), each in the colour of the curve it belongs to."
+        ));
+    }
     if let (Some(column), false) = (&data.panel_column, data.not_drawn.is_empty()) {
         // Panel values grouped by the head of their reason ("its data needs the network"), in
         // the panels' order; a value alone keeps its whole reason (which file it needs). The
@@ -508,6 +534,21 @@ fn footnotes(data: &FigureData, spec: &RawFigure, panels: &[Drawable]) -> Vec<St
 /// The legend's entries: one group for the figure, or one per panel when a series is labelled
 /// differently in two panels (its label names the panel's value: the degree of its kernel).
 fn legend_groups(panels: &[Drawable]) -> Vec<Vec<Entry>> {
+    let mut groups = series_groups(panels);
+    if panels.iter().any(|p| !p.paper.is_empty()) {
+        if let Some(last) = groups.last_mut() {
+            last.push(Entry {
+                label: "paper".into(),
+                color: RAW,
+                glyph: Glyph::Paper,
+            });
+        }
+    }
+    groups
+}
+
+/// [`legend_groups`] without the paper's entry.
+fn series_groups(panels: &[Drawable]) -> Vec<Vec<Entry>> {
     let each: Vec<Vec<(usize, Entry)>> = panels.iter().map(panel_entries).collect();
     let differs = each.iter().flatten().any(|(series, entry)| {
         each.iter()
@@ -656,6 +697,12 @@ where
         }
         .map_err(|e| err(&e))?;
     }
+    for (x, value, style) in &d.paper {
+        let (color, _) = self::style(*style);
+        chart
+            .draw_series([Circle::new((*x, *value), 7, color.stroke_width(2))])
+            .map_err(|e| err(&e))?;
+    }
     Ok(())
 }
 
@@ -714,6 +761,7 @@ mod tests {
             x_range: (0.0, 1.0),
             y_range: (0.0, 1.0),
             cut: false,
+            paper: Vec::new(),
         }
     }
 
@@ -758,6 +806,16 @@ mod tests {
               runs (Student t, n - 1 degrees of freedom). Points of one run have no bar."
             ]
         );
+        // The paper's values: a footnote and a legend entry.
+        let mut with_paper = panel(vec![line(0, "RFF", &[3])], Vec::new());
+        with_paper.paper = vec![(1.0, 2.0, with_paper.curves[0].style)];
+        let with_paper = [with_paper];
+        assert_eq!(
+            footnotes(&data(&[]), &figure(""), &with_paper)[1],
+            "Rings: the paper's values (1), each in the colour of the curve it belongs to."
+        );
+        let legend = legend_groups(&with_paper);
+        assert_eq!(legend[0].last().map(|e| e.glyph), Some(Glyph::Paper));
         // A bar cut on a log axis is said to be cut.
         let mut cut = panel(vec![line(0, "RFF", &[3])], Vec::new());
         cut.cut = true;

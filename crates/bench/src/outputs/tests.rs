@@ -1069,3 +1069,61 @@ fn the_outputs_are_one_list_keyed_by_section() {
     assert_eq!(all.key_of(second).as_deref(), Some("claims[1]"));
     assert_eq!(outputs(&[], &[], &[], &[]).key_of(second), None);
 }
+
+#[test]
+fn a_paper_value_of_one_point_is_drawn_on_its_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(
+        r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+series = ["map", "offset"]
+panels = "degree"
+
+# One point of TS's curve, degree 3 panel.
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3, offset = 1.0, n_components = 1000 }
+statistic = "mean"
+value = 0.25
+
+# A maximum over an axis, a mean over many points, another metric: no point of a curve.
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3, offset = 1.0 }
+statistic = "max"
+value = 0.5
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3 }
+statistic = "mean"
+value = 0.5
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3, offset = 1.0, n_components = 1000 }
+metric = "map_seconds"
+statistic = "mean"
+value = 0.5
+"#,
+    );
+    let labels = Labels::default();
+    let data = figure::FigureData::collect(&results, &s.figures[0], &labels, "f").unwrap();
+    let points = data.paper_points(
+        &results,
+        &s.figures[0],
+        &labels,
+        &s.paper_values,
+        Some("relative_error"),
+    );
+    assert_eq!(points.len(), 1, "{points:?}");
+    let point = &points[0];
+    assert_eq!(data.panels[point.panel].caption, "degree = 3");
+    assert_eq!(point.x, CellValue::Int(1000));
+    assert_eq!(point.value, 0.25);
+    // TS's colour (first in the registry), its second offset's marker.
+    assert_eq!(
+        point.style,
+        Style {
+            hue: Hue::Map(0),
+            marker: 1
+        }
+    );
+}
