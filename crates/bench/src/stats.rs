@@ -117,6 +117,19 @@ pub fn bounds(values: &[f64], alpha: f64) -> Option<Bounds> {
     })
 }
 
+/// The half-width of the two-sided `level` Student-t confidence interval of a mean of `n` values
+/// with sample standard deviation `sd` (n - 1 degrees of freedom); `None` for fewer than two
+/// values, where there is no interval.
+pub fn mean_interval_half_width(sd: f64, n: usize, level: f64) -> Option<f64> {
+    if n < 2 {
+        return None;
+    }
+    let quantile = StudentsT::new(0.0, 1.0, (n - 1) as f64)
+        .ok()?
+        .inverse_cdf(0.5 + level / 2.0);
+    Some(quantile * sd / (n as f64).sqrt())
+}
+
 /// A mean with its lower and upper one-sided confidence bounds ([`bounds`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {
@@ -143,6 +156,17 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn mean_intervals_use_students_quantile_with_n_minus_one_degrees_of_freedom() {
+        // t(0.975; 2) = 4.3027 and t(0.975; 4) = 2.7764 (any t table): three values with sd 1
+        // give 4.3027 / sqrt(3), five give 2.7764 / sqrt(5).
+        let three = super::mean_interval_half_width(1.0, 3, 0.95).unwrap();
+        assert!((three - 4.302653 / 3f64.sqrt()).abs() < 1e-5, "{three}");
+        let five = super::mean_interval_half_width(2.0, 5, 0.95).unwrap();
+        assert!((five - 2.0 * 2.776445 / 5f64.sqrt()).abs() < 1e-5, "{five}");
+        assert_eq!(super::mean_interval_half_width(1.0, 1, 0.95), None);
+    }
+
     use super::*;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {

@@ -231,3 +231,34 @@ fn the_committed_catalogue_is_current() {
         assert!(text.contains(&format!("\n## {name}\n")), "{name} missing");
     }
 }
+
+/// An axis label is repeated under every panel of its figure, so it names the quantity only: a
+/// note about one panel's dataset ("[panel fashion-mnist: stand-in for MNIST]") showed under
+/// panels that were not that dataset, and in figures without that panel at all (a profile
+/// that never ran it). A stand-in is said by its label (`[labels.dataset]`), which titles its
+/// panel and its legend entries and nothing else.
+#[test]
+fn no_axis_label_names_a_panel_or_a_stand_in() {
+    let mut offending = Vec::new();
+    for entry in std::fs::read_dir(root().join("experiments")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let spec: toml::Value = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let figures = spec.get("figures").and_then(|f| f.as_array());
+        for (i, figure) in figures.into_iter().flatten().enumerate() {
+            for key in ["x_label", "y_label"] {
+                let Some(label) = figure.get(key).and_then(|l| l.as_str()) else {
+                    continue;
+                };
+                let lower = label.to_lowercase();
+                if lower.contains("stand-in") || lower.contains("panel") {
+                    let name = path.file_name().unwrap().to_string_lossy().to_string();
+                    offending.push(format!("{name}: figures[{i}].{key} = {label:?}"));
+                }
+            }
+        }
+    }
+    assert!(offending.is_empty(), "{offending:#?}");
+}

@@ -10,7 +10,7 @@ use plotters::prelude::*;
 
 use super::lines::{pareto, Line};
 use crate::error::{Error, Result};
-use crate::outputs::{color, register_embedded_font};
+use crate::outputs::{map_color, register_embedded_font};
 use rfbench_data::atomic::replace_file;
 
 /// Draws the figure to `path` (replaced whole); `regression` puts the RMSE on the y axis.
@@ -33,13 +33,14 @@ pub fn draw(lines: &[Line], regression: bool, path: &Path) -> Result<()> {
 /// A series of the figure: its legend text and its colour, the map's across the catalogue (its
 /// place in the registry, as the catalogue's figures number a map series).
 fn series(line: &Line) -> (String, RGBColor) {
-    let names = rfbench_registry::map_names();
-    let place = names.iter().position(|n| *n == line.map);
     let label = match (line.is_map(), rfbench_registry::map(&line.map)) {
         (true, Some(info)) => info.label.to_string(),
         _ => line.series(),
     };
-    (label, color(place.unwrap_or(names.len())))
+    (
+        label,
+        map_color(&line.map, rfbench_registry::map_names().len()),
+    )
 }
 
 fn plot(lines: &[Line], regression: bool, file: &Path) -> std::result::Result<(), String> {

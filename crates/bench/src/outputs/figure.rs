@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::paper::RawPaperValue;
 use super::results::{CellStats, CellValue, Coordinates, Results, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, describe_selector, selects, CellProblem, Labels};
@@ -43,7 +44,8 @@ pub struct RawFigure {
     pub log_x: bool,
     #[serde(default)]
     pub log_y: bool,
-    /// "sd" (default), "se" or "none".
+    /// "ci" (default: the 95 % t-interval of the mean, n - 1 degrees of freedom), "sd", "se" or
+    /// "none".
     pub error_bars: Option<Spanned<String>>,
     /// Default: the column name.
     pub x_label: Option<String>,
@@ -78,7 +80,8 @@ pub(super) fn cell_problem(
     })
 }
 
-const ERROR_BARS: [&str; 3] = ["sd", "se", "none"];
+/// "ci" (the default): the 95 % Student-t interval of the mean over the repetitions.
+pub(super) const ERROR_BARS: [&str; 4] = ["ci", "sd", "se", "none"];
 
 /// Checks one figure's columns, panels, series, `where`, error bars and label template.
 pub(super) fn validate(c: &Checker, key: &str, f: &RawFigure) -> Result<()> {
@@ -144,13 +147,36 @@ pub(super) fn validate(c: &Checker, key: &str, f: &RawFigure) -> Result<()> {
     Ok(())
 }
 
+/// What tells a curve's colour: its map's (the same in every figure of the catalogue), a neutral
+/// one for the baselines every paper draws (the exact kernel machine, a linear model on the raw
+/// inputs), or, in a figure whose series are not maps, its place among the series.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Hue {
+    /// The map's place in the registry.
+    Map(usize),
+    /// No features: the learner on the exact kernel (grey).
+    Exact,
+    /// The raw inputs: a linear model on them (black).
+    Raw,
+    /// The series' place among the results' series.
+    Series(usize),
+}
+
+/// A curve's colour and marker: series of one map share its colour and differ by marker (TS at
+/// two offsets; one map at four training-set sizes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct Style {
+    pub hue: Hue,
+    pub marker: usize,
+}
+
 /// One curve of one panel: its points sorted by x (an empty x last).
 #[derive(Debug, Clone)]
 pub(super) struct Curve {
-    /// Index of the curve's series among the results' (sorted), or of its map in the registry:
-    /// the same series has the same colour in every panel and every figure of a spec, and a map
-    /// in every figure.
+    /// Index of the curve's series among the results' (sorted): the legend's order, and one
+    /// legend entry per series.
     pub series: usize,
+    pub style: Style,
     pub label: String,
     pub points: Vec<(CellValue, Stats)>,
 }
@@ -160,16 +186,38 @@ pub(super) struct Panel {
     /// `degree = 2`; empty without panels.
     pub caption: String,
     pub curves: Vec<Curve>,
-    /// Why the panel has no curves: every cell of it was skipped here (its data needs the
-    /// network, say). The panel is drawn with the reason in place of its curves.
-    pub skipped: Option<String>,
+}
+
+/// A panel value with nothing to draw: every cell of it was skipped here (its data needs the
+/// network), or none has a value of the metric (a regression dataset in an accuracy figure).
+/// It gets no panel: one note line under the figure lists these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct NotDrawn {
+    /// The panel's value, as its caption would have shown it.
+    pub value: String,
+    pub reason: String,
+}
+
+/// A number the paper gives for one point of a curve (a `[[paper_values]]` entry whose `select`
+/// picks cells of one panel, one series and one x, with the figure's metric and "mean").
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct PaperPoint {
+    /// Index into [`FigureData::panels`].
+    pub panel: usize,
+    pub style: Style,
+    pub x: CellValue,
+    pub value: f64,
 }
 
 /// A figure's cells, arranged: what [`draw`] draws and the report prints.
 #[derive(Debug, Clone)]
 pub(super) struct FigureData {
     pub series_columns: Vec<String>,
+    /// The panel coordinate, if any.
+    pub panel_column: Option<String>,
+    /// The panels that have a curve.
     pub panels: Vec<Panel>,
+    pub not_drawn: Vec<NotDrawn>,
 }
 
 impl FigureData {
@@ -221,7 +269,7 @@ impl FigureData {
             .collect::<BTreeSet<_>>()
             .into_iter()
             .collect();
-        let colours = colours(&series_columns, &series);
+        let styles = styles(cells.iter().map(|(k, _)| k), &series, &series_of);
         // Every panel value of the selected cells, those whose cells were all skipped too.
         let panel_values: Vec<Option<CellValue>> = match &panel_column {
             Some(p) => selected
@@ -237,6 +285,7 @@ impl FigureData {
             .as_ref()
             .and_then(|t| parse_template(t.get_ref()).ok());
         let mut panels = Vec::new();
+        let mut not_drawn = Vec::new();
         for panel_value in &panel_values {
             let in_panel: Vec<&(Coordinates, Stats)> = cells
                 .iter()
@@ -285,32 +334,119 @@ impl FigureData {
                 // Empty x (a baseline without this coordinate) after the numbers.
                 points.sort_by_key(|(x, _)| *x == CellValue::Empty);
                 curves.push(Curve {
-                    series: colours[index],
+                    series: index,
+                    style: styles[index],
                     label,
                     points,
                 });
             }
-            let caption = match (&panel_column, panel_value) {
-                (Some(p), Some(v)) => format!("{p} = {}", labels.label(p, v)),
-                _ => String::new(),
-            };
-            let skipped = match (&panel_column, panel_value) {
-                (Some(p), Some(v)) if curves.is_empty() => selected
-                    .iter()
-                    .filter(|c| value_of(&c.coordinates, p) == *v)
-                    .find_map(|c| c.skipped.as_ref().map(|s| s.reason.clone())),
-                _ => None,
-            };
-            panels.push(Panel {
-                caption,
-                curves,
-                skipped,
-            });
+            match (&panel_column, panel_value) {
+                (Some(p), Some(v)) if curves.is_empty() => {
+                    let reason = selected
+                        .iter()
+                        .filter(|c| value_of(&c.coordinates, p) == *v)
+                        .find_map(|c| c.skipped.as_ref().map(|s| super::short_reason(&s.reason)))
+                        .unwrap_or_else(|| format!("no cell has a value of {}", spec.y.get_ref()));
+                    not_drawn.push(NotDrawn {
+                        value: labels.label(p, v),
+                        reason,
+                    });
+                }
+                (Some(p), Some(v)) => panels.push(Panel {
+                    caption: format!("{p} = {}", labels.label(p, v)),
+                    curves,
+                }),
+                _ => panels.push(Panel {
+                    caption: String::new(),
+                    curves,
+                }),
+            }
         }
         Ok(FigureData {
             series_columns,
+            panel_column,
             panels,
+            not_drawn,
         })
+    }
+
+    /// The paper values that give a point of one of this figure's curves: the figure's metric,
+    /// statistic "mean", and a `select` whose cells that ran here are all on one point (one
+    /// panel, one series, one x). Others (a maximum over an axis, a point in no panel drawn)
+    /// stay in the report only.
+    pub fn paper_points(
+        &self,
+        results: &Results,
+        spec: &RawFigure,
+        labels: &Labels,
+        paper: &[RawPaperValue],
+        default_metric: Option<&str>,
+    ) -> Vec<PaperPoint> {
+        let y = spec.y.get_ref();
+        let value_of = |k: &Coordinates, c: &str| k.get(c).cloned().unwrap_or(CellValue::Empty);
+        let series_of = |k: &Coordinates| -> Vec<CellValue> {
+            self.series_columns.iter().map(|c| value_of(k, c)).collect()
+        };
+        // Numbered as in `collect`: over every row of the results.
+        let series: Vec<Vec<CellValue>> = results
+            .rows
+            .iter()
+            .map(|r| series_of(&r.coordinates))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let cells: Vec<Coordinates> = results
+            .summarise(y)
+            .into_iter()
+            .filter(|c| c.stats.is_some() && selects(&c.coordinates, &spec.filter))
+            .map(|c| c.coordinates)
+            .collect();
+        let mut points = Vec::new();
+        for value in paper {
+            let metric = value.metric.as_ref().map(|m| m.get_ref().as_str());
+            if metric.or(default_metric) != Some(y.as_str()) || value.statistic.get_ref() != "mean"
+            {
+                continue;
+            }
+            let matched: Vec<&Coordinates> =
+                cells.iter().filter(|k| selects(k, &value.select)).collect();
+            let one = |f: &dyn Fn(&Coordinates) -> Vec<CellValue>| {
+                let set: BTreeSet<Vec<CellValue>> = matched.iter().map(|k| f(k)).collect();
+                (set.len() == 1).then(|| set.into_iter().next().unwrap_or_default())
+            };
+            let x = one(&|k| vec![value_of(k, spec.x.get_ref())]);
+            let key = one(&series_of);
+            let captions: BTreeSet<String> = matched
+                .iter()
+                .map(|k| match &self.panel_column {
+                    Some(p) => format!("{p} = {}", labels.label(p, &value_of(k, p))),
+                    None => String::new(),
+                })
+                .collect();
+            let (Some(x), Some(key), [caption]) =
+                (x, key, &captions.into_iter().collect::<Vec<_>>()[..])
+            else {
+                continue;
+            };
+            let Ok(index) = series.binary_search(&key) else {
+                continue;
+            };
+            let found = self.panels.iter().enumerate().find_map(|(p, panel)| {
+                (panel.caption == *caption)
+                    .then(|| panel.curves.iter().find(|c| c.series == index))
+                    .flatten()
+                    .map(|curve| (p, curve.style))
+            });
+            if let (Some((panel, style)), [x]) = (found, &x[..]) {
+                points.push(PaperPoint {
+                    panel,
+                    style,
+                    x: x.clone(),
+                    value: value.value,
+                });
+            }
+        }
+        points
     }
 
     /// The x values of a panel, sorted, an empty value last.
@@ -327,29 +463,53 @@ impl FigureData {
     }
 }
 
-/// How many colours the plot has: a style number beyond it repeats a colour with another marker.
-pub(super) const PALETTE: usize = 14;
+/// The hue of a map of the registry: its place there, or neutral for the exact kernel machine and
+/// the raw inputs; `None` for a name the registry does not have.
+pub(crate) fn map_hue(name: &str) -> Option<Hue> {
+    let maps = rfbench_registry::MAPS;
+    let place = maps.iter().position(|m| m.name == name)?;
+    Some(match maps[place].features {
+        rfbench_registry::Features::Exact => Hue::Exact,
+        rfbench_registry::Features::Raw => Hue::Raw,
+        rfbench_registry::Features::Map(_) => Hue::Map(place),
+    })
+}
 
-/// The style number of each series (sorted keys): a map keeps its colour across the whole
-/// catalogue, so when every series has a map of the registry, a series is numbered by its map's
-/// place in the registry, plus [`PALETTE`] times its rank among the series of the
-/// same map (the same colour with another marker: TS at two offsets); else by its place among
-/// the keys.
-fn colours(series_columns: &[String], series: &[Vec<CellValue>]) -> Vec<usize> {
-    let map_at = series_columns.iter().position(|c| c == "map");
-    let map_of = |key: &[CellValue]| match map_at.map(|i| &key[i]) {
-        Some(CellValue::Text(m)) => rfbench_registry::map_names().iter().position(|n| n == m),
+/// The style of each series (sorted keys). When every series of the figure's cells has one map
+/// (a `map` series column, or a map all its cells share), the hue is the map's: a map keeps its
+/// colour across the whole catalogue, the exact kernel machine and the raw-input baseline are
+/// neutral, and the series of one hue are told apart by marker. Else each series has a hue of
+/// its own.
+fn styles<'a>(
+    cells: impl Iterator<Item = &'a Coordinates>,
+    series: &[Vec<CellValue>],
+    series_of: impl Fn(&Coordinates) -> Vec<CellValue>,
+) -> Vec<Style> {
+    // The maps of each series among the figure's cells; empty for a series it does not draw.
+    let mut maps: Vec<BTreeSet<CellValue>> = vec![BTreeSet::new(); series.len()];
+    for k in cells {
+        if let Ok(index) = series.binary_search(&series_of(k)) {
+            maps[index].insert(k.get("map").cloned().unwrap_or(CellValue::Empty));
+        }
+    }
+    let hue = |maps: &BTreeSet<CellValue>| match &maps.iter().collect::<Vec<_>>()[..] {
+        [CellValue::Text(m)] => map_hue(m),
         _ => None,
     };
-    let maps: Vec<Option<usize>> = series.iter().map(|k| map_of(k)).collect();
-    if maps.iter().any(Option::is_none) {
-        return (0..series.len()).collect();
-    }
-    maps.iter()
+    let by_map = maps.iter().all(|m| m.is_empty() || hue(m).is_some());
+    let hues: Vec<Hue> = maps
+        .iter()
         .enumerate()
-        .map(|(index, map)| {
-            let rank = maps[..index].iter().filter(|m| *m == map).count();
-            map.unwrap_or(index) + PALETTE * rank
+        .map(|(index, m)| match hue(m) {
+            Some(h) if by_map => h,
+            _ => Hue::Series(index),
+        })
+        .collect();
+    hues.iter()
+        .enumerate()
+        .map(|(index, hue)| Style {
+            hue: *hue,
+            marker: hues[..index].iter().filter(|h| *h == hue).count(),
         })
         .collect()
 }

@@ -5,11 +5,13 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-/// How an entry is drawn: a curve's line and marker, or a baseline's dashed line.
+/// How an entry is drawn: a curve's line and marker, a baseline's dashed line, or the ring
+/// around a paper's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Glyph {
     Curve(Marker),
     Baseline,
+    Paper,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +113,14 @@ pub fn draw<DB: DrawingBackend>(
                     ))
                     .map_err(err)?;
                     marker(area, m, e.color, (x + SAMPLE / 2, y))?;
+                }
+                Glyph::Paper => {
+                    area.draw(&Circle::new(
+                        (x + SAMPLE / 2, y),
+                        7,
+                        e.color.stroke_width(2),
+                    ))
+                    .map_err(err)?;
                 }
                 Glyph::Baseline => {
                     for k in 0..3 {

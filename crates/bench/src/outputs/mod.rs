@@ -7,6 +7,7 @@
 //! [`validate`], before anything runs, so a typo is an error with its key and line, never an empty
 //! figure or a silent "n/a". At render time a selection that matches nothing is reported as such.
 
+mod axis;
 mod claim;
 pub mod claims_file;
 mod figure;
@@ -28,7 +29,7 @@ use toml::Spanned;
 pub use claim::{ClaimOutcome, PairRow, RawClaim};
 pub use figure::RawFigure;
 pub use paper::{PaperOutcome, RawPaperValue};
-pub(crate) use plot::{color, register_embedded_font};
+pub(crate) use plot::{map_color, register_embedded_font};
 pub use results::{
     CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Sample, Skipped, Stats,
 };
@@ -130,6 +131,8 @@ impl Outputs {
 /// What the outputs drew so far, while [`super::render_staged`] goes through them.
 pub struct Drawing<'a> {
     out: &'a mut Staged,
+    /// The spec's paper values (this profile's), which figures overlay where they give a point.
+    paper: &'a [RawPaperValue],
     report: report::Report,
     default_metric: Option<String>,
     figures: Vec<PathBuf>,
@@ -240,6 +243,7 @@ pub fn render_staged(
 ) -> Result<Rendered> {
     let mut drawing = Drawing {
         out,
+        paper: &outputs.paper_values,
         report: report::Report::new(ctx),
         default_metric: outputs.default_metric().map(str::to_string),
         figures: Vec::new(),

@@ -4,6 +4,7 @@
 //! machine without system fonts (CI) draws the same picture. The PNG is written to a uniquely
 //! named temporary file in the target directory and renamed into place.
 
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::Once;
@@ -14,7 +15,8 @@ use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle};
 use toml::Spanned;
 
-use super::figure::{self, FigureData, Panel, RawFigure, PALETTE};
+use super::axis::{log_ticks, padded, tick};
+use super::figure::{self, FigureData, Hue, Panel, PaperPoint, RawFigure, Style};
 use super::legend::{self, Entry, Glyph, Marker};
 use super::results::{CellStats, CellValue, Coordinates, Results};
 use super::validate::Checker;
@@ -33,9 +35,10 @@ pub(crate) fn register_embedded_font() {
     });
 }
 
-/// Fourteen distinguishable colours (Tableau 10, then four darker ones): one per map of the
-/// registry ([`super::figure`] numbers a `map` series by its registry position).
-const COLORS: [RGBColor; PALETTE] = [
+/// Fourteen distinguishable colours (Tableau 10 without its grey, then darker ones): one per map of the
+/// registry ([`super::figure`] gives a map series its registry position). None is grey or
+/// black: those are the baselines'.
+const COLORS: [RGBColor; 14] = [
     RGBColor(31, 119, 180),
     RGBColor(214, 39, 40),
     RGBColor(44, 160, 44),
@@ -43,14 +46,19 @@ const COLORS: [RGBColor; PALETTE] = [
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
     RGBColor(227, 119, 194),
-    RGBColor(127, 127, 127),
+    RGBColor(0, 110, 90),
     RGBColor(188, 189, 34),
     RGBColor(23, 190, 207),
     RGBColor(0, 0, 128),
-    RGBColor(128, 0, 0),
-    RGBColor(0, 0, 0),
+    RGBColor(170, 110, 40),
+    RGBColor(100, 40, 140),
     RGBColor(96, 96, 0),
 ];
+
+/// The exact kernel machine's colour: neutral, beside no map's.
+const EXACT: RGBColor = RGBColor(120, 120, 120);
+/// The linear model on the raw inputs.
+const RAW: RGBColor = RGBColor(0, 0, 0);
 
 const MARKERS: [Marker; 4] = [
     Marker::Circle,
@@ -59,30 +67,38 @@ const MARKERS: [Marker; 4] = [
     Marker::Cross,
 ];
 
-/// The colour of series `i`, for figures drawn outside this module (`rfbench compare`'s).
-pub(crate) fn color(i: usize) -> RGBColor {
-    style(i).0
+/// The colour of a map (by registry name) for figures drawn outside this module (`rfbench
+/// compare`'s): the same as in the catalogue's; `fallback` numbers a name the registry does not
+/// have.
+pub(crate) fn map_color(name: &str, fallback: usize) -> RGBColor {
+    let hue = figure::map_hue(name).unwrap_or(Hue::Series(fallback));
+    style(Style { hue, marker: 0 }).0
 }
 
-/// Colour and marker of series `i`: beyond twelve series the colours repeat with another marker.
-fn style(i: usize) -> (RGBColor, Marker) {
-    (
-        COLORS[i % COLORS.len()],
-        MARKERS[(i + i / COLORS.len()) % MARKERS.len()],
-    )
+/// Colour and marker of a style: beyond fourteen series of their own the colours repeat with
+/// another marker.
+fn style(style: Style) -> (RGBColor, Marker) {
+    let (color, turn) = match style.hue {
+        Hue::Map(i) | Hue::Series(i) => (COLORS[i % COLORS.len()], i / COLORS.len()),
+        Hue::Exact => (EXACT, 0),
+        Hue::Raw => (RAW, 0),
+    };
+    (color, MARKERS[(style.marker + turn) % MARKERS.len()])
 }
 
-/// A mean and its error bar, in data coordinates.
+/// A mean and its error bar, in data coordinates, and the runs it is the mean of.
 struct Point {
     x: f64,
     mean: f64,
     low: f64,
     high: f64,
+    count: usize,
 }
 
 /// A series of a panel: a curve over x, or (x empty) a horizontal line with a band.
 struct Line {
     series: usize,
+    style: Style,
     label: String,
     points: Vec<Point>,
 }
@@ -93,6 +109,10 @@ struct Drawable {
     baselines: Vec<Line>,
     x_range: (f64, f64),
     y_range: (f64, f64),
+    /// A bar reached zero or below on the log y axis and was cut at a tenth of its mean.
+    cut: bool,
+    /// The paper's values on this panel's curves: (x, value, the curve's style).
+    paper: Vec<(f64, f64, Style)>,
 }
 
 /// A figure is the one output drawn here, so its [`Output`] implementation is too.
@@ -143,7 +163,14 @@ impl Output for RawFigure {
             return Ok(());
         }
         let data = FigureData::collect(results, self, &ctx.labels, key)?;
-        let notes = draw(&data, self, ctx, &path, drawing.out)?;
+        let paper = data.paper_points(
+            results,
+            self,
+            &ctx.labels,
+            drawing.paper,
+            drawing.default_metric.as_deref(),
+        );
+        let notes = draw(&data, &paper, self, ctx, &path, drawing.out)?;
         drawing.report.figure(self, &data, &path, &notes);
         drawing.figures.push(path);
         Ok(())
@@ -154,6 +181,7 @@ impl Output for RawFigure {
 /// for the report (points a log axis cannot show).
 pub(super) fn draw(
     data: &FigureData,
+    paper: &[PaperPoint],
     spec: &RawFigure,
     ctx: &RenderContext,
     path: &Path,
@@ -166,8 +194,9 @@ pub(super) fn draw(
     };
     let mut notes = Vec::new();
     let mut panels = Vec::new();
-    for panel in &data.panels {
-        panels.push(drawable(panel, spec, &mut notes).map_err(fail)?);
+    for (index, panel) in data.panels.iter().enumerate() {
+        let on_panel = paper.iter().filter(|p| p.panel == index);
+        panels.push(drawable(panel, on_panel, spec, &mut notes).map_err(fail)?);
     }
     if panels
         .iter()
@@ -188,30 +217,38 @@ pub(super) fn draw(
     Ok(notes)
 }
 
+/// The figure's error bars: its `error_bars`, by default "ci".
+fn bars(spec: &RawFigure) -> &str {
+    spec.error_bars
+        .as_ref()
+        .map_or(figure::ERROR_BARS[0], |b| b.get_ref().as_str())
+}
+
 /// A panel's curves (over x) and baselines (no x: drawn across), with their error bars and
 /// ranges; points a log axis cannot show are left out with a note.
-fn drawable(
+fn drawable<'a>(
     panel: &Panel,
+    paper: impl Iterator<Item = &'a PaperPoint>,
     spec: &RawFigure,
     notes: &mut Vec<String>,
 ) -> std::result::Result<Drawable, String> {
     let fail = |message: String| message;
     let x_name = spec.x.get_ref();
-    let bars = spec
-        .error_bars
-        .as_ref()
-        .map_or("sd", |b| b.get_ref().as_str());
+    let bars = bars(spec);
     let mut curves = Vec::new();
     let mut baselines = Vec::new();
+    let mut cut = false;
     for curve in &panel.curves {
         let mut points = Vec::new();
         let mut flat = Vec::new();
         for (x, s) in &curve.points {
             let half = match bars {
+                "sd" => s.sd,
                 "se" => s.se(),
                 "none" => 0.0,
-                _ => s.sd,
+                _ => crate::stats::mean_interval_half_width(s.sd, s.count, 0.95).unwrap_or(0.0),
             };
+            // One run: no spread, no bar (the footnote says so).
             let half = if half.is_finite() { half } else { 0.0 };
             let (mut low, high) = (s.mean - half, s.mean + half);
             if spec.log_y {
@@ -230,6 +267,7 @@ fn drawable(
                 }
                 if low <= 0.0 {
                     low = s.mean / 10.0;
+                    cut = true;
                 }
             }
             match x {
@@ -238,6 +276,7 @@ fn drawable(
                     mean: s.mean,
                     low,
                     high,
+                    count: s.count,
                 }),
                 CellValue::Int(_) | CellValue::Float(_) => {
                     let v = x.as_number().unwrap_or(f64::NAN);
@@ -252,6 +291,7 @@ fn drawable(
                         mean: s.mean,
                         low,
                         high,
+                        count: s.count,
                     });
                 }
                 CellValue::Text(t) => {
@@ -264,6 +304,7 @@ fn drawable(
         if !points.is_empty() {
             curves.push(Line {
                 series: curve.series,
+                style: curve.style,
                 label: curve.label.clone(),
                 points,
             });
@@ -271,11 +312,18 @@ fn drawable(
         if !flat.is_empty() {
             baselines.push(Line {
                 series: curve.series,
+                style: curve.style,
                 label: curve.label.clone(),
                 points: flat,
             });
         }
     }
+    // The paper's values at a numeric x (one the log axis can show); a value for a baseline
+    // (no x) stays in the report.
+    let paper: Vec<(f64, f64, Style)> = paper
+        .filter_map(|p| Some((p.x.as_number()?, p.value, p.style)))
+        .filter(|(_, v, _)| v.is_finite() && (!spec.log_y || *v > 0.0))
+        .collect();
     let xs: Vec<f64> = curves
         .iter()
         .flat_map(|c| c.points.iter().map(|q| q.x))
@@ -284,6 +332,7 @@ fn drawable(
         .iter()
         .chain(&baselines)
         .flat_map(|c| c.points.iter().flat_map(|q| [q.low, q.high]))
+        .chain(paper.iter().map(|(_, v, _)| *v))
         .filter(|v| v.is_finite())
         .collect();
     Ok(Drawable {
@@ -291,10 +340,13 @@ fn drawable(
         baselines,
         x_range: padded(&xs, spec.log_x),
         y_range: padded(&ys, spec.log_y),
+        cut,
+        paper,
     })
 }
 
-/// The figure as PNG bytes: the title (wrapped), then one panel per column.
+/// The figure as PNG bytes: the title (wrapped), one panel per column, the legend, then the
+/// footnotes (what the bars are; the panel values with no panel, and why).
 fn render_png(
     data: &FigureData,
     spec: &RawFigure,
@@ -312,8 +364,27 @@ fn render_png(
         .map_err(|e| format!("{}: {e}", std::env::temp_dir().display()))?;
     {
         let width = 600 * panels.len() as u32;
-        let root = BitMapBackend::new(tmp.path(), (width, 560)).into_drawing_area();
+        let note_font: TextStyle = ("sans-serif", FOOTNOTE_SIZE).into();
+        let measure_note = |line: &str| {
+            note_font
+                .font
+                .box_size(line)
+                .map_or(8 * line.len() as u32, |(w, _)| w)
+        };
+        let notes: Vec<String> = footnotes(data, spec, panels)
+            .iter()
+            .flat_map(|note| wrap_words(note, |line: &str| measure_note(line) + 30 <= width))
+            .collect();
+        let notes_height = FOOTNOTE_LINE * notes.len() as u32 + 8;
+        let root = BitMapBackend::new(tmp.path(), (width, 560 + notes_height)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| fail(e.to_string()))?;
+        let (_, height) = root.dim_in_pixel();
+        let (root, notes_area) = root.split_vertically(height - notes_height);
+        for (i, line) in notes.iter().enumerate() {
+            notes_area
+                .draw_text(line, &note_font, (16, FOOTNOTE_LINE as i32 * i as i32))
+                .map_err(|e| fail(e.to_string()))?;
+        }
         let title = spec.title.as_deref().unwrap_or(&ctx.title);
         let title = if ctx.profile_note.is_empty() {
             title.to_string()
@@ -334,23 +405,28 @@ fn render_png(
         }
         let x_label = spec.x_label.as_deref().unwrap_or(x_name);
         let y_label = spec.y_label.as_deref().unwrap_or(spec.y.get_ref());
-        // The legend in a strip of its own under the panels, never over a point.
-        let entries = legend_entries(panels);
+        // The legend in a strip of its own under the panels, never over a point: one for the
+        // figure, or one under each panel when a series is labelled by its panel.
         let legend_font = legend::font();
         let measure = |text: &str| {
             root.estimate_text_size(text, &legend_font)
                 .map_or(8 * text.len() as u32, |(w, _)| w)
         };
-        let rows = legend::rows(&entries, width, measure);
+        let groups = legend_groups(panels);
+        let group_width = width / groups.len().max(1) as u32;
+        let rows: Vec<Vec<Vec<usize>>> = groups
+            .iter()
+            .map(|entries| legend::rows(entries, group_width, measure))
+            .collect();
+        let strip_rows = rows.iter().map(Vec::len).max().unwrap_or(0);
         let (_, height) = root.dim_in_pixel();
-        let (root, strip) = root.split_vertically(height - legend::height(rows.len()));
-        legend::draw(&strip, &entries, &rows, measure)?;
+        let (root, strip) = root.split_vertically(height - legend::height(strip_rows));
+        let strips = strip.split_evenly((1, groups.len().max(1)));
+        for ((area, entries), rows) in strips.iter().zip(&groups).zip(&rows) {
+            legend::draw(area, entries, rows, measure)?;
+        }
         let areas = root.split_evenly((1, panels.len()));
         for ((area, panel), drawable) in areas.iter().zip(&data.panels).zip(panels) {
-            if let Some(reason) = &panel.skipped {
-                skipped_panel(area, &panel.caption, reason)?;
-                continue;
-            }
             let labels = AxisLabels {
                 caption: &panel.caption,
                 x: x_label,
@@ -377,137 +453,158 @@ fn render_png(
     std::fs::read(tmp.path()).map_err(|e| format!("{}: {e}", tmp.path().display()))
 }
 
-/// A panel whose cells were all skipped: its caption, and why in place of its curves.
-fn skipped_panel(
-    area: &DrawingArea<BitMapBackend<'_>, Shift>,
-    caption: &str,
-    reason: &str,
-) -> std::result::Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| e.to_string();
-    let (width, height) = area.dim_in_pixel();
-    let title: TextStyle = ("sans-serif", 20).into();
-    // Centred, as plotters centres the captions of the panels that have curves.
-    let caption_width = area
-        .estimate_text_size(caption, &title)
-        .map_or(0, |(w, _)| w);
-    let left = (width.saturating_sub(caption_width) / 2) as i32;
-    area.draw_text(caption, &title, (left, 12))
-        .map_err(|e| err(&e))?;
-    let body: TextStyle = ("sans-serif", 16).into();
-    let text = format!("Not run here: {}", super::short_reason(reason));
-    let lines = wrap_words(&text, |line: &str| {
-        area.estimate_text_size(line, &body)
-            .map_or(true, |(w, _)| w + 60 <= width)
-    });
-    let top = height as i32 / 2 - 10 * lines.len() as i32;
-    for (i, line) in lines.iter().enumerate() {
-        area.draw_text(line, &body, (30, top + 22 * i as i32))
-            .map_err(|e| err(&e))?;
+const FOOTNOTE_SIZE: u32 = 14;
+const FOOTNOTE_LINE: u32 = 19;
+
+/// The figure's footnotes, before wrapping: what its error bars (and the baselines' bands) are
+/// and over how many runs, then which panel values got no panel and why.
+fn footnotes(data: &FigureData, spec: &RawFigure, panels: &[Drawable]) -> Vec<String> {
+    let lines = || {
+        panels
+            .iter()
+            .flat_map(|p| p.curves.iter().chain(&p.baselines))
+    };
+    let counts: BTreeSet<usize> = lines()
+        .flat_map(|l| l.points.iter().map(|p| p.count))
+        .collect();
+    let several: Vec<usize> = counts.iter().copied().filter(|n| *n > 1).collect();
+    let bands = panels.iter().any(|p| !p.baselines.is_empty());
+    let what = if bands {
+        "Bars (and the dashed lines' bands)"
+    } else {
+        "Bars"
+    };
+    let runs = match (several.first(), several.last()) {
+        (Some(a), Some(b)) if a == b => format!("n = {a} runs"),
+        (Some(a), Some(b)) => format!("n = {a} to {b} runs"),
+        _ => String::new(),
+    };
+    let mut bar = match (bars(spec), several.is_empty()) {
+        ("none", _) => "No error bars: points are means over the runs.".to_string(),
+        (_, true) => "One run per point: no error bars.".to_string(),
+        ("sd", _) => format!("{what}: ±1 standard deviation over {runs}."),
+        ("se", _) => format!("{what}: ±1 standard error of the mean over {runs}."),
+        _ => format!(
+            "{what}: 95 % t-interval of the mean over {runs} (Student t, n - 1 degrees of \
+             freedom)."
+        ),
+    };
+    if bars(spec) != "none" && !several.is_empty() && counts.contains(&1) {
+        bar.push_str(" Points of one run have no bar.");
     }
-    area.draw(&Rectangle::new(
-        [(10, 45), (width as i32 - 10, height as i32 - 10)],
-        ShapeStyle::from(&RGBColor(190, 190, 190)).stroke_width(1),
-    ))
-    .map_err(|e| err(&e))
+    if panels.iter().any(|p| p.cut) {
+        bar.push_str(
+            " A bar reaching zero or below is cut at a tenth of its mean on the log axis.",
+        );
+    }
+    let mut notes = vec![bar];
+    let paper: usize = panels.iter().map(|p| p.paper.len()).sum();
+    if paper > 0 {
+        notes.push(format!(
+            "Rings: the paper's values ({paper}), each in the colour of the curve it belongs to."
+        ));
+    }
+    if let (Some(column), false) = (&data.panel_column, data.not_drawn.is_empty()) {
+        // Panel values grouped by the head of their reason ("its data needs the network"), in
+        // the panels' order; a value alone keeps its whole reason (which file it needs). The
+        // report lists every skipped cell with its whole reason.
+        let head = |reason: &str| reason.split(" (").next().unwrap_or(reason).to_string();
+        let mut reasons: Vec<(String, Vec<&figure::NotDrawn>)> = Vec::new();
+        for n in &data.not_drawn {
+            match reasons.iter_mut().find(|(r, _)| *r == head(&n.reason)) {
+                Some((_, values)) => values.push(n),
+                None => reasons.push((head(&n.reason), vec![n])),
+            }
+        }
+        let groups: Vec<String> = reasons
+            .iter()
+            .map(|(head, values)| match &values[..] {
+                [one] => format!("{} ({})", one.value, one.reason),
+                _ => {
+                    let names: Vec<&str> = values.iter().map(|n| n.value.as_str()).collect();
+                    format!("{} ({head})", names.join(", "))
+                }
+            })
+            .collect();
+        notes.push(format!("No panel for {column} = {}.", groups.join("; ")));
+    }
+    notes
 }
 
-/// One legend entry per series of the figure (in series order), none for a single unlabelled
-/// curve.
-fn legend_entries(panels: &[Drawable]) -> Vec<Entry> {
-    let mut seen: Vec<(usize, Entry)> = Vec::new();
-    for p in panels {
-        let lines = p.curves.iter().map(|l| (l, false));
-        for (line, baseline) in lines.chain(p.baselines.iter().map(|l| (l, true))) {
-            if seen.iter().any(|(s, _)| *s == line.series) {
-                continue;
-            }
-            let (color, marker) = style(line.series);
-            let glyph = if baseline {
-                Glyph::Baseline
-            } else {
-                Glyph::Curve(marker)
-            };
-            let label = line.label.clone();
-            seen.push((
-                line.series,
-                Entry {
-                    label,
-                    color,
-                    glyph,
-                },
-            ));
+/// The legend's entries: one group for the figure, or one per panel when a series is labelled
+/// differently in two panels (its label names the panel's value: the degree of its kernel).
+fn legend_groups(panels: &[Drawable]) -> Vec<Vec<Entry>> {
+    let mut groups = series_groups(panels);
+    if panels.iter().any(|p| !p.paper.is_empty()) {
+        if let Some(last) = groups.last_mut() {
+            last.push(Entry {
+                label: "paper".into(),
+                color: RAW,
+                glyph: Glyph::Paper,
+            });
         }
+    }
+    groups
+}
+
+/// [`legend_groups`] without the paper's entry.
+fn series_groups(panels: &[Drawable]) -> Vec<Vec<Entry>> {
+    let each: Vec<Vec<(usize, Entry)>> = panels.iter().map(panel_entries).collect();
+    let differs = each.iter().flatten().any(|(series, entry)| {
+        each.iter()
+            .flatten()
+            .any(|(s, e)| s == series && e.label != entry.label)
+    });
+    if differs {
+        return each
+            .into_iter()
+            .map(|entries| entries.into_iter().map(|(_, e)| e).collect())
+            .collect();
+    }
+    let mut shared: Vec<(usize, Entry)> = Vec::new();
+    for (series, entry) in each.into_iter().flatten() {
+        if !shared.iter().any(|(s, _)| *s == series) {
+            shared.push((series, entry));
+        }
+    }
+    shared.sort_by_key(|(s, _)| *s);
+    if shared.len() == 1 && shared[0].1.label.is_empty() {
+        return vec![Vec::new()];
+    }
+    vec![shared.into_iter().map(|(_, e)| e).collect()]
+}
+
+/// One legend entry per series of a panel (in series order), with its series index.
+fn panel_entries(panel: &Drawable) -> Vec<(usize, Entry)> {
+    let mut seen: Vec<(usize, Entry)> = Vec::new();
+    let lines = panel.curves.iter().map(|l| (l, false));
+    for (line, baseline) in lines.chain(panel.baselines.iter().map(|l| (l, true))) {
+        if seen.iter().any(|(s, _)| *s == line.series) {
+            continue;
+        }
+        let (color, marker) = style(line.style);
+        let glyph = if baseline {
+            Glyph::Baseline
+        } else {
+            Glyph::Curve(marker)
+        };
+        seen.push((
+            line.series,
+            Entry {
+                label: line.label.clone(),
+                color,
+                glyph,
+            },
+        ));
     }
     seen.sort_by_key(|(s, _)| *s);
-    if seen.len() == 1 && seen[0].1.label.is_empty() {
-        return Vec::new();
-    }
-    seen.into_iter().map(|(_, e)| e).collect()
-}
-
-/// Ticks of a log axis over `[lo, hi]`: 1, 2 and 5 times the powers of ten in it, or every
-/// digit times them when that gives fewer than three (a range inside one decade), thinned to
-/// at most twelve.
-fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
-    let ticks = |mantissas: &[f64]| -> Vec<f64> {
-        let (first, last) = (lo.log10().floor() as i32, hi.log10().ceil() as i32);
-        (first..=last)
-            .flat_map(|e| mantissas.iter().map(move |m| m * 10f64.powi(e)))
-            .filter(|v| *v >= lo && *v <= hi)
-            .collect()
-    };
-    let mut out = ticks(&[1.0, 2.0, 5.0]);
-    if out.len() < 3 {
-        out = ticks(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]);
-    }
-    let step = out.len().div_ceil(12).max(1);
-    out.into_iter().step_by(step).collect()
-}
-
-/// The data range widened by 5% each side (multiplicatively on a log axis); a single value gets
-/// a range around it.
-fn padded(values: &[f64], log: bool) -> (f64, f64) {
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if !lo.is_finite() || !hi.is_finite() {
-        return if log { (1.0, 10.0) } else { (0.0, 1.0) };
-    }
-    if log {
-        let (lo, hi) = (lo.max(f64::MIN_POSITIVE), hi.max(f64::MIN_POSITIVE));
-        if lo == hi {
-            return (lo / 2.0, hi * 2.0);
-        }
-        let pad = (hi / lo).powf(0.05);
-        return (lo / pad, hi * pad);
-    }
-    if lo == hi {
-        let pad = if lo == 0.0 { 1.0 } else { lo.abs() * 0.1 };
-        return (lo - pad, hi + pad);
-    }
-    let pad = (hi - lo) * 0.05;
-    (lo - pad, hi + pad)
+    seen
 }
 
 struct AxisLabels<'a> {
     caption: &'a str,
     x: &'a str,
     y: &'a str,
-}
-
-fn tick(v: &f64) -> String {
-    let a = v.abs();
-    if a != 0.0 && !(1e-3..1e5).contains(&a) {
-        format!("{v:.0e}")
-    } else {
-        // Enough decimals to tell ticks apart, trailing zeros trimmed.
-        let s = format!("{v:.4}");
-        let s = s.trim_end_matches('0').trim_end_matches('.');
-        if s == "-0" {
-            "0".to_string()
-        } else {
-            s.to_string()
-        }
-    }
 }
 
 /// One panel on linear or logarithmic axes (plotters gives each its own coordinate type).
@@ -549,7 +646,7 @@ where
         .map_err(|e| err(&e))?;
     let (x0, x1) = d.x_range;
     for line in &d.baselines {
-        let (color, _) = style(line.series);
+        let (color, _) = style(line.style);
         for p in &line.points {
             // The band (error bars across the panel) first, so the line stays visible over it.
             if p.low != p.high {
@@ -569,7 +666,7 @@ where
         }
     }
     for line in &d.curves {
-        let (color, marker) = style(line.series);
+        let (color, marker) = style(line.style);
         let points = &line.points;
         chart
             .draw_series(LineSeries::new(
@@ -599,6 +696,12 @@ where
             Marker::Cross => chart.draw_series(at.map(|q| Cross::new(q, 4, color.stroke_width(2)))),
         }
         .map_err(|e| err(&e))?;
+    }
+    for (x, value, style) in &d.paper {
+        let (color, _) = self::style(*style);
+        chart
+            .draw_series([Circle::new((*x, *value), 7, color.stroke_width(2))])
+            .map_err(|e| err(&e))?;
     }
     Ok(())
 }
@@ -630,17 +733,169 @@ fn wrap_words(text: &str, fits: impl Fn(&str) -> bool) -> Vec<String> {
 mod tests {
     use super::*;
 
+    fn line(series: usize, label: &str, counts: &[usize]) -> Line {
+        Line {
+            series,
+            style: Style {
+                hue: Hue::Map(series),
+                marker: 0,
+            },
+            label: label.into(),
+            points: counts
+                .iter()
+                .map(|&count| Point {
+                    x: 1.0,
+                    mean: 1.0,
+                    low: 1.0,
+                    high: 1.0,
+                    count,
+                })
+                .collect(),
+        }
+    }
+
+    fn panel(curves: Vec<Line>, baselines: Vec<Line>) -> Drawable {
+        Drawable {
+            curves,
+            baselines,
+            x_range: (0.0, 1.0),
+            y_range: (0.0, 1.0),
+            cut: false,
+            paper: Vec::new(),
+        }
+    }
+
+    fn figure(text: &str) -> RawFigure {
+        toml::from_str(&format!("x = \"n_components\"\ny = \"accuracy\"\n{text}")).unwrap()
+    }
+
+    fn data(not_drawn: &[(&str, &str)]) -> FigureData {
+        FigureData {
+            series_columns: vec!["map".into()],
+            panel_column: Some("dataset".into()),
+            panels: Vec::new(),
+            not_drawn: not_drawn
+                .iter()
+                .map(|(value, reason)| figure::NotDrawn {
+                    value: value.to_string(),
+                    reason: reason.to_string(),
+                })
+                .collect(),
+        }
+    }
+
     #[test]
-    fn log_axes_get_ticks_even_inside_one_decade() {
-        assert_eq!(log_ticks(1.0, 1000.0).len(), 10);
-        assert_eq!(log_ticks(90.0, 1100.0), vec![100.0, 200.0, 500.0, 1000.0]);
-        // Inside one decade: every digit.
+    fn every_figure_says_what_its_bars_are_and_which_panels_it_left_out() {
+        let three = [panel(vec![line(0, "RFF", &[3, 3])], Vec::new())];
         assert_eq!(
-            log_ticks(1500.0, 9000.0),
-            vec![2000.0, 3000.0, 4000.0, 5000.0, 6000.0, 7000.0, 8000.0, 9000.0]
+            footnotes(&data(&[]), &figure(""), &three),
+            [
+                "Bars: 95 % t-interval of the mean over n = 3 runs (Student t, n - 1 degrees of \
+              freedom)."
+            ]
         );
-        // Many decades: at most twelve.
-        assert!(log_ticks(1e-6, 1e6).len() <= 12);
+        // Mixed counts, a baseline's band, and a point of one run.
+        let mixed = [panel(
+            vec![line(0, "RFF", &[2, 5, 1])],
+            vec![line(1, "exact", &[3])],
+        )];
+        assert_eq!(
+            footnotes(&data(&[]), &figure(""), &mixed),
+            [
+                "Bars (and the dashed lines' bands): 95 % t-interval of the mean over n = 2 to 5 \
+              runs (Student t, n - 1 degrees of freedom). Points of one run have no bar."
+            ]
+        );
+        // The paper's values: a footnote and a legend entry.
+        let mut with_paper = panel(vec![line(0, "RFF", &[3])], Vec::new());
+        with_paper.paper = vec![(1.0, 2.0, with_paper.curves[0].style)];
+        let with_paper = [with_paper];
+        assert_eq!(
+            footnotes(&data(&[]), &figure(""), &with_paper)[1],
+            "Rings: the paper's values (1), each in the colour of the curve it belongs to."
+        );
+        let legend = legend_groups(&with_paper);
+        assert_eq!(legend[0].last().map(|e| e.glyph), Some(Glyph::Paper));
+        // A bar cut on a log axis is said to be cut.
+        let mut cut = panel(vec![line(0, "RFF", &[3])], Vec::new());
+        cut.cut = true;
+        assert!(footnotes(&data(&[]), &figure(""), &[cut])[0].ends_with(
+            "freedom). A bar reaching zero or below is cut at a tenth of its mean on the log axis."
+        ));
+        let single = [panel(vec![line(0, "RFF", &[1, 1])], Vec::new())];
+        assert_eq!(
+            footnotes(&data(&[]), &figure(""), &single),
+            ["One run per point: no error bars."]
+        );
+        assert_eq!(
+            footnotes(&data(&[]), &figure("error_bars = \"sd\""), &three)[0],
+            "Bars: ±1 standard deviation over n = 3 runs."
+        );
+        // Panel values with nothing to draw: one line, grouped by reason.
+        let notes = footnotes(
+            &data(&[
+                (
+                    "cadata",
+                    "its data needs the network (cannot download cadata here)",
+                ),
+                (
+                    "cpu",
+                    "its data needs the network (cannot download compact.tar.gz here)",
+                ),
+                ("wine", "no cell has a value of accuracy"),
+            ]),
+            &figure(""),
+            &three,
+        );
+        assert_eq!(
+            notes[1],
+            "No panel for dataset = cadata, cpu (its data needs the network); wine (no cell has \
+             a value of accuracy)."
+        );
+        let notes = footnotes(
+            &data(&[(
+                "forest",
+                "its data needs the network (cannot download covtype here)",
+            )]),
+            &figure(""),
+            &three,
+        );
+        assert_eq!(
+            notes[1],
+            "No panel for dataset = forest (its data needs the network (cannot download covtype \
+             here))."
+        );
+    }
+
+    #[test]
+    fn a_series_labelled_by_its_panel_gets_a_legend_under_each_panel() {
+        let labels = |groups: Vec<Vec<Entry>>| -> Vec<Vec<String>> {
+            groups
+                .iter()
+                .map(|g| g.iter().map(|e| e.label.clone()).collect())
+                .collect()
+        };
+        // The same labels in every panel: one legend, each series once, in series order.
+        let shared = [
+            panel(vec![line(1, "RM", &[3]), line(0, "TS", &[3])], Vec::new()),
+            panel(vec![line(0, "TS", &[3])], vec![line(2, "exact", &[3])]),
+        ];
+        assert_eq!(
+            labels(legend_groups(&shared)),
+            [["TS", "RM", "exact"].map(String::from).to_vec()]
+        );
+        // Tensor Sketch Fig. 1: the label names the panel's degree, so each panel has its own.
+        let by_degree = [
+            panel(vec![line(0, "TS, <x,y>^2", &[3])], Vec::new()),
+            panel(vec![line(0, "TS, <x,y>^3", &[3])], Vec::new()),
+        ];
+        assert_eq!(
+            labels(legend_groups(&by_degree)),
+            [
+                vec!["TS, <x,y>^2".to_string()],
+                vec!["TS, <x,y>^3".to_string()]
+            ]
+        );
     }
 
     #[test]

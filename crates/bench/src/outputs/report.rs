@@ -67,9 +67,12 @@ impl Report {
         let x = spec.x.get_ref();
         let _ = writeln!(
             self.text,
-            "\nFigure {}: {} by {x}, mean ± sd over repetitions",
+            "\nFigure {}: {} by {x}, mean ± sd over repetitions (the figure's bars: {})",
             path.display(),
-            spec.y.get_ref()
+            spec.y.get_ref(),
+            spec.error_bars
+                .as_ref()
+                .map_or("ci", |b| b.get_ref().as_str())
         );
         for panel in &data.panels {
             if !panel.caption.is_empty() {
@@ -99,6 +102,14 @@ impl Report {
                 rows.push(row);
             }
             self.text.push_str(&aligned(&rows, "    "));
+        }
+        for n in &data.not_drawn {
+            let column = data.panel_column.as_deref().unwrap_or("");
+            let _ = writeln!(
+                self.text,
+                "  no panel for {column} = {}: {}",
+                n.value, n.reason
+            );
         }
         for note in notes {
             let _ = writeln!(self.text, "  note: {note}");

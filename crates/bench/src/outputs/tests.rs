@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use super::figure::{Hue, Style};
 use super::*;
 
 /// The four sections as the runner's spec embeds them.
@@ -257,11 +258,11 @@ fn unknown_placeholders_statistics_and_values_name_the_key_and_line() {
         7,
     );
     let m = spec_error(
-        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nerror_bars = \"ci\"\n",
+        "[[figures]]\nx = \"n_components\"\ny = \"relative_error\"\nerror_bars = \"ci90\"\n",
         "figures[0].error_bars",
         4,
     );
-    assert!(m.contains("[\"sd\", \"se\", \"none\"]"), "{m}");
+    assert!(m.contains("[\"ci\", \"sd\", \"se\", \"none\"]"), "{m}");
     spec_error(
         "[[tables]]\nrows = [\"map\"]\nvalue = \"relative_error\"\n[[tables.paper]]\n\
          row = { map = \"a\", degree = 2 }\nvalue = \"1\"\n",
@@ -391,11 +392,11 @@ fn figures_render_pngs_with_panels_and_log_axes() {
             bytes.len()
         );
     }
-    // Three panels side by side, three times the width of one: degree 2 and 3 with their
-    // curves, and degree 4, whose only cell was skipped, saying why in place of its curves.
+    // Two panels side by side, twice the width of one: degree 2 and 3 with their curves. Degree
+    // 4, whose only cell was skipped, has no panel: a footnote says why.
     let png = std::fs::read(&rendered.figures[0]).unwrap();
     let width = u32::from_be_bytes(png[16..20].try_into().unwrap());
-    assert_eq!(width, 1800);
+    assert_eq!(width, 1200);
     // No temporary files left beside them.
     let names: Vec<_> = std::fs::read_dir(dir.path().join("figures/fig"))
         .unwrap()
@@ -405,8 +406,13 @@ fn figures_render_pngs_with_panels_and_log_axes() {
     let report = &rendered.report;
     assert!(report.contains("  degree = 2\n"), "{report}");
     assert!(report.contains("RM, (0 + <x,y>)^2"), "{report}");
-    // The skipped degree-4 cell is listed once, with its reason.
-    assert_eq!(report.matches("out of memory").count(), 1, "{report}");
+    // The skipped degree-4 cell is listed once among the skipped cells, with its reason, and
+    // once under the figure that has no panel for it.
+    assert_eq!(report.matches("out of memory").count(), 2, "{report}");
+    assert!(
+        report.contains("  no panel for degree = 4: out of memory\n"),
+        "{report}"
+    );
     // The second figure's default series: every varying coordinate but x.
     assert!(report.contains("TS, 3, 1  "), "{report}");
     assert!(
@@ -435,26 +441,30 @@ series = ["map"]
 where = { degree = 2, offset = 0.0, map = "tensor-sketch" }
 "#,
     );
-    let series = |i: usize| -> Vec<(String, usize)> {
+    let series = |i: usize| -> Vec<(String, Style)> {
         let data =
             figure::FigureData::collect(&results, &s.figures[i], &Labels::default(), "f").unwrap();
         data.panels[0]
             .curves
             .iter()
-            .map(|c| (c.label.clone(), c.series))
+            .map(|c| (c.label.clone(), c.style))
             .collect()
     };
-    // A map's series is numbered by its place in the registry (TS first, RM second), so it has
+    let map = |place: usize, marker: usize| Style {
+        hue: Hue::Map(place),
+        marker,
+    };
+    // A map's series is coloured by its place in the registry (TS first, RM second), so it has
     // one colour in every figure of the catalogue.
     assert_eq!(
         series(0),
         [
-            ("random-maclaurin".to_string(), 1),
-            ("tensor-sketch".to_string(), 0)
+            ("random-maclaurin".to_string(), map(1, 0)),
+            ("tensor-sketch".to_string(), map(0, 0))
         ]
     );
-    // Alone in its figure, TS is still series 0: the same colour and marker.
-    assert_eq!(series(1), [("tensor-sketch".to_string(), 0)]);
+    // Alone in its figure, TS keeps its colour and marker.
+    assert_eq!(series(1), [("tensor-sketch".to_string(), map(0, 0))]);
     // Two offsets per map: each map keeps its colour, the second offset with another marker.
     let by_offset = parse(
         r#"
@@ -468,8 +478,61 @@ where = { degree = 2 }
     let data =
         figure::FigureData::collect(&results, &by_offset.figures[0], &Labels::default(), "f")
             .unwrap();
-    let numbers: Vec<usize> = data.panels[0].curves.iter().map(|c| c.series).collect();
-    assert_eq!(numbers, [1, 1 + figure::PALETTE, 0, figure::PALETTE]);
+    let styles: Vec<Style> = data.panels[0].curves.iter().map(|c| c.style).collect();
+    assert_eq!(styles, [map(1, 0), map(1, 1), map(0, 0), map(0, 1)]);
+    // Series that are not maps (the offsets) of one map's cells: the map's colour still, the
+    // offsets told apart by marker (Rahimi & Recht's Fig. 3 draws random binning at four
+    // training-set sizes).
+    let one_map = parse(
+        r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+series = ["offset"]
+where = { degree = 2, map = "random-maclaurin" }
+"#,
+    );
+    let data = figure::FigureData::collect(&results, &one_map.figures[0], &Labels::default(), "f")
+        .unwrap();
+    let styles: Vec<Style> = data.panels[0].curves.iter().map(|c| c.style).collect();
+    assert_eq!(styles, [map(1, 0), map(1, 1)]);
+}
+
+#[test]
+fn the_exact_kernel_machine_and_the_raw_inputs_are_drawn_in_neutral_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("baselines.csv");
+    let mut text = String::from(
+        "experiment,dataset,map,n_components,repetition,seed,status,skip_reason,accuracy\n",
+    );
+    for rep in 0..3 {
+        for (map, d) in [("rff", "100"), ("exact", ""), ("none", "")] {
+            text.push_str(&format!("e,adult,{map},{d},{rep},1,ok,,{}\n", 80 + rep));
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let columns = Columns {
+        seeds: vec!["seed".into()],
+        coordinates: vec!["dataset".into(), "map".into(), "n_components".into()],
+        metrics: vec!["accuracy".into()],
+    };
+    let results = Results::from_csv(&path, &columns).unwrap();
+    let s = parse("[[figures]]\nx = \"n_components\"\ny = \"accuracy\"\nseries = [\"map\"]\n");
+    let data =
+        figure::FigureData::collect(&results, &s.figures[0], &Labels::default(), "f").unwrap();
+    let hues: Vec<(String, Hue)> = data.panels[0]
+        .curves
+        .iter()
+        .map(|c| (c.label.clone(), c.style.hue))
+        .collect();
+    assert_eq!(
+        hues,
+        [
+            ("exact".to_string(), Hue::Exact),
+            ("none".to_string(), Hue::Raw),
+            ("rff".to_string(), Hue::Map(3)),
+        ]
+    );
 }
 
 #[test]
@@ -1041,4 +1104,62 @@ fn the_outputs_are_one_list_keyed_by_section() {
     assert_eq!(planned_key, "claims[0]");
     assert_eq!(all.key_of(second).as_deref(), Some("claims[1]"));
     assert_eq!(outputs(&[], &[], &[], &[]).key_of(second), None);
+}
+
+#[test]
+fn a_paper_value_of_one_point_is_drawn_on_its_curve() {
+    let dir = tempfile::tempdir().unwrap();
+    let results = Results::from_csv(&kernel_csv(dir.path()), &kernel_columns()).unwrap();
+    let s = parse(
+        r#"
+[[figures]]
+x = "n_components"
+y = "relative_error"
+series = ["map", "offset"]
+panels = "degree"
+
+# One point of TS's curve, degree 3 panel.
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3, offset = 1.0, n_components = 1000 }
+statistic = "mean"
+value = 0.25
+
+# A maximum over an axis, a mean over many points, another metric: no point of a curve.
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3, offset = 1.0 }
+statistic = "max"
+value = 0.5
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3 }
+statistic = "mean"
+value = 0.5
+[[paper_values]]
+select = { map = "tensor-sketch", degree = 3, offset = 1.0, n_components = 1000 }
+metric = "map_seconds"
+statistic = "mean"
+value = 0.5
+"#,
+    );
+    let labels = Labels::default();
+    let data = figure::FigureData::collect(&results, &s.figures[0], &labels, "f").unwrap();
+    let points = data.paper_points(
+        &results,
+        &s.figures[0],
+        &labels,
+        &s.paper_values,
+        Some("relative_error"),
+    );
+    assert_eq!(points.len(), 1, "{points:?}");
+    let point = &points[0];
+    assert_eq!(data.panels[point.panel].caption, "degree = 3");
+    assert_eq!(point.x, CellValue::Int(1000));
+    assert_eq!(point.value, 0.25);
+    // TS's colour (first in the registry), its second offset's marker.
+    assert_eq!(
+        point.style,
+        Style {
+            hue: Hue::Map(0),
+            marker: 1
+        }
+    );
 }
