@@ -249,3 +249,70 @@ fn a_shard_that_skipped_runs_fails_but_keeps_its_rows() {
     assert!(shard.is_file(), "the rows it measured are written");
     assert!(run(true).status.success());
 }
+
+/// `--retries`: the USR1 that SLURM sends before the time limit makes the task requeue itself
+/// (through `scontrol requeue ARRAY_TASK`) while its retries last, and not after; the run goes
+/// on meanwhile and the task exits as the run does. `scontrol` is a stand-in that records its
+/// arguments.
+#[test]
+fn the_retry_trap_requeues_the_task_until_its_retries_are_spent() {
+    use std::os::unix::fs::PermissionsExt;
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let out = root.join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_rfbench"))
+        .arg("--root")
+        .arg(root)
+        .args(["slurm", "learning-demo", "--shards", "3", "--retries", "2"])
+        .arg("--out-dir")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let bin = root.join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("scontrol");
+    std::fs::write(&fake, "#!/bin/sh\necho \"$@\" >> \"$FAKE_SCONTROL_LOG\"\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let scripts = out.join("slurm/learning-demo/full");
+    let partial = out.join("results/learning-demo/.full.shard-1-of-3.partial.csv");
+    for (restarts, requeued) in [(0, true), (2, false)] {
+        let log = root.join(format!("scontrol-{restarts}.log"));
+        let _ = std::fs::remove_file(&partial);
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        let mut task = Command::new("bash")
+            .arg(scripts.join("array.sbatch"))
+            .current_dir(root)
+            .env("PATH", path)
+            .env("FAKE_SCONTROL_LOG", &log)
+            .env("SLURM_ARRAY_TASK_ID", "1")
+            .env("SLURM_ARRAY_JOB_ID", "77")
+            .env("SLURM_RESTART_COUNT", restarts.to_string())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The signal arrives while the shard runs.
+        let start = std::time::Instant::now();
+        while !partial.exists() {
+            assert!(start.elapsed().as_secs() < 120, "the shard never started");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let kill = Command::new("kill")
+            .args(["-USR1", &task.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        let status = task.wait().unwrap();
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut task.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert!(status.success(), "the run went on to its end: {stderr}");
+        let calls = std::fs::read_to_string(&log).unwrap_or_default();
+        match requeued {
+            true => {
+                assert_eq!(calls.trim(), "requeue 77_1", "{stderr}");
+                assert!(stderr.contains("retry 1 of 2"), "{stderr}");
+            }
+            false => assert_eq!(calls, "", "no retry left: {stderr}"),
+        }
+    }
+}
