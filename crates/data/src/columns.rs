@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use std::io::BufRead;
 use std::path::Path;
 
-use super::csv::split_fields;
 use super::error::{DataError, Result};
+use super::fields::split_fields;
 use super::registry::CsvOptions;
 
 /// A text column with at least this share of distinct values (and more than
@@ -82,7 +82,12 @@ pub fn decide(paths: &[&Path], csv: &mut CsvOptions) -> Result<Kinds> {
             if line.trim().is_empty() {
                 continue;
             }
-            let fields = split_fields(&line, &csv.separator);
+            let fields =
+                split_fields(&line, &csv.separator).map_err(|problem| DataError::Parse {
+                    path: path.to_path_buf(),
+                    line: k + 1,
+                    problem,
+                })?;
             if tallies.is_empty() {
                 tallies = (0..fields.len()).map(|_| Tally::default()).collect();
                 names = (0..fields.len()).map(|c| format!("column {c}")).collect();

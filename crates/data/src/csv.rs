@@ -9,6 +9,7 @@
 //! in a numeric column is an error naming the file, line and column, because imputing would
 //! change the data the paper used.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
@@ -16,6 +17,7 @@ use std::path::Path;
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
+use super::fields::split_fields;
 use super::lines::for_each_line;
 use super::registry::{CsvOptions, LabelMap};
 use super::rows::{parse_finite, RowBuilder};
@@ -30,19 +32,6 @@ pub fn parse_csv(
     let mut parsed = CsvReader::new(options, labels);
     parsed.read(reader, origin)?;
     parsed.finish(origin)
-}
-
-/// The fields of one line: split at `separator` (one character, trimmed, quotes dropped) or,
-/// for `"whitespace"`, at runs of spaces and tabs.
-pub(crate) fn split_fields<'a>(line: &'a str, separator: &str) -> Vec<&'a str> {
-    if separator == "whitespace" {
-        line.split_ascii_whitespace().collect()
-    } else {
-        let sep = separator.chars().next().unwrap_or(',');
-        line.split(sep)
-            .map(|f| f.trim().trim_matches('"'))
-            .collect()
-    }
 }
 
 /// Accumulates the rows of one or more files with the same columns.
@@ -210,7 +199,7 @@ impl<'a> CsvReader<'a> {
                 header_pending = false;
                 return Ok(());
             }
-            self.parse_row(&split_fields(line, &self.options.separator))
+            self.parse_row(&split_fields(line, &self.options.separator)?)
         })?;
         if self.n_rows() == rows_before {
             return Err(DataError::Empty {
@@ -220,7 +209,7 @@ impl<'a> CsvReader<'a> {
         Ok(())
     }
 
-    fn parse_row(&mut self, fields: &[&str]) -> std::result::Result<(), String> {
+    fn parse_row(&mut self, fields: &[Cow<str>]) -> std::result::Result<(), String> {
         // A features file lacks the label column: its rows have one field less.
         let missing = usize::from(!self.rows_have_label);
         match self.n_fields {
@@ -248,7 +237,8 @@ impl<'a> CsvReader<'a> {
             .iter()
             .filter(move |&&r| has_label || r != FieldRole::Label);
         let result = (|| {
-            for (c, (&field, &role)) in fields.iter().zip(roles).enumerate() {
+            for (c, (field, &role)) in fields.iter().zip(roles).enumerate() {
+                let field: &str = field;
                 match role {
                     FieldRole::Skip => {}
                     FieldRole::Label => {

@@ -12,9 +12,10 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::columns;
-use super::csv::{parse_csv, split_fields};
+use super::csv::parse_csv;
 use super::error::{DataError, Result};
 use super::fetch::sha256_file;
+use super::fields::split_fields;
 use super::libsvm::parse_libsvm;
 use super::registry::{
     CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Role, Task,
@@ -198,11 +199,21 @@ fn delimited_options(
         line,
         problem,
     };
+    // An unclosed quote fails under every separator: say so rather than "no separator".
+    let unclosed = sample.iter().enumerate().find_map(|(k, l)| {
+        let why = split_fields(l, ",").err()?;
+        Some(fail(k + 1, format!("{why}: {l:?}")))
+    });
+    if let Some(error) = unclosed {
+        return Err(error);
+    }
     let separator = ["\t", ",", ";", "whitespace"]
         .into_iter()
         .find(|sep| {
-            let widths: BTreeSet<usize> =
-                sample.iter().map(|l| split_fields(l, sep).len()).collect();
+            let widths: BTreeSet<usize> = sample
+                .iter()
+                .map(|l| split_fields(l, sep).map_or(0, |f| f.len()))
+                .collect();
             widths.len() == 1 && widths.first().is_some_and(|&w| w >= 2)
         })
         .ok_or_else(|| {
@@ -213,14 +224,13 @@ fn delimited_options(
                     .into(),
             )
         })?;
-    let first = split_fields(&sample[0], separator);
+    // Every sampled line splits into `width` fields under `separator` (checked above).
+    let split = |l| split_fields(l, separator).unwrap_or_default();
+    let first = split(&sample[0]);
     let width = first.len();
     // A header: a first line with a non-numeric field where the other lines are numbers.
-    let numeric_below = |c: usize| {
-        sample[1..]
-            .iter()
-            .all(|l| is_number(split_fields(l, separator)[c]))
-    };
+    let below: Vec<_> = sample[1..].iter().map(|l| split(l)).collect();
+    let numeric_below = |c: usize| below.iter().all(|fields| is_number(&fields[c]));
     if sample.len() == 1 && first.iter().any(|f| !is_number(f)) {
         return Err(fail(
             1,
@@ -229,7 +239,7 @@ fn delimited_options(
                 .into(),
         ));
     }
-    let header = sample.len() > 1 && (0..width).any(|c| !is_number(first[c]) && numeric_below(c));
+    let header = sample.len() > 1 && (0..width).any(|c| !is_number(&first[c]) && numeric_below(c));
     let label = match label_column {
         None => -1,
         Some(text) => match text.parse::<i64>() {
@@ -293,7 +303,12 @@ fn label_texts(paths: &[&Path], format: Format, csv: Option<&CsvOptions>) -> Res
             }
             let label = match (format, csv) {
                 (Format::Csv, Some(c)) => {
-                    let fields = split_fields(&line, &c.separator);
+                    let fields =
+                        split_fields(&line, &c.separator).map_err(|problem| DataError::Parse {
+                            path: path.to_path_buf(),
+                            line: k + 1,
+                            problem,
+                        })?;
                     let at = if c.label_column < 0 {
                         fields.len() as i64 + c.label_column
                     } else {
@@ -543,6 +558,31 @@ mod tests {
         assert_eq!(data.y, [1.0, 0.0, 2.0, 0.0]);
         // Categories sorted: blue, red.
         assert_eq!(data.x.to_dense().row(1).to_vec(), [3.0, 4.25, 1.0, 0.0]);
+    }
+
+    /// A quoted field holding the separator is one field (it split into two before, and the
+    /// file was refused for uneven rows); an unclosed quote is an error naming its line.
+    #[test]
+    fn quoted_fields_hold_their_separator() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "towns.csv",
+            "\"size, m2\",town,label\n1.5,\"Paris, FR\",yes\n3,\"Lyon, FR\",no\n\
+             0,\"Paris, FR\",\"yes\"\n2,\"say \"\"x\"\"\",no\n",
+        );
+        let d = describe_files("towns", &path, None, &DescribeOptions::default()).unwrap();
+        let csv = d.entry.csv.as_ref().unwrap();
+        assert_eq!((csv.separator.as_str(), csv.header), (",", true));
+        assert_eq!(csv.categorical_columns, [1]);
+        assert_eq!(d.classes, ["no", "yes"]);
+        let data = round_trip(&d);
+        assert_eq!(data.y, [1.0, 0.0, 1.0, 0.0]);
+        // Categories sorted: "Lyon, FR", "Paris, FR", "say "x"".
+        assert_eq!(data.x.to_dense().row(3).to_vec(), [2.0, 0.0, 0.0, 1.0]);
+        let open = write(dir.path(), "open.csv", "a,b,y\n1,2,0\n3,\"4,1\n5,6,0\n");
+        let err = describe_files("open", &open, None, &DescribeOptions::default()).unwrap_err();
+        assert!(err.to_string().contains("not closed"), "{err}");
     }
 
     #[test]

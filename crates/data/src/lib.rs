@@ -28,6 +28,7 @@ mod dataset;
 mod describe;
 mod error;
 mod fetch;
+mod fields;
 mod idx;
 mod libsvm;
 mod lines;
