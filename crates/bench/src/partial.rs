@@ -138,8 +138,7 @@ impl Partial {
                 notes,
             });
         }
-        let mut text = String::new();
-        file.read_to_string(&mut text).map_err(io)?;
+        let text = read_text(&mut file, path, resume, &mut notes)?;
         // A line cut short by a kill is dropped: the row runs again.
         let whole = text.rfind('\n').map_or(0, |i| i + 1);
         let header_line =
@@ -226,6 +225,34 @@ impl Partial {
 }
 
 /// Refuses to resume rows whose stamp line `first` is not `now` (or is missing).
+/// The partial file's text. Bytes that are not UTF-8 were not written by rfbench: a resume is
+/// refused (the file left as it is), a fresh run discards them with a note.
+fn read_text(
+    file: &mut File,
+    path: &Path,
+    resume: bool,
+    notes: &mut Vec<String>,
+) -> Result<String> {
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(_) if resume => Err(Error::Experiment(format!(
+            "{}: not a partial file rfbench wrote (not UTF-8 text), so --resume cannot take \
+             rows from it; nothing was changed: rerun without --resume to start over",
+            path.display()
+        ))),
+        Err(_) => {
+            notes.push(format!(
+                "{}: discarding a partial file that is not UTF-8 text (not rfbench's)",
+                path.display()
+            ));
+            Ok(String::new())
+        }
+    }
+}
+
 fn check_stamp(path: &Path, first: &str, now: &Stamp) -> Result<()> {
     let why = match Stamp::read(first) {
         Some(then) => then.differs(now),
@@ -333,6 +360,39 @@ mod tests {
         assert!(err.contains("older rfbench"), "{err}");
         let now = stamp("bbbb", "dddd");
         drop(open(&path, &now, false).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(Stamp::read(text.lines().next().unwrap()), Some(now));
+    }
+
+    fn mkfifo(path: &Path) {
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    }
+
+    /// A FIFO at the partial file's path is refused at once (opening it for reading used to wait
+    /// for a writer forever); bytes that are not UTF-8 refuse a resume, untouched, and are
+    /// discarded by a fresh run.
+    #[test]
+    fn a_fifo_or_a_binary_file_at_the_partial_path_is_named_not_a_hang() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results/demo/.full.partial.csv");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        mkfifo(&path);
+        let now = stamp("s", "d");
+        let err = open(&path, &now, false).err().unwrap().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        std::fs::remove_file(&path).unwrap();
+        std::fs::write(&path, b"\xff\xfe rows\n").unwrap();
+        let err = open(&path, &now, true).err().unwrap().to_string();
+        assert!(err.contains("rerun without --resume"), "{err}");
+        assert_eq!(std::fs::read(&path).unwrap(), b"\xff\xfe rows\n");
+        let opened = open(&path, &now, false).unwrap();
+        assert!(
+            opened.notes.iter().any(|n| n.contains("not UTF-8")),
+            "{:?}",
+            opened.notes
+        );
+        drop(opened);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(Stamp::read(text.lines().next().unwrap()), Some(now));
     }

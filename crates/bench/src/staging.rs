@@ -202,18 +202,41 @@ fn output_folders(out_dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Opens `path` with `options`, refusing a symbolic link at it (`O_NOFOLLOW`): a link planted at
-/// an output's path would have the run write through it, outside the output folder.
+/// an output's path would have the run write through it, outside the output folder. Anything
+/// else that is not a regular file (a FIFO, a device, a folder) is refused too: opened
+/// `O_NONBLOCK`, so that a FIFO with no writer does not hang the command, then checked.
 pub fn open_no_follow(options: &mut fs::OpenOptions, path: &Path) -> Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
-    match options.custom_flags(libc::O_NOFOLLOW).open(path) {
-        Ok(file) => Ok(file),
-        Err(_) if path.is_symlink() => Err(Error::Experiment(format!(
-            "{} is a symbolic link: rfbench writes no output through a link (it could reach \
-             any file); remove the link and rerun",
-            path.display()
-        ))),
+    let file = match options
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(_) if path.is_symlink() => {
+            return Err(Error::Experiment(format!(
+                "{} is a symbolic link: rfbench writes no output through a link (it could reach \
+                 any file); remove the link and rerun",
+                path.display()
+            )))
+        }
+        Err(_) if path.symlink_metadata().is_ok_and(|m| !m.is_file()) => {
+            return Err(not_a_file(path))
+        }
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    match file.metadata() {
+        Ok(meta) if meta.is_file() => Ok(file),
+        Ok(_) => Err(not_a_file(path)),
         Err(e) => Err(Error::io(path, e)),
     }
+}
+
+fn not_a_file(path: &Path) -> Error {
+    Error::Experiment(format!(
+        "{} is not a regular file (a FIFO, device or folder?): rfbench keeps its partial \
+         files, locks and journals there as plain files; remove it and rerun",
+        path.display()
+    ))
 }
 
 /// The lock on `dir`'s outputs, held until the returned file is dropped.
@@ -249,7 +272,7 @@ fn recover_locked(out_dir: &Path) -> Result<Vec<String>> {
         .collect();
     journals.sort();
     for journal in journals {
-        let text = fs::read_to_string(&journal).map_err(|e| Error::io(&journal, e))?;
+        let text = read_journal(&journal)?;
         replay(out_dir, &journal, &text)?;
         notes.push(format!(
             "completed the outputs of an interrupted run (journal {})",
@@ -257,6 +280,22 @@ fn recover_locked(out_dir: &Path) -> Result<Vec<String>> {
         ));
     }
     Ok(notes)
+}
+
+/// A journal's text; one that is not a regular UTF-8 file was not written by rfbench, and the
+/// error says to remove it (every command on the folder replays journals first).
+fn read_journal(journal: &Path) -> Result<String> {
+    let mut text = String::new();
+    let mut file = open_no_follow(fs::OpenOptions::new().read(true), journal)?;
+    match std::io::Read::read_to_string(&mut file, &mut text) {
+        Ok(_) => Ok(text),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => Err(Error::Experiment(format!(
+            "{}: not a journal rfbench wrote (not UTF-8 text); nothing done: remove the file \
+             after checking the outputs",
+            journal.display()
+        ))),
+        Err(e) => Err(Error::io(journal, e)),
+    }
 }
 
 /// One line of a journal, its paths resolved in the output folder.
@@ -765,5 +804,24 @@ mod tests {
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(stale.iter().all(|p| !p.exists()));
         assert!(elsewhere.path().join(&dead).exists());
+    }
+
+    /// A FIFO or a binary file where a journal is looked for is named, with what to do, instead
+    /// of hanging (a FIFO) or failing every command with a bare I/O error (bytes not UTF-8).
+    #[test]
+    fn a_fifo_or_a_binary_file_as_a_journal_is_named() {
+        let out = tempfile::tempdir().unwrap();
+        let results = out.path().join("results");
+        fs::create_dir_all(&results).unwrap();
+        let journal = results.join(".rfbench-commit-1-1.journal");
+        let c = std::ffi::CString::new(journal.as_os_str().as_encoded_bytes()).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let err = prepare(out.path()).unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        fs::remove_file(&journal).unwrap();
+        fs::write(&journal, b"rename\t\xff\n").unwrap();
+        let err = prepare(out.path()).unwrap_err().to_string();
+        assert!(err.contains("not a journal rfbench wrote"), "{err}");
+        assert!(err.contains("remove the file"), "{err}");
     }
 }
