@@ -265,6 +265,9 @@ fn read_manifests(
                     m.rfbench_version, m.git_commit, first.rfbench_version, first.git_commit
                 )));
             }
+            if let Some(why) = other_build(&m, first) {
+                return Err(wrong(&why));
+            }
             if m.master_seed != first.master_seed {
                 return Err(wrong(&format!(
                     "with master seed {}, shard 1 with {}",
@@ -275,6 +278,26 @@ fn read_manifests(
         manifests.push(m);
     }
     Ok(manifests)
+}
+
+/// Why shard `m` may have run other code than `first` although their commits read the same:
+/// the commit is `-dirty` (uncommitted edits, which the commit does not name) and the
+/// executables differ. A clean commit names its code; two builds of it may differ in bytes
+/// (another machine or toolchain) and are merged.
+fn other_build(m: &Manifest, first: &Manifest) -> Option<String> {
+    let known = !m.binary_sha256.is_empty() && !first.binary_sha256.is_empty();
+    (m.git_commit.ends_with("-dirty") && known && m.binary_sha256 != first.binary_sha256).then(
+        || {
+            format!(
+                "by another build than shard 1 at the same uncommitted commit {} (executables' \
+                 SHA-256 {} and {}: different uncommitted edits may have run); rerun the shards \
+                 with one build, or commit first",
+                m.git_commit,
+                &m.binary_sha256[..12.min(m.binary_sha256.len())],
+                &first.binary_sha256[..12.min(first.binary_sha256.len())]
+            )
+        },
+    )
 }
 
 /// The plan's runs in order, each found exactly once with the plan's seeds: the fields to

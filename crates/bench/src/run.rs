@@ -560,6 +560,7 @@ fn stage_manifest(
         datasets_sha256,
         rfbench_version: provenance.version.clone(),
         git_commit: provenance.git_commit.clone(),
+        binary_sha256: crate::shard::executable_sha256(),
         runs: rows.len(),
         runs_planned: plan.cells.iter().map(|c| c.repetitions).sum(),
     };

@@ -87,6 +87,11 @@ pub struct Manifest {
     pub datasets_sha256: String,
     pub rfbench_version: String,
     pub git_commit: String,
+    /// SHA-256 of the executable that ran the shard: the code that ran, where a `-dirty`
+    /// commit does not say which uncommitted edits were built (empty: unreadable, or a
+    /// manifest written before this field).
+    #[serde(default)]
+    pub binary_sha256: String,
     /// Rows in the shard's CSV, and runs in the whole plan.
     pub runs: usize,
     pub runs_planned: usize,
@@ -108,6 +113,22 @@ impl Manifest {
             path: path.to_path_buf(),
             message: format!("not a shard manifest: {e}"),
         })
+    }
+}
+
+/// SHA-256 of the running executable, as hex; empty when it cannot be read.
+pub fn executable_sha256() -> String {
+    let Ok(mut file) = std::env::current_exe().and_then(std::fs::File::open) else {
+        return String::new();
+    };
+    let mut hasher = Sha256::new();
+    match std::io::copy(&mut file, &mut hasher) {
+        Ok(_) => hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+        Err(_) => String::new(),
     }
 }
 

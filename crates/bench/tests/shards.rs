@@ -190,8 +190,37 @@ fn a_merge_refuses_missing_duplicated_and_foreign_shards() {
         "{err}"
     );
 
-    // Rerun, the shards merge.
+    // Both shards at the same uncommitted commit, built from different edits: the manifests
+    // record the executable that ran (here the test's own), and the merge refuses two.
     shards(&options, &out, 2, &[2]);
+    let ours = hex_sha256(&std::fs::read(std::env::current_exe().unwrap()).unwrap());
+    for i in 1..=2 {
+        let path = results.join(format!("full.shard-{i}-of-2.toml"));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(&format!("binary_sha256 = \"{ours}\"")),
+            "{text}"
+        );
+        let digest = if i == 1 { ours.clone() } else { "f".repeat(64) };
+        let edited = text
+            .lines()
+            .map(|l| match l.split_once(" = ") {
+                Some(("git_commit", _)) => "git_commit = \"abc123-dirty\"".to_string(),
+                Some(("binary_sha256", _)) => format!("binary_sha256 = \"{digest}\""),
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        std::fs::write(&path, edited).unwrap();
+    }
+    let err = merge_error(&options, &out, Some(2));
+    assert!(
+        err.contains("another build than shard 1") && err.contains("abc123-dirty"),
+        "{err}"
+    );
+
+    // Rerun, the shards merge.
+    shards(&options, &out, 2, &[1, 2]);
     let merged = merge(
         "gram-error-demo",
         &Profile::Full,

@@ -263,10 +263,7 @@ pub fn workspace() -> (tempfile::TempDir, RunOptions) {
         text.push('\n');
     }
     std::fs::write(mirror.join("tiny.svm"), &text).unwrap();
-    let digest: String = Sha256::digest(text.as_bytes())
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let digest = hex_sha256(text.as_bytes());
     let registry = format!(
         "[[dataset]]\nname = \"tiny\"\ndescription = \"test data\"\ntask = \"binary\"\nformat = \"libsvm\"\nn = 200\nd = 20\n\n\
          [[dataset.files]]\nrole = \"train\"\nfile = \"tiny.svm\"\nurl = \"http://127.0.0.1:9/tiny.svm\"\nsha256 = \"{digest}\"\n\n\
@@ -319,4 +316,12 @@ pub fn assert_png(path: &PathBuf) {
     let png = std::fs::read(path).unwrap();
     assert_eq!(&png[1..4], b"PNG", "{}", path.display());
     assert!(png.len() > 5_000, "{}: {} bytes", path.display(), png.len());
+}
+
+/// SHA-256 of `bytes`, as lowercase hex.
+pub fn hex_sha256(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
