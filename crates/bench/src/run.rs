@@ -345,6 +345,26 @@ pub fn run_cells(
             slot.insert(prepare_data(plan, cell, seed, &options.fetch)?);
         }
     }
+    if !options.allow_skipped {
+        // Refused before any cell runs, rather than after all of them.
+        let skipped: Vec<ResultRow> = jobs
+            .iter()
+            .filter(|job| done(job).is_none())
+            .filter_map(|job| {
+                let cell = &plan.cells[job.0];
+                let reason = data[&(cell.data_key(), data_seed(cell, job.1))]
+                    .as_ref()
+                    .err()?;
+                Some(ResultRow {
+                    coordinates: job.2.clone(),
+                    repetition: job.1,
+                    seeds: job.3.clone(),
+                    outcome: CellOutcome::Skipped(reason.clone()),
+                })
+            })
+            .collect();
+        keep_what_ran(&results_csv(plan, options), plan, &skipped)?;
+    }
     let todo = jobs.iter().filter(|j| done(j).is_none()).count();
     let reporter = Reporter::new(todo, options.progress);
     let run_one = |job: &Job| -> ResultRow {
@@ -472,7 +492,17 @@ pub fn reproduce_reusing(
         eprintln!("{note}");
     }
     let earlier: Vec<ResultRow> = earlier.iter().cloned().chain(opened.resumed).collect();
-    let rows = run_cells(&plan, options, &earlier, opened.partial.as_ref())?;
+    let rows = match run_cells(&plan, options, &earlier, opened.partial.as_ref()) {
+        Ok(rows) => rows,
+        // Refused before any cell ran: a fresh run leaves no partial file behind (a resumed
+        // one keeps the rows it had).
+        Err(e) => {
+            if let (false, Some(partial)) = (options.resume, opened.partial) {
+                partial.finish()?;
+            }
+            return Err(e);
+        }
+    };
     let skipped = rows
         .iter()
         .filter(|r| matches!(r.outcome, CellOutcome::Skipped(_)))
@@ -480,13 +510,7 @@ pub fn reproduce_reusing(
     let failed = failed_cells(&plan, &rows);
     let warnings = edge_warnings(&plan, &rows);
 
-    let csv = match options.shard {
-        Some(shard) => files.shard_csv((shard.index, shard.count)),
-        None => files.csv(),
-    };
-    if !options.allow_skipped {
-        keep_what_ran(&csv, &plan, &rows)?;
-    }
+    let csv = results_csv(&plan, options);
     let text = results::to_csv(&plan.layout(), &rows, &provenance)?;
     let mut out = Staged::new(&options.out_dir);
     out.write(&csv, text.as_bytes())?;
@@ -639,8 +663,17 @@ fn rows_belong(plan: &Plan, csv: &Path) -> Result<()> {
     }
 }
 
+/// The results file a run writes: the plan's CSV, or its shard's.
+fn results_csv(plan: &Plan, options: &RunOptions) -> PathBuf {
+    let files = plan.files(&options.out_dir);
+    match options.shard {
+        Some(shard) => files.shard_csv((shard.index, shard.count)),
+        None => files.csv(),
+    }
+}
+
 /// Refuses to replace `path` when rows that ran in it would become skipped ones (an offline
-/// rerun of a committed result, its data missing here): nothing committed is lost quietly.
+/// rerun of a committed result, its data missing here): nothing committed is lost quietly. Called before any cell runs.
 pub(crate) fn keep_what_ran(path: &Path, plan: &Plan, rows: &[ResultRow]) -> Result<()> {
     let Ok((header, records)) = results::read_records(path) else {
         // No file (or not one of ours): nothing that ran is lost.

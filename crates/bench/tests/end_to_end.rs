@@ -1137,6 +1137,38 @@ fn an_offline_rerun_keeps_the_rows_that_ran() {
         .all(|s| s == "skipped"));
 }
 
+/// The refusal comes before any cell runs, not after all of them, and leaves no partial file:
+/// a data set that was there for the first run is gone for the second, while the other one is
+/// still there (its cells could run).
+#[test]
+fn an_offline_rerun_is_refused_before_any_cell_runs() {
+    let (dir, options) = workspace();
+    let mirror = dir.path().join("mirror");
+    std::fs::copy(mirror.join("tiny.svm"), mirror.join("offline.svm")).unwrap();
+    let first = reproduce("kernel-error-demo", &Profile::Full, &options).unwrap();
+    assert_eq!(first.skipped, 0);
+    std::fs::remove_file(mirror.join("offline.svm")).unwrap();
+    let _ = std::fs::remove_dir_all(dir.path().join("cache"));
+    let err = reproduce("kernel-error-demo", &Profile::Full, &options)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("dataset = offline"), "{err}");
+    let partial = first.csv.with_file_name(".full.partial.csv");
+    assert!(!partial.exists(), "{} left behind", partial.display());
+    // Resumed, the partial file stays, and holds no row: no cell of `tiny` ran.
+    let resumed = RunOptions {
+        resume: true,
+        ..options.clone()
+    };
+    assert!(reproduce("kernel-error-demo", &Profile::Full, &resumed).is_err());
+    let text = std::fs::read_to_string(&partial).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        2,
+        "the stamp and the header only:\n{text}"
+    );
+}
+
 /// A figure whose `where` selects no cell of the profile's grid is refused when the spec is
 /// planned, naming the key and its line, before anything runs.
 #[test]
