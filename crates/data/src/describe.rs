@@ -529,7 +529,12 @@ mod tests {
         let text = entry_toml(&d.entry);
         let registry = Registry::parse_embedded(&text, Path::new("spec.toml")).unwrap();
         let entry = registry.get(&d.entry.name).unwrap();
-        assert_eq!(entry, &d.entry, "{text}");
+        assert_eq!(entry.defined_in.as_deref(), Some(Path::new("spec.toml")));
+        let written = DatasetEntry {
+            defined_in: None,
+            ..entry.clone()
+        };
+        assert_eq!(&written, &d.entry, "{text}");
         let paths: Vec<PathBuf> = entry
             .files
             .iter()

@@ -119,16 +119,29 @@ impl Expected {
     }
 
     /// Where the digest comes from, and what to do about a file that does not match it.
-    fn source_and_fix(&self, dataset: &str) -> (String, String) {
-        match &self.source {
-            DigestSource::Registry => (
+    fn source_and_fix(&self, entry: &DatasetEntry) -> (String, String) {
+        let dataset = &entry.name;
+        match (&self.source, &entry.defined_in) {
+            (DigestSource::Registry, Some(spec)) => (
+                format!(
+                    "the spec {} (its own [[dataset]] table '{dataset}', pinned when the spec \
+                     was written, e.g. by rfbench compare)",
+                    spec.display()
+                ),
+                format!(
+                    "the file changed since the spec was written: restore it, or, to use the new \
+                     file, run rfbench compare on it again (or correct the sha256 in {})",
+                    spec.display()
+                ),
+            ),
+            (DigestSource::Registry, None) => (
                 format!("the registry (datasets.toml, dataset '{dataset}')"),
                 "the file is not the one the registry describes: replace it with the published \
                  file, or, if the publisher changed the file, correct its sha256 in \
                  datasets.toml"
                     .to_string(),
             ),
-            DigestSource::Lock { path, key } => (
+            (DigestSource::Lock { path, key }, _) => (
                 format!(
                     "the lock file {} (line '{key}', recorded when the file was first used)",
                     path.display()
@@ -145,12 +158,12 @@ impl Expected {
 
     fn mismatch(
         &self,
-        dataset: &str,
+        entry: &DatasetEntry,
         path: PathBuf,
         kind: &'static str,
         actual: String,
     ) -> DataError {
-        let (pinned_by, fix) = self.source_and_fix(dataset);
+        let (pinned_by, fix) = self.source_and_fix(entry);
         DataError::Checksum {
             path,
             kind,
@@ -380,7 +393,7 @@ fn fetch_file(
         }
     }
     if let (Some((path, kind, actual)), Some(e)) = (first_mismatch, &expected) {
-        return Err(e.mismatch(&entry.name, path, kind, actual));
+        return Err(e.mismatch(entry, path, kind, actual));
     }
     let Some(url) = &file.url else {
         return Err(DataError::NoSource {
@@ -561,7 +574,7 @@ fn download(
     let mut cleanup = RemoveOnDrop(Some(&part));
     let actual = format!("{:x}", hasher.finalize());
     if let Some(expected) = expected.filter(|e| e.sha256 != actual) {
-        let (pinned_by, fix) = expected.source_and_fix(&entry.name);
+        let (pinned_by, fix) = expected.source_and_fix(entry);
         return Err(DataError::DownloadChecksum {
             file: file.file.clone(),
             url: url.to_string(),
@@ -607,7 +620,7 @@ fn progress_bar(enabled: bool, len: Option<u64>, file: &str) -> ProgressBar {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::{Format, Role, Task};
+    use crate::registry::{Format, Registry, Role, Task};
     use std::io::BufRead;
     use std::net::TcpListener;
     use std::thread::JoinHandle;
@@ -799,16 +812,50 @@ mod tests {
             path: PathBuf::from("datasets.lock"),
             key: "tiny/tiny.svm".into(),
         };
+        let shared = DatasetEntry::new("tiny", Task::Binary, Format::Libsvm, 1, 1, Vec::new());
+        let embedded = DatasetEntry {
+            defined_in: Some(PathBuf::from("out/compare.toml")),
+            ..shared.clone()
+        };
         for source in [DigestSource::Registry, lock] {
             let expected = Expected {
                 sha256: "0".repeat(64),
                 source,
             };
-            let (pinned_by, fix) = expected.source_and_fix("tiny");
-            for text in [pinned_by, fix] {
-                assert!(!text.contains("  "), "{text}");
+            for entry in [&shared, &embedded] {
+                let (pinned_by, fix) = expected.source_and_fix(entry);
+                for text in [pinned_by, fix] {
+                    assert!(!text.contains("  "), "{text}");
+                }
             }
         }
+    }
+
+    /// A spec's own data (a compare spec's) is pinned by the spec: its checksum error names the
+    /// spec and sends the user to rerun compare, not to datasets.toml.
+    #[test]
+    fn a_checksum_error_on_a_specs_own_data_names_the_spec() {
+        let expected = Expected {
+            sha256: "0".repeat(64),
+            source: DigestSource::Registry,
+        };
+        let mut entry = DatasetEntry::new("mine", Task::Binary, Format::Libsvm, 1, 1, Vec::new());
+        entry.defined_in = Some(PathBuf::from("out/compare.toml"));
+        let (pinned_by, fix) = expected.source_and_fix(&entry);
+        assert!(pinned_by.contains("out/compare.toml"), "{pinned_by}");
+        assert!(
+            fix.contains("rfbench compare") && !fix.contains("datasets.toml"),
+            "{fix}"
+        );
+        let registry = Registry::parse_embedded(
+            "[[dataset]]\nname = \"mine\"\ndescription = \"\"\ntask = \"binary\"\n\
+             format = \"libsvm\"\nn = 1\nd = 1\n[[dataset.files]]\nrole = \"train\"\n\
+             file = \"a.svm\"\nlocal = [{ path = \"a.svm\" }]\n",
+            Path::new("/w/out/compare.toml"),
+        )
+        .unwrap();
+        let defined_in = registry.get("mine").unwrap().defined_in.clone();
+        assert_eq!(defined_in, Some(PathBuf::from("/w/out/compare.toml")));
     }
 
     #[test]

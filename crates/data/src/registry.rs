@@ -266,6 +266,9 @@ pub struct DatasetEntry {
     /// Where digests of files without a pinned `sha256` are recorded; `None` means
     /// `<cache_dir>/datasets.lock`.
     pub lock_file: Option<PathBuf>,
+    /// The spec whose own `[[dataset]]` table defines the entry (`None`: the root's
+    /// `datasets.toml`, or code): where a checksum error sends the user.
+    pub defined_in: Option<PathBuf>,
 }
 
 impl DatasetEntry {
@@ -292,6 +295,7 @@ impl DatasetEntry {
             subsample: None,
             preprocess: Vec::new(),
             lock_file: None,
+            defined_in: None,
         }
     }
 
@@ -432,7 +436,10 @@ impl Registry {
             .unwrap_or(Path::new("."));
         let folder =
             std::path::absolute(folder).map_err(|e| DataError::io("cannot resolve", origin, e))?;
-        let entries = validate_all(raw.dataset, text, origin, Some(&folder))?;
+        let mut entries = validate_all(raw.dataset, text, origin, Some(&folder))?;
+        for entry in &mut entries {
+            entry.defined_in = Some(origin.to_path_buf());
+        }
         Ok(Registry {
             path: origin.to_path_buf(),
             entries,
@@ -611,6 +618,7 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
         subsample: raw.subsample,
         preprocess,
         lock_file: None,
+        defined_in: None,
     })
 }
 
