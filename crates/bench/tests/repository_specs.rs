@@ -226,9 +226,27 @@ fn every_committed_output_is_in_its_specs_folder() {
 fn the_committed_catalogue_is_current() {
     rfbench::catalogue::check(&root()).unwrap();
     let text = std::fs::read_to_string(root().join(rfbench::catalogue::PATH)).unwrap();
-    // Every spec has its section.
+    // Every spec has its section, and a line of the status table that opens the file, with a
+    // status and a link to its reading in docs/papers.md (whose heading must name it).
+    let statuses = [
+        "REPRODUCED",
+        "PARTLY",
+        "NOT REPRODUCED",
+        "UNDECIDED",
+        "NO CLAIMS",
+        "STAND-IN",
+        "NOT RUN HERE",
+    ];
+    let first_section = text.find("\n## ").unwrap();
     for name in rfbench::spec::list_experiments(&root()).unwrap() {
         assert!(text.contains(&format!("\n## {name}\n")), "{name} missing");
+        let row = text[..first_section]
+            .lines()
+            .find(|l| l.starts_with(&format!("| [{name}](#{name}) |")))
+            .unwrap_or_else(|| panic!("{name} has no status row"));
+        let cells: Vec<&str> = row.split(" | ").collect();
+        assert!(statuses.contains(&cells[2]), "{row}");
+        assert!(row.contains("[reading](../docs/papers.md#"), "{row}");
     }
 }
 

@@ -8,6 +8,7 @@
 //! function of them, and `rfbench report --check` (run by the test suite) fails when it is stale.
 
 pub mod rankings;
+mod status;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -90,11 +91,20 @@ pub fn markdown(root: &Path) -> Result<String> {
     );
     let _ = writeln!(
         out,
-        "| spec | paper | results | claims |\n|---|---|---|---|"
+        "Each paper item's status, from its claims' verdicts and the data that ran (the rule: \
+         crates/bench/src/catalogue/status.rs): REPRODUCED (every claim holds), PARTLY, NOT \
+         REPRODUCED (none holds, one or more do not), UNDECIDED (the tests cannot tell), NO \
+         CLAIMS (none encoded yet), STAND-IN (ran only on labelled stand-in data), NOT RUN HERE \
+         (its data needs the network).\n"
+    );
+    let _ = writeln!(
+        out,
+        "| spec | paper | status | why | results | reading |\n|---|---|---|---|---|---|"
     );
     for (name, runs) in &runs {
         let _ = writeln!(out, "{}", summary_row(root, name, runs)?);
     }
+    scope(&mut out, &runs);
     for (name, runs) in &runs {
         spec_section(&mut out, root, name, runs)?;
     }
@@ -102,22 +112,87 @@ pub fn markdown(root: &Path) -> Result<String> {
     Ok(out)
 }
 
-/// `| [name](#name) | paper | full, quick | 3 hold, 1 indistinguishable |`.
+/// `| [name](#name) | paper | PARTLY | 6 claim(s): ... | full, quick | [reading](...) |`.
 fn summary_row(root: &Path, name: &str, runs: &[Run]) -> Result<String> {
-    let Some(first) = runs.first() else {
-        let plan = load_plan(root, name, &Profile::Full)?;
-        return Ok(format!(
-            "| [{name}](#{name}) | {} | none committed (its data needs the network) | |",
-            plan.paper
-        ));
+    let paper = match runs.first() {
+        Some(first) => first.plan.paper.clone(),
+        None => load_plan(root, name, &Profile::Full)?.paper,
     };
+    // The chosen reading (the full profile) decides; other profiles are readings or
+    // stand-ins, discussed in the spec's section.
+    let main: Vec<&Run> = match runs.iter().find(|r| r.plan.profile == Profile::Full) {
+        Some(full) => vec![full],
+        None => runs.iter().collect(),
+    };
+    let outcomes: Vec<ClaimOutcome> = main.iter().flat_map(|r| claims(r)).collect();
+    let verdicts: Vec<Verdict> = outcomes.iter().map(|o| o.verdict).collect();
+    let rows = main.iter().flat_map(|r| &r.results.rows);
+    let status = status::of(&status::Evidence {
+        datasets_ran: &datasets_ran(&main),
+        first_not_run: rows.clone().find_map(|r| r.not_run()),
+        verdicts: &verdicts,
+        tally: &tally(&outcomes),
+        profile: main.first().map_or("", |r| r.plan.profile.name()),
+    });
     let profiles: Vec<&str> = runs.iter().map(|r| r.plan.profile.name()).collect();
+    let results = match profiles.is_empty() {
+        true => "none committed".to_string(),
+        false => profiles.join(", "),
+    };
+    let reading = status::reading_link(root, name).unwrap_or_default();
     Ok(format!(
-        "| [{name}](#{name}) | {} | {} | {} |",
-        first.plan.paper,
-        profiles.join(", "),
-        tally(&claims(first))
+        "| [{name}](#{name}) | {paper} | {} | {} | {results} | {reading} |",
+        status.label,
+        status.why.replace('|', "/")
     ))
+}
+
+/// The labels of the datasets whose rows ran in `runs`, in order of first appearance.
+fn datasets_ran(runs: &[&Run]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for run in runs {
+        for row in run.results.rows.iter().filter(|r| r.not_run().is_none()) {
+            let label = match row.coordinates.get("dataset") {
+                Some(value) => run.labels.label("dataset", value),
+                None => String::new(),
+            };
+            if !out.contains(&label) {
+                out.push(label);
+            }
+        }
+    }
+    out
+}
+
+/// The runs whose claims the catalogue decides: every profile but CI's quick one beside a full
+/// run (its claims pair the few cells it has, so most find nothing to compare).
+fn decides_claims(run: &Run, runs: &[Run]) -> bool {
+    !(run.plan.profile.name() == "quick" && runs.len() > 1)
+}
+
+/// The scope: the datasets no committed run could have here, counted once for the catalogue.
+fn scope(out: &mut String, runs: &[(String, Vec<Run>)]) {
+    let mut missing: Vec<String> = Vec::new();
+    for run in runs.iter().flat_map(|(_, r)| r) {
+        for row in run.results.rows.iter().filter(|r| r.not_run().is_some()) {
+            if let Some(value) = row.coordinates.get("dataset") {
+                let label = run.labels.label("dataset", value);
+                if !missing.contains(&label) {
+                    missing.push(label);
+                }
+            }
+        }
+    }
+    if !missing.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nScope: these datasets could not be had on the machines that ran the catalogue \
+             (no network; they are not mirrored), so their cells are skipped with the reason in \
+             every results file: {}. Specs whose data is all among them have no committed \
+             results.",
+            missing.join(", ")
+        );
+    }
 }
 
 fn claims(run: &Run) -> Vec<ClaimOutcome> {
@@ -178,9 +253,8 @@ fn spec_section(out: &mut String, root: &Path, name: &str, runs: &[Run]) -> Resu
             run.results.rows.len()
         );
         data_lines(out, run);
-        // CI's quick profile beside a full run: its data and outputs only (its claims pair the
-        // few cells it has, so most find nothing to compare).
-        let ci_only = run.plan.profile.name() == "quick" && runs.len() > 1;
+        // CI's quick profile beside a full run: its data and outputs only.
+        let ci_only = !decides_claims(run, runs);
         if ci_only {
             let _ = writeln!(out, "- the CI profile (`rfbench check {name} --quick`)");
         } else {
@@ -252,11 +326,13 @@ fn data_lines(out: &mut String, run: &Run) {
 /// The paper's numbers beside ours (`[[paper_values]]`).
 fn paper_lines(out: &mut String, run: &Run) -> Result<()> {
     let default_metric = run.plan.outputs.default_metric();
+    let mut never_ran = 0;
     for (i, p) in run.plan.outputs.paper_values.iter().enumerate() {
         let o = p.evaluate(&run.results, default_metric, &format!("paper_values[{i}]"))?;
-        let ours = o
-            .ours
-            .map_or("no cell ran".to_string(), crate::outputs::number);
+        let Some(ours) = o.ours.map(crate::outputs::number) else {
+            never_ran += 1;
+            continue;
+        };
         let over = if o.select.is_empty() {
             "every cell".to_string()
         } else {
@@ -273,6 +349,14 @@ fn paper_lines(out: &mut String, run: &Run) -> Result<()> {
             } else {
                 format!(" ({})", o.note)
             }
+        );
+    }
+    if never_ran > 0 {
+        let _ = writeln!(
+            out,
+            "- {never_ran} of the paper's {} values have no cell that ran here (their data: \
+             above)",
+            run.plan.outputs.paper_values.len()
         );
     }
     Ok(())
