@@ -240,6 +240,28 @@ fn delimited_options(
         ));
     }
     let header = sample.len() > 1 && (0..width).any(|c| !is_number(&first[c]) && numeric_below(c));
+    // A header names every column; a first line with numbers in it is more likely a data row
+    // with a bad cell, which taking it for a header would drop silently.
+    let numeric_names: Vec<&str> = first
+        .iter()
+        .filter(|f| is_number(f))
+        .map(|f| &**f)
+        .collect();
+    if header && !numeric_names.is_empty() {
+        let (c, text) = (0..width)
+            .find(|&c| !is_number(&first[c]))
+            .map(|c| (c, &first[c]))
+            .expect("a header has a text field");
+        return Err(fail(
+            1,
+            format!(
+                "line 1 mixes numbers ({}) and text (column {c}: {text:?}): a data row with a \
+                 bad cell, or a header with numbers for names? Fix the cell if it is a row; \
+                 if it is a header, name every column with a word",
+                numeric_names.join(", ")
+            ),
+        ));
+    }
     let label = match label_column {
         None => -1,
         Some(text) => match text.parse::<i64>() {
@@ -348,8 +370,16 @@ fn infer_task(
         line: 0,
         problem,
     };
-    let numbers: Option<Vec<f64>> = labels.iter().map(|l| l.parse::<f64>().ok()).collect();
-    let distinct: BTreeSet<&str> = labels.iter().map(String::as_str).collect();
+    // `-0` is 0 (adding 0.0 turns -0.0 into 0.0): numeric labels are told apart by value, so
+    // `-0`, `0` and `0.0` are one class, not three.
+    let numbers: Option<Vec<f64>> = labels
+        .iter()
+        .map(|l| l.parse::<f64>().ok().map(|x| x + 0.0))
+        .collect();
+    let distinct: BTreeSet<String> = match &numbers {
+        Some(v) => v.iter().map(|x| x.to_string()).collect(),
+        None => labels.iter().cloned().collect(),
+    };
     let integral = numbers
         .as_ref()
         .is_some_and(|v| v.iter().all(|x| x.is_finite() && x.fract() == 0.0));
@@ -371,7 +401,7 @@ fn infer_task(
     if distinct.len() < 2 {
         return Err(fail(format!(
             "every row has the label {:?}: classification needs two classes or more",
-            distinct.first().copied().unwrap_or("")
+            distinct.first().map_or("", String::as_str)
         )));
     }
     if task == Task::Binary && distinct.len() != 2 {
@@ -655,6 +685,17 @@ mod tests {
         );
     }
 
+    /// `-0`, `0` and `0.0` are one class: the labels are told apart by value (a binary task
+    /// read as three classes before).
+    #[test]
+    fn numeric_labels_are_classes_by_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(dir.path(), "z.csv", "1,-0\n2,0\n3,1\n4,0.0\n5,1\n");
+        let d = describe_files("z", &path, None, &DescribeOptions::default()).unwrap();
+        assert_eq!(d.entry.task, Task::Binary);
+        assert_eq!(d.classes, ["0", "1"]);
+    }
+
     #[test]
     fn bad_files_say_what_is_wrong() {
         let dir = tempfile::tempdir().unwrap();
@@ -671,6 +712,8 @@ mod tests {
         let header_only = write(dir.path(), "header.csv", "a,b,label\n");
         let twice = write(dir.path(), "twice.csv", "a,a,y\n1,2,0\n3,4,1\n");
         let svm = write(dir.path(), "a.svm", "+1 1:0.5\n-1 2:2\n");
+        // A headerless file whose first row has a typo was taken for a header, its row dropped.
+        let typo = write(dir.path(), "typo.csv", "1.5,2x,0\n3,4,1\n5,6,0\n");
         let named_a = DescribeOptions {
             label_column: Some("a".into()),
             ..DescribeOptions::default()
@@ -681,6 +724,11 @@ mod tests {
         };
         for (path, options, problem) in [
             (&header_only, &options, "a header and no rows"),
+            (
+                &typo,
+                &options,
+                "line 1 mixes numbers (1.5, 0) and text (column 1: \"2x\")",
+            ),
             (&twice, &named_a, "2 columns are named \"a\""),
             (&svm, &first, "--label-column 0: this is a LIBSVM file"),
             (&one_class, &options, "every row has the label \"7\""),

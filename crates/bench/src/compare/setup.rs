@@ -338,6 +338,13 @@ fn bandwidths(
         Some(sigma) => Ok((vec![sigma], None)),
         None => {
             let m = median_distance(dataset, normalise, norm, options.seed)?;
+            if !(m.is_finite() && m > 0.0) {
+                return Err(Error::Experiment(format!(
+                    "the median distance between rows is {m}: (nearly) every row has the same \
+                     features, so no bandwidth can be chosen from the data and there is nothing \
+                     to learn; check the feature columns (or give --sigma)"
+                )));
+            }
             let sigmas = [0.25, 0.5, 1.0, 2.0, 4.0].iter().map(|f| f * m).collect();
             Ok((sigmas, Some(m)))
         }

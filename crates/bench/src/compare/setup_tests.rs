@@ -394,3 +394,18 @@ fn data_that_is_not_there_or_too_small_is_refused_by_name() {
         "small has 9 training rows: too few for 3-fold cross-validation"
     );
 }
+
+/// Features that do not vary leave no bandwidth to choose: an error saying so, not one about
+/// `kernel.sigma` in a spec the user never wrote.
+#[test]
+fn constant_features_are_refused_in_the_users_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = std::iter::once("a,b,y\n".to_string())
+        .chain((0..40).map(|i| format!("1,2,{}\n", i % 2)))
+        .collect();
+    let path = dir.path().join("flat.csv");
+    std::fs::write(&path, text).unwrap();
+    let err = decide(&options(&path)).unwrap_err().to_string();
+    assert!(err.contains("median distance between rows is 0"), "{err}");
+    assert!(!err.contains("kernel.sigma"), "{err}");
+}
