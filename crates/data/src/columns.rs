@@ -12,7 +12,7 @@ use std::io::BufRead;
 use std::path::Path;
 
 use super::error::{DataError, Result};
-use super::fields::split_fields;
+use super::fields::split_line;
 use super::registry::CsvOptions;
 
 /// A text column with at least this share of distinct values (and more than
@@ -82,12 +82,7 @@ pub fn decide(paths: &[&Path], csv: &mut CsvOptions) -> Result<Kinds> {
             if line.trim().is_empty() {
                 continue;
             }
-            let fields =
-                split_fields(&line, &csv.separator).map_err(|problem| DataError::Parse {
-                    path: path.to_path_buf(),
-                    line: k + 1,
-                    problem,
-                })?;
+            let fields = split_line(&line, &csv.separator, path, k + 1)?;
             if tallies.is_empty() {
                 tallies = (0..fields.len()).map(|_| Tally::default()).collect();
                 names = (0..fields.len()).map(|c| format!("column {c}")).collect();

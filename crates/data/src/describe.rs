@@ -15,7 +15,7 @@ use super::columns;
 use super::csv::parse_csv;
 use super::error::{DataError, Result};
 use super::fetch::sha256_file;
-use super::fields::split_fields;
+use super::fields::{split_fields, split_line};
 use super::libsvm::parse_libsvm;
 use super::registry::{
     CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Role, Task,
@@ -325,12 +325,7 @@ fn label_texts(paths: &[&Path], format: Format, csv: Option<&CsvOptions>) -> Res
             }
             let label = match (format, csv) {
                 (Format::Csv, Some(c)) => {
-                    let fields =
-                        split_fields(&line, &c.separator).map_err(|problem| DataError::Parse {
-                            path: path.to_path_buf(),
-                            line: k + 1,
-                            problem,
-                        })?;
+                    let fields = split_line(&line, &c.separator, path, k + 1)?;
                     let at = if c.label_column < 0 {
                         fields.len() as i64 + c.label_column
                     } else {

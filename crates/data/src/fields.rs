@@ -15,8 +15,11 @@
 //! table silently.
 
 use std::borrow::Cow;
+use std::path::Path;
 
 use csv_core::{ReadRecordResult, ReaderBuilder};
+
+use super::error::{DataError, Result};
 
 /// The fields of one line: split at `separator` (one character; each field trimmed, quoted
 /// fields unquoted) or, for `"whitespace"`, at runs of spaces and tabs (no quoting).
@@ -34,6 +37,20 @@ pub(crate) fn split_fields<'a>(
     let sep = u8::try_from(u32::from(sep))
         .map_err(|_| format!("the separator '{sep}' is not a single byte"))?;
     quoted(line, sep)
+}
+
+/// [`split_fields`] of line `line_no` of `path`, a problem as a [`DataError::Parse`] naming them.
+pub(crate) fn split_line<'a>(
+    line: &'a str,
+    separator: &str,
+    path: &Path,
+    line_no: usize,
+) -> Result<Vec<Cow<'a, str>>> {
+    split_fields(line, separator).map_err(|problem| DataError::Parse {
+        path: path.to_path_buf(),
+        line: line_no,
+        problem,
+    })
 }
 
 /// The fields of a line that holds a quote, through csv-core.
