@@ -134,22 +134,7 @@ macro_rules! dense_fourier_map {
                 rows: impl Into<$crate::csr::Rows<'a>>,
                 out: ndarray::ArrayViewMut2<'_, f64>,
             ) -> $crate::error::Result<()> {
-                let rows = rows.into();
-                $crate::fourier::check_batch(self, &rows, &out)?;
-                match rows {
-                    $crate::csr::Rows::Dense(x) => self.inner.transform_dense(x, out),
-                    $crate::csr::Rows::Sparse(x)
-                        if x.nnz() as f64
-                            >= $crate::fourier::DENSIFY_DENSITY
-                                * (x.n_rows() * x.n_cols()) as f64 =>
-                    {
-                        self.inner.transform_sparse_by_blocks(x, out)
-                    }
-                    $crate::csr::Rows::Sparse(_) => {
-                        $crate::fourier::transform_rows(self, rows, out)
-                    }
-                }
-                Ok(())
+                $crate::fourier::transform_batch(self, &self.inner, rows.into(), out)
             }
         }
     };

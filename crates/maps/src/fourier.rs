@@ -253,6 +253,17 @@ impl FourierOutput {
         }
     }
 
+    /// The phase form with the given phases (learnt ones, PRFF's): `sqrt(2/m) cos(p + b_j)`.
+    pub(crate) fn with_phases(offsets: Vec<f64>) -> Self {
+        let n_frequencies = offsets.len();
+        Self {
+            form: FourierForm::Phase,
+            n_frequencies,
+            scale: output_scale(FourierForm::Phase, n_frequencies),
+            offsets,
+        }
+    }
+
     pub(crate) fn form(&self) -> FourierForm {
         self.form
     }
@@ -602,6 +613,26 @@ impl DenseFourier {
             self.transform_dense(block.view(), out_block);
         }
     }
+}
+
+/// A batch of rows through a map whose features are `inner`'s: dense input by blocked matrix
+/// products ([`DenseFourier::transform_dense`]); CSR input densified by blocks into the same
+/// product unless sparser than [`DENSIFY_DENSITY`], then row by row.
+pub(crate) fn transform_batch<M: FeatureMap>(
+    map: &M,
+    inner: &DenseFourier,
+    rows: Rows<'_>,
+    out: ArrayViewMut2<'_, f64>,
+) -> Result<()> {
+    check_batch(map, &rows, &out)?;
+    match rows {
+        Rows::Dense(x) => inner.transform_dense(x, out),
+        Rows::Sparse(x) if x.nnz() as f64 >= DENSIFY_DENSITY * (x.n_rows() * x.n_cols()) as f64 => {
+            inner.transform_sparse_by_blocks(x, out)
+        }
+        Rows::Sparse(_) => transform_rows(map, rows, out),
+    }
+    Ok(())
 }
 
 /// The default per-row parallel loop (as [`FeatureMap::transform_into`]), for maps that override

@@ -40,7 +40,7 @@
 //! **Cost.** Fit: per feature, `O(B^2 d)` for the exact batch kernel, `O(B^2 j)` for the previous
 //! features' part, and `O(B^2 + B d)` per descent step. Transform: `O(nnz(x) M)` per row.
 
-use ndarray::{Array1, Array2, ArrayView1, Axis};
+use ndarray::{Array1, Array2, ArrayView1, ArrayViewMut2, Axis};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -50,6 +50,7 @@ use serde::{Deserialize, Serialize};
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
+use crate::fourier::{transform_batch, DenseFourier, FourierOutput};
 use crate::kernels::{check_positive, gaussian_sigma_for, Kernel};
 use crate::ranges::Interval;
 
@@ -315,11 +316,7 @@ impl PrffValidParams {
         // Stored per input coordinate (`d x M`) so a sparse row adds one contiguous slice per
         // non-zero to the projections.
         let by_coordinate = frequencies.t().as_standard_layout().into_owned();
-        Ok(Prff {
-            sigma: p.sigma,
-            frequencies: by_coordinate,
-            phases,
-        })
+        Ok(Prff::new(p.sigma, by_coordinate, phases))
     }
 
     /// Descends the batch loss of feature `j` (0-based) from its initial frequency.
@@ -413,23 +410,38 @@ fn gram_of_rows(a: &Array2<f64>) -> Array2<f64> {
     out
 }
 
-/// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`. Serialisable (serde), checked when read.
+/// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`. Serialisable (serde, as its sigma,
+/// frequencies and phases), checked when read.
+///
+/// Once fitted it is a random Fourier features map in the phase form with learnt frequencies
+/// and phases, so it transforms as one ([`DenseFourier`]): dense rows by blocked matrix products
+/// with the cosines on each tile, sparse rows densified by blocks or one by one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "PrffData")]
+#[serde(try_from = "PrffData", into = "PrffData")]
 pub struct Prff {
+    sigma: f64,
+    /// Frequencies as a `d x M` matrix (column `l` is `w_l`) and the phases `b_l`.
+    inner: DenseFourier,
+}
+
+/// The serialised form of [`Prff`], checked on the way in.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PrffData {
     sigma: f64,
     /// `d x M`: column `l` is `w_l`.
     frequencies: Array2<f64>,
     phases: Vec<f64>,
 }
 
-/// The serialised form of [`Prff`], checked on the way in.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PrffData {
-    sigma: f64,
-    frequencies: Array2<f64>,
-    phases: Vec<f64>,
+impl From<Prff> for PrffData {
+    fn from(map: Prff) -> Self {
+        PrffData {
+            sigma: map.sigma,
+            frequencies: map.inner.weights().to_owned(),
+            phases: map.inner.output().offsets().to_vec(),
+        }
+    }
 }
 
 impl TryFrom<PrffData> for Prff {
@@ -457,68 +469,63 @@ impl TryFrom<PrffData> for Prff {
             "Prff",
             || "non-finite frequency or phase".into(),
         )?;
-        Ok(Self {
-            sigma,
-            frequencies: frequencies.as_standard_layout().into_owned(),
-            phases,
-        })
+        Ok(Prff::new(sigma, frequencies, phases))
     }
 }
 
 impl Prff {
+    /// From `d x M` frequencies (column `l` is `w_l`) and `M` phases, already checked.
+    fn new(sigma: f64, frequencies: Array2<f64>, phases: Vec<f64>) -> Self {
+        let weights = frequencies.as_standard_layout().into_owned();
+        Prff {
+            sigma,
+            inner: DenseFourier::new(weights, FourierOutput::with_phases(phases)),
+        }
+    }
+
     pub fn sigma(&self) -> f64 {
         self.sigma
     }
 
     /// The learnt frequency `w_l`.
     pub fn frequency(&self, l: usize) -> ArrayView1<'_, f64> {
-        self.frequencies.column(l)
+        self.inner.weights().index_axis_move(Axis(1), l)
     }
 
     /// The phase `b_l`.
     pub fn phase(&self, l: usize) -> f64 {
-        self.phases[l]
+        self.inner.output().offsets()[l]
     }
 }
 
 impl FeatureMap for Prff {
     /// The frequencies (`8 d M`) and phases (`8 M`).
     fn memory_bytes(&self) -> usize {
-        (self.frequencies.len() + self.phases.len()) * std::mem::size_of::<f64>()
+        self.inner.memory_bytes()
     }
 
-    /// The projections `w_l' x`.
-    type Scratch = Vec<f64>;
+    type Scratch = ();
 
     fn input_dim(&self) -> usize {
-        self.frequencies.nrows()
+        self.inner.weights().nrows()
     }
 
     fn output_dim(&self) -> usize {
-        self.phases.len()
+        self.inner.output().n_frequencies()
     }
 
-    fn new_scratch(&self) -> Vec<f64> {
-        vec![0.0; self.output_dim()]
+    fn new_scratch(&self) {}
+
+    fn map_row(&self, row: &Row<'_>, out: &mut [f64], _: &mut ()) {
+        self.inner.map_row(row, out);
     }
 
-    fn map_row(&self, row: &Row<'_>, out: &mut [f64], projections: &mut Vec<f64>) {
-        projections.iter_mut().for_each(|v| *v = 0.0);
-        let frequencies = self
-            .frequencies
-            .as_slice()
-            .expect("stored in standard layout");
-        let m = self.output_dim();
-        row.for_each_nonzero(|i, x| {
-            projections
-                .iter_mut()
-                .zip(&frequencies[i * m..(i + 1) * m])
-                .for_each(|(p, &w)| *p += w * x);
-        });
-        let norm = (2.0 / m as f64).sqrt();
-        for ((o, &t), &b) in out.iter_mut().zip(projections.iter()).zip(&self.phases) {
-            *o = norm * (t + b).cos();
-        }
+    fn transform_into<'a>(
+        &self,
+        rows: impl Into<Rows<'a>>,
+        out: ArrayViewMut2<'_, f64>,
+    ) -> Result<()> {
+        transform_batch(self, &self.inner, rows.into(), out)
     }
 }
 
@@ -611,7 +618,7 @@ mod tests {
                 .unwrap()
         };
         let (average, residual) = (fit(PrffWeighting::Average), fit(PrffWeighting::Residual));
-        assert_eq!(average.frequencies, residual.frequencies);
+        assert_eq!(average.inner.weights(), residual.inner.weights());
     }
 
     /// Why the weighting matters: with the same step, the average reading moves late features
@@ -628,7 +635,9 @@ mod tests {
                 .tolerance(0.0)
                 .fit(&data)
                 .unwrap()
-                .frequencies
+                .inner
+                .weights()
+                .to_owned()
         };
         let start = fit(PrffWeighting::Average, 0);
         let moved = |f: &Array2<f64>, l: usize| {
@@ -719,7 +728,8 @@ mod tests {
             .fit(&x)
             .unwrap();
         let fingerprint = map
-            .frequencies
+            .inner
+            .weights()
             .iter()
             .fold(0xcbf2_9ce4_8422_2325_u64, |h, v| {
                 (h ^ v.to_bits()).wrapping_mul(0x100_0000_01b3)
@@ -779,6 +789,48 @@ mod tests {
             assert!(prff < rff, "M = {m}: PRFF {prff} vs RFF {rff}");
             previous = prff;
         }
+    }
+
+    /// `sqrt(2/M) cos(w_l' x + b_l)` by plain loops and the standard library's cosine.
+    fn naive(map: &Prff, x: &Array2<f64>) -> Array2<f64> {
+        let m = map.output_dim();
+        Array2::from_shape_fn((x.nrows(), m), |(i, l)| {
+            let t: f64 = x
+                .row(i)
+                .iter()
+                .zip(map.frequency(l))
+                .map(|(a, w)| a * w)
+                .sum();
+            (2.0 / m as f64).sqrt() * (t + map.phase(l)).cos()
+        })
+    }
+
+    /// The blocked transform (dense: tiled products; CSR: densified blocks, or row by row when
+    /// very sparse) is the formula, to rounding; the serialised form keeps its three fields.
+    #[test]
+    fn the_blocked_transform_is_the_formula() {
+        let x = gaussian_data(300, 20, 3);
+        let map = PrffParams::new(3.0, 64)
+            .batch_size(32)
+            .max_iterations(5)
+            .seed(4)
+            .fit(&x)
+            .unwrap();
+        let close = |a: &Array2<f64>, b: &Array2<f64>| {
+            let worst = (a - b).iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+            assert!(worst < 1e-12, "largest difference {worst}");
+        };
+        close(&map.transform(&x).unwrap(), &naive(&map, &x));
+        let mut sparse = x.clone();
+        sparse
+            .indexed_iter_mut()
+            .for_each(|((i, j), v)| *v *= ((i + j) % 20 == 0) as u8 as f64);
+        let csr = CsrMatrix::from_dense(sparse.view()).unwrap();
+        close(&map.transform(&csr).unwrap(), &naive(&map, &sparse));
+        let json = serde_json::to_value(&map).unwrap();
+        let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["frequencies", "phases", "sigma"]);
+        assert_eq!(serde_json::from_value::<Prff>(json).unwrap(), map);
     }
 
     #[test]
