@@ -71,7 +71,10 @@ wheel: setup
         -w target/wheels target/wheels/linux/rfbench-*.whl
     rm -rf target/wheels/linux
     wheel=$(ls target/wheels/rfbench-*.whl)
-    if ! python3 -m zipfile -l "$wheel" | grep -q 'rfbench\.libs/libopenblas'; then
+    # The listing read whole first: `grep -q` stops at the first match, and the lister, cut off,
+    # would fail the pipe.
+    listing=$(python3 -m zipfile -l "$wheel")
+    if ! grep -q 'rfbench\.libs/libopenblas' <<< "$listing"; then
         echo "$wheel does not carry libopenblas" >&2; exit 1
     fi
     echo "$wheel ($(du -k "$wheel" | cut -f1) KiB)"
@@ -111,8 +114,9 @@ test-python: wheel
     # The loader resolves the extension's OpenBLAS to the wheel's copy (test_wheel.py checks the
     # library the running interpreter maps).
     extension=$(ls "$venv"/lib/python3*/site-packages/rfbench/_rfbench*.so)
-    "${run[@]}" ldd "$extension" | grep libopenblas
-    if ! "${run[@]}" ldd "$extension" | grep -q 'libopenblas.* => .*/rfbench\.libs/'; then
+    libraries=$("${run[@]}" ldd "$extension")
+    grep libopenblas <<< "$libraries"
+    if ! grep -q 'libopenblas.* => .*/rfbench\.libs/' <<< "$libraries"; then
         echo "$extension does not load the wheel's libopenblas" >&2; exit 1
     fi
     "${run[@]}" RFBENCH_WHEEL_TEST=1 RFBENCH_REFERENCE_FEATURES="$reference" \
