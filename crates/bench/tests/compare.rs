@@ -522,6 +522,54 @@ fn the_phase_form_alone() {
     );
 }
 
+/// The ladder 64, 256, 1,024 (`--quick`) never holds the tuning run's D, 512: the last rung's
+/// penalty is always searched again (`tune-last.toml`), the report says at which D each
+/// series' penalty was chosen, and the sweep's spec, each cell's penalty in it, reruns to the
+/// same scores.
+#[test]
+fn the_last_rungs_penalty_is_chosen_there_and_the_sweep_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for (x, inside) in rings(400, 7) {
+        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
+        text += &format!("{},{}\n", row.join(","), u8::from(inside));
+    }
+    write(dir.path(), "rings.csv", text);
+    let args = [
+        "compare",
+        "rings.csv",
+        "--out",
+        "out",
+        "--quick",
+        "--maps",
+        "rff",
+        "--budget",
+        "90s",
+        "--max-components",
+        "1024",
+    ];
+    let (ok, _, stderr) = rfbench(dir.path(), &args);
+    assert!(ok, "{stderr}");
+    let out = dir.path().join("out");
+    assert!(out.join("tune-last.toml").is_file(), "{stderr}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("rff ") && report.contains("at D = 512 (tune.toml, with the bandwidth)"),
+        "{report}"
+    );
+    assert!(report.contains("chosen there (tune-last.toml)"), "{report}");
+    let csv = out.join("results/compare/full.csv");
+    let (ok, _, stderr) = rfbench(
+        dir.path(),
+        &["reproduce", "out/compare.toml", "--out-dir", "again"],
+    );
+    assert!(ok, "{stderr}");
+    let again = dir.path().join("again/results/compare/full.csv");
+    for name in ["accuracy", "C", "n_components"] {
+        assert_eq!(column(&again, name), column(&csv, name), "{name}");
+    }
+}
+
 /// A data file named with a space, an accent and a quote, and a test file with the training
 /// file's name in another folder: both compare (the entry's file names are made plain and
 /// prefixed with their role).
