@@ -129,10 +129,14 @@ pub fn run(
             continue;
         }
         let before = tuned.penalty_at(series, d);
-        tuned.set_last_rung(series, penalty, d);
-        if penalty != before {
-            changed.push(format!("{series} at D = {d} ({before:.4} -> {penalty:.4})"));
+        if same(penalty, before) {
+            // The geometric mean of the repetitions' choices rounds: 128 came back as
+            // 127.99999999999997, and a rerun of the cell for it would change nothing.
+            tuned.set_last_rung(series, before, d);
+            continue;
         }
+        tuned.set_last_rung(series, penalty, d);
+        changed.push(format!("{series} at D = {d} ({before:.4} -> {penalty:.4})"));
     }
     notes.dedup();
     if changed.is_empty() {
@@ -151,6 +155,12 @@ pub fn run(
         changed.join(", ")
     ));
     Ok((rerun, notes))
+}
+
+/// Whether two penalties are one value up to rounding (a relative 1e-9: the search's values
+/// are powers of 2 apart).
+fn same(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs())
 }
 
 /// The learner's penalty on each series' features and the D it was chosen at, in a sentence
@@ -255,5 +265,12 @@ mod tests {
         assert_eq!(text, want);
         assert_eq!(chosen_at(&t, 512, b), 1024);
         assert_eq!(chosen_at(&t, 512, c), 512);
+    }
+
+    #[test]
+    fn a_penalty_that_only_rounds_differently_is_the_same() {
+        assert!(same(128.0, 127.99999999999997));
+        assert!(!same(128.0, 90.50966799187809));
+        assert!(!same(0.5, 0.5000001));
     }
 }
