@@ -223,7 +223,10 @@ struct CompareArgs {
     /// The polynomial kernel's degree.
     #[arg(long, default_value_t = 2)]
     degree: u32,
-    /// Only these maps (comma-separated; default: every map of the registry for the kernel).
+    /// Only these maps (comma-separated; default: every map of the registry for the kernel,
+    /// with the variants compare sweeps beside a map as series of their own: rff:phase is RFF's
+    /// phase form, scikit-learn's RBFSampler, D frequencies where rff's paired form has D/2).
+    /// E.g. --maps rff,rff:phase or --maps rff:phase.
     #[arg(long, value_delimiter = ',')]
     maps: Option<Vec<String>>,
     /// The top of the ladder of D (64, 128, ... doubling up to it).

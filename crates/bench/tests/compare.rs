@@ -47,7 +47,8 @@ fn column(path: &Path, name: &str) -> Vec<String> {
     rows.iter().map(|r| r[k].clone()).collect()
 }
 
-/// The options of every comparison here: small and quick.
+/// The options of every comparison here: small and quick; both Fourier forms of RFF (the
+/// phase form a series of its own), so that every rerun below covers a map with a variant.
 const SMALL: [&str; 9] = [
     "--out",
     "out",
@@ -55,7 +56,7 @@ const SMALL: [&str; 9] = [
     "--max-components",
     "256",
     "--maps",
-    "rff,nystroem",
+    "rff,rff:phase,nystroem",
     "--budget",
     "120s",
 ];
@@ -181,6 +182,7 @@ fn a_csv_with_a_header_and_text_labels() {
         mean("exact"),
         mean("none")
     );
+    both_forms_are_series_of_their_own(dir.path());
     // A rerun with the same options replaces the files it wrote; an edited spec is kept.
     let rerun: Vec<&str> = ["compare", "rings.csv"].into_iter().chain(SMALL).collect();
     let (ok, _, stderr) = rfbench(dir.path(), &rerun);
@@ -233,8 +235,11 @@ fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
     let spec = std::fs::read_to_string(dir.path().join("out/compare.toml")).unwrap();
     for wanted in [
         "sigma = 1.5\n",
-        // Each map's own lambda is a column of the grid's cells.
-        "\"map, learner, train_size, lambda\" = [",
+        // Each cell's lambda is a column of its map's table: the series' own, each D's.
+        "\"map, learner, train_size\" = [",
+        "[maps.nystroem]\n\"n_components, lambda\" = [[64, ",
+        "[maps.rff]\n\"form, n_components, lambda\" = [[\"paired\", 64, ",
+        "[maps.none]\nlambda = ",
         "[learners.kernel-svm]\nC = ",
     ] {
         assert!(spec.contains(wanted), "{wanted:?} not in {spec}");
@@ -424,6 +429,145 @@ fn bad_input_gets_a_clear_error() {
     }
     let mine = std::fs::read_to_string(dir.path().join("mine/report.md")).unwrap();
     assert_eq!(mine, "my own notes");
+}
+
+/// RFF's two forms ran as two series: the CSV's `form` column tells their rows apart, each has
+/// cells with scores in `answer.json` (under `series`, its map `rff`), the report names both in
+/// its tables and says what D means for each.
+fn both_forms_are_series_of_their_own(dir: &Path) {
+    let out = dir.join("out");
+    let csv = out.join("results/compare/full.csv");
+    let (maps, forms) = (column(&csv, "map"), column(&csv, "form"));
+    let rff_forms: Vec<&str> = maps
+        .iter()
+        .zip(&forms)
+        .filter(|(m, _)| *m == "rff")
+        .map(|(_, f)| f.as_str())
+        .collect();
+    assert!(
+        rff_forms.contains(&"paired") && rff_forms.contains(&"phase"),
+        "{rff_forms:?}"
+    );
+    let text = std::fs::read_to_string(out.join("answer.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for series in ["rff", "rff:phase"] {
+        let scored = json["cells"].as_array().unwrap().iter().filter(|c| {
+            c["series"] == series
+                && c["map"] == "rff"
+                && !c["scores"].as_array().unwrap().is_empty()
+        });
+        assert!(scored.count() >= 2, "{series}: {text}");
+    }
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(report.contains("| rff:phase, D = 64 |"), "{report}");
+    assert!(report.contains("| rff:phase |"), "{report}");
+    assert!(
+        report.contains("- rff:phase (RFF (phase)): sklearn.kernel_approximation.RBFSampler"),
+        "{report}"
+    );
+    let spec = std::fs::read_to_string(out.join("compare.toml")).unwrap();
+    assert!(spec.contains("\"form, n_components, C\" = "), "{spec}");
+}
+
+/// `--maps rff:phase`: the phase form alone, every rff row in that form, no paired one.
+#[test]
+fn the_phase_form_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for (x, inside) in rings(300, 6) {
+        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
+        text += &format!("{},{}\n", row.join(","), u8::from(inside));
+    }
+    write(dir.path(), "rings.csv", text);
+    let args = [
+        "compare",
+        "rings.csv",
+        "--out",
+        "out",
+        "--quick",
+        "--maps",
+        "rff:phase",
+        "--budget",
+        "30s",
+        "--max-components",
+        "128",
+    ];
+    let (ok, stdout, stderr) = rfbench(dir.path(), &args);
+    assert!(ok && stdout.contains("answer: "), "{stderr}");
+    let csv = dir.path().join("out/results/compare/full.csv");
+    let (maps, forms) = (column(&csv, "map"), column(&csv, "form"));
+    let rff: Vec<&String> = maps
+        .iter()
+        .zip(&forms)
+        .filter(|(m, _)| *m == "rff")
+        .map(|(_, f)| f)
+        .collect();
+    assert!(
+        !rff.is_empty() && rff.iter().all(|f| *f == "phase"),
+        "{rff:?}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("out/answer.json")).unwrap())
+            .unwrap();
+    let series: Vec<&str> = json["cells"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["map"] == "rff")
+        .map(|c| c["series"].as_str().unwrap())
+        .collect();
+    assert!(
+        !series.is_empty() && series.iter().all(|s| *s == "rff:phase"),
+        "{series:?}"
+    );
+}
+
+/// The ladder 64, 256, 1,024 (`--quick`) never holds the tuning run's D, 512: the last rung's
+/// penalty is always searched again (`tune-last.toml`), the report says at which D each
+/// series' penalty was chosen, and the sweep's spec, each cell's penalty in it, reruns to the
+/// same scores.
+#[test]
+fn the_last_rungs_penalty_is_chosen_there_and_the_sweep_reproduces() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = String::new();
+    for (x, inside) in rings(400, 7) {
+        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
+        text += &format!("{},{}\n", row.join(","), u8::from(inside));
+    }
+    write(dir.path(), "rings.csv", text);
+    let args = [
+        "compare",
+        "rings.csv",
+        "--out",
+        "out",
+        "--quick",
+        "--maps",
+        "rff",
+        "--budget",
+        "90s",
+        "--max-components",
+        "1024",
+    ];
+    let (ok, _, stderr) = rfbench(dir.path(), &args);
+    assert!(ok, "{stderr}");
+    let out = dir.path().join("out");
+    assert!(out.join("tune-last.toml").is_file(), "{stderr}");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        report.contains("rff ") && report.contains("at D = 512 (tune.toml, with the bandwidth)"),
+        "{report}"
+    );
+    assert!(report.contains("chosen there (tune-last.toml)"), "{report}");
+    let csv = out.join("results/compare/full.csv");
+    let (ok, _, stderr) = rfbench(
+        dir.path(),
+        &["reproduce", "out/compare.toml", "--out-dir", "again"],
+    );
+    assert!(ok, "{stderr}");
+    let again = dir.path().join("again/results/compare/full.csv");
+    for name in ["accuracy", "C", "n_components"] {
+        assert_eq!(column(&again, name), column(&csv, name), "{name}");
+    }
 }
 
 /// A data file named with a space, an accent and a quote, and a test file with the training

@@ -15,6 +15,7 @@ pub mod learners;
 mod library_defaults;
 pub mod maps;
 pub mod params;
+pub mod series;
 pub mod tuned;
 
 use std::fmt::Write as _;
@@ -23,10 +24,11 @@ pub use generators::{GeneratorInfo, GENERATORS};
 pub use kernels::{KernelInfo, KERNELS};
 pub use kinds::{KindInfo, SeedScope, SeedSpec, KINDS};
 pub use learners::{LearnerInfo, Needs, TaskKind, LEARNERS};
-pub use maps::{Features, MapInfo, MAPS};
+pub use maps::{CompareVariant, Features, MapInfo, MAPS};
 pub use params::{
     seed_label, BandwidthRule, BandwidthSearch, ParamKind, ParamSpec, ParamValues, Value,
 };
+pub use series::Series;
 pub use tuned::{ChosenBy, Tuned, TunedColumns};
 
 pub fn map(name: &str) -> Option<&'static MapInfo> {
@@ -154,6 +156,13 @@ pub fn describe_maps() -> String {
         }
         if m.fits_on_data {
             let _ = writeln!(s, "    fitted on the training rows");
+        }
+        for v in m.compare_variants {
+            let _ = writeln!(
+                s,
+                "    rfbench compare also sweeps {} ({} = {:?}) as a series of its own",
+                v.name, v.param, v.value
+            );
         }
         params_lines(&mut s, m.params);
     }

@@ -82,7 +82,7 @@ pub fn sentence(lines: &[Line]) -> String {
 pub fn counterpart(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<String> {
     let reference = decide::reference(lines)?;
     let pick = &lines[decide::recommend(lines, reference)[0].pick];
-    let text = rfbench_registry::map(&pick.map)?.sklearn?;
+    let text = pick.registry_series()?.sklearn()?;
     let gamma = match (setup.kernel.name, tuned.sigma) {
         ("gaussian", Some(sigma)) => format!(", gamma = {:.6}", 0.5 / (sigma * sigma)),
         _ => String::new(),
@@ -94,7 +94,7 @@ pub fn counterpart(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<Strin
         "In scikit-learn: {text}. Here D = {}{sigma}{gamma}, and the linear learner's {} = {}.",
         pick.d,
         setup.penalty,
-        tuned.penalty_for(&pick.map)
+        tuned.penalty_at(&pick.map, pick.d)
     ))
 }
 
@@ -132,7 +132,13 @@ pub fn json(setup: &Setup, lines: &[Line], tuned: &Tuned, warnings: &[String]) -
             "bandwidth": setup.kernel.bandwidth_param().map(|p| p.name),
             "maps": { "bandwidth": tuned.sigma, "learner": setup.learner.name,
                       setup.penalty: tuned.penalty,
-                      "own_penalty": tuned.own_penalties().into_iter().collect::<BTreeMap<_, _>>() },
+                      "own_penalty": tuned.own_penalties().into_iter()
+                          .map(|(s, p)| (s, p.value)).collect::<BTreeMap<_, _>>(),
+                      "own_penalty_chosen_at": tuned.own_penalties().into_iter()
+                          .map(|(s, p)| (s, p.d)).collect::<BTreeMap<_, _>>(),
+                      "last_rung_penalty": tuned.last_rung_penalties().into_iter()
+                          .map(|(s, p)| (s, json!({ "n_components": p.d, "value": p.value })))
+                          .collect::<BTreeMap<_, _>>() },
             "exact": { "bandwidth": tuned.exact_sigma, "learner": setup.exact_learner.name,
                        setup.exact_penalty: tuned.exact_penalty },
         },
@@ -159,7 +165,8 @@ fn recommendation(lines: &[Line], reference: usize, rec: &Recommendation) -> Val
 fn cell(line: &Line) -> Value {
     json!({
         "name": line.name(),
-        "map": line.map,
+        "map": line.registry_series().map_or(line.map.as_str(), |s| s.map.name),
+        "series": line.map,
         "n_components": line.d,
         "train_size": line.train_size,
         "scores": line.scores.values().collect::<Vec<_>>(),
@@ -178,6 +185,42 @@ fn cell(line: &Line) -> Value {
 mod tests {
     use super::*;
     use crate::compare::lines::tests::{exact_and_a_map, line};
+
+    /// A pick of a map's variant names the variant's scikit-learn counterpart: RFF's phase
+    /// form is RBFSampler with n_components = D (not the paired form's D/2 frequencies), with
+    /// the variant's own penalty.
+    #[test]
+    fn a_variants_pick_names_its_own_scikit_learn_counterpart() {
+        let s = crate::compare::test_support::setup("gaussian", rfbench_data::Task::Binary, None);
+        let variant = s.maps.iter().find(|m| m.variant.is_some()).unwrap();
+        let plain = rfbench_registry::Series::plain(variant.map);
+        let mut lines = exact_and_a_map();
+        lines[1].map = variant.name().into();
+        lines[1].d = 256;
+        let mut tuned = Tuned::new(Some(2.0), 0.5, Some(2.0), 1.0);
+        tuned.set_penalty(variant.name(), 4.0, 128);
+        let text = counterpart(&s, &lines, &tuned).unwrap();
+        let own = variant.sklearn().unwrap();
+        assert_ne!(Some(own), plain.sklearn());
+        assert!(
+            text.starts_with(&format!("In scikit-learn: {own}.")),
+            "{text}"
+        );
+        assert!(text.contains("RBFSampler(n_components=D"), "{text}");
+        assert!(
+            text.contains("Here D = 256, sigma = 2.0000, gamma = 0.125000"),
+            "{text}"
+        );
+        assert!(text.ends_with(&format!("{} = 4.", s.penalty)), "{text}");
+        assert!(sentence(&lines).starts_with(&format!("use {}, D = 256", variant.name())));
+        let json = json(&s, &lines, &tuned, &[]);
+        let cell = &json["cells"][1];
+        assert_eq!(
+            (&cell["map"], &cell["series"]),
+            (&plain.name().into(), &variant.name().into())
+        );
+        assert_eq!(json["tuned"]["maps"]["own_penalty"][variant.name()], 4.0);
+    }
 
     #[test]
     fn the_exact_machine_is_the_answer_when_no_cheaper_map_is_within() {

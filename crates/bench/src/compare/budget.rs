@@ -72,10 +72,10 @@ pub fn exact_half(pilot_train: usize) -> Option<usize> {
 /// Below this many seconds the exact machine's two pilot times are too noisy for an exponent.
 const TIMEABLE: f64 = 0.05;
 
-/// Whether `map`'s components are training rows (Nystroem's landmarks): its D is capped by the
-/// rows it is fitted on.
-pub fn components_are_rows(map: &str) -> bool {
-    rfbench_registry::map(map).is_some_and(|info| info.components_are_rows)
+/// Whether the components of `series` (a map, or a variant of one) are training rows
+/// (Nystroem's landmarks): its D is capped by the rows it is fitted on.
+pub fn components_are_rows(series: &str) -> bool {
+    rfbench_registry::series::named(series).is_some_and(|s| s.map.components_are_rows)
 }
 
 /// The most landmarks Nystroem may take from `train` training rows: a split's rounding per class
@@ -98,7 +98,8 @@ pub fn pilot_d(setup: &Setup, pilot_train: usize) -> usize {
         .unwrap_or(d0)
 }
 
-/// The pilot's mean total seconds per (map, D, training rows; 0: all).
+/// The pilot's mean total seconds per (series, D, training rows; 0: all): each variant of a map
+/// (RFF's phase form, twice the projections of the paired one at equal D) timed as its own.
 fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize, usize), f64> {
     let mut sums: BTreeMap<(String, usize, usize), (f64, usize)> = BTreeMap::new();
     for row in pilot {
@@ -110,9 +111,8 @@ fn measured(pilot: &[ResultRow]) -> BTreeMap<(String, usize, usize), f64> {
         let Some(total) = parts.iter().map(|p| row.metric(p)).sum::<Option<f64>>() else {
             continue;
         };
-        let map = match row.coordinates.get("map") {
-            Some(CellValue::Text(m)) => m.clone(),
-            _ => continue,
+        let Some(map) = super::series::series_name(row) else {
+            continue;
         };
         let d = match row.coordinates.get(N_COMPONENTS.name) {
             Some(CellValue::Int(d)) => *d as usize,
@@ -161,7 +161,7 @@ pub fn estimate(
             1.0
         };
         // Past the pilot's D, never a smaller power than the algorithm's (the registry's).
-        let growth = rfbench_registry::map(map).map_or(1.0, |m| m.cost_growth);
+        let growth = rfbench_registry::series::named(map).map_or(1.0, |s| s.map.cost_growth);
         for &d in &setup.ladder {
             let t = match d > pilot_d {
                 true => t1 * (d as f64 / pilot_d as f64).powf(exponent.max(growth)),
@@ -249,7 +249,11 @@ pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
             .skipped
             .push("exact: the pilot did not measure it".to_string()),
     }
-    sweep.per_map = setup.maps.iter().map(|m| (m.name, Vec::new())).collect();
+    sweep.per_map = setup
+        .map_names()
+        .into_iter()
+        .map(|m| (m, Vec::new()))
+        .collect();
     let mut stopped = vec![false; setup.maps.len()];
     for &d in &setup.ladder {
         for (k, map) in setup.map_names().into_iter().enumerate() {
@@ -422,7 +426,7 @@ mod tests {
     #[test]
     fn estimates_follow_the_power_law_through_the_pilots_two_points() {
         let s = two_maps(false);
-        let (quadratic, flat) = (s.maps[0].name, s.maps[1].name);
+        let (quadratic, flat) = (s.maps[0].name(), s.maps[1].name());
         let (raw, exact) = (raw_map().name, exact_map().name);
         let pilot = [
             // Two repetitions at D = 64: their mean, 1 s.
@@ -516,7 +520,7 @@ mod tests {
     #[test]
     fn a_steep_or_unmeasured_map_is_clamped_or_left_out() {
         let s = two_maps(false);
-        let (steep, unmeasured) = (s.maps[0].name, s.maps[1].name);
+        let (steep, unmeasured) = (s.maps[0].name(), s.maps[1].name());
         let failed = ResultRow {
             outcome: CellOutcome::Failed("out of memory".into()),
             ..row(unmeasured, 256, 1.0)
@@ -542,7 +546,7 @@ mod tests {
     fn past_the_pilot_a_map_grows_at_least_as_its_algorithm_does() {
         let mut s =
             crate::compare::test_support::setup("gaussian", rfbench_data::Task::Binary, None);
-        s.maps.retain(|m| m.name == "prff" || m.name == "rff");
+        s.maps.retain(|m| m.name() == "prff" || m.name() == "rff");
         assert_eq!(s.maps.len(), 2);
         s.ladder = vec![64, 512, 4096];
         let slow = 8f64.powf(1.25);
@@ -562,11 +566,49 @@ mod tests {
         );
     }
 
+    /// A map's variant is timed by the pilot as a series of its own, told apart by its
+    /// parameter in the rows: RFF's phase form, twice the projections of the paired form at
+    /// equal D, gets its own (here twice as large) estimates.
+    #[test]
+    fn the_pilot_times_a_variant_as_a_series_of_its_own() {
+        let mut s =
+            crate::compare::test_support::setup("gaussian", rfbench_data::Task::Binary, None);
+        let variant = s
+            .maps
+            .iter()
+            .copied()
+            .find(|m| m.variant.is_some())
+            .unwrap();
+        let plain = rfbench_registry::Series::plain(variant.map);
+        s.maps = vec![plain, variant];
+        let v = variant.variant.unwrap();
+        let with = |mut r: ResultRow| {
+            let value = CellValue::Text(v.value.into());
+            r.coordinates.insert(v.param.into(), value);
+            r
+        };
+        let map = plain.name();
+        let pilot = [
+            row(map, 64, 1.0),
+            row(map, 256, 4.0),
+            with(row(map, 64, 2.0)),
+            with(row(map, 256, 8.0)),
+        ];
+        let e = estimate(&s, &pilot, 256, 100, 1.0);
+        assert_close(e.get(map, 128), 2.0, "the map at its defaults");
+        assert_close(e.get(variant.name(), 128), 4.0, "its variant");
+        assert_close(
+            e.get(variant.name(), 256),
+            8.0,
+            "its variant at the pilot's D",
+        );
+    }
+
     #[test]
     fn one_pilot_d_means_costs_linear_in_d() {
         let mut s = two_maps(false);
         s.ladder = vec![64, 100];
-        let map = s.maps[0].name;
+        let map = s.maps[0].name();
         let e = estimate(&s, &[row(map, 64, 2.0)], 64, 100, 2.0);
         assert_close(e.get(map, 64), 4.0, "D = 64");
         assert_close(e.get(map, 100), 4.0 * 100.0 / 64.0, "D = 100");
@@ -575,7 +617,7 @@ mod tests {
     /// Two maps (a, b), 2 repetitions; per repetition the baseline 1 s, the exact machine 1 s,
     /// a 1, 2, 4 s and b 1, 3, 9 s at D = 64, 128, 256.
     fn ladder_estimates(s: &Setup) -> Estimates {
-        let (a, b) = (s.maps[0].name, s.maps[1].name);
+        let (a, b) = (s.maps[0].name(), s.maps[1].name());
         estimates(&[
             (raw_map().name, 0, 1.0),
             (exact_map().name, 0, 1.0),
@@ -592,7 +634,7 @@ mod tests {
     fn the_sweep_keeps_rungs_in_order_while_the_total_fits() {
         let mut s = two_maps(false);
         s.repetitions = 2;
-        let (a, b) = (s.maps[0].name, s.maps[1].name);
+        let (a, b) = (s.maps[0].name(), s.maps[1].name());
         let e = ladder_estimates(&s);
         // 2 + 2 (baseline, exact), D = 64: + 2 + 2, D = 128: + 4 + 6 = 18; D = 256: a's 8
         // would make 26.
@@ -661,7 +703,7 @@ mod tests {
     fn landmarks_stop_at_the_training_rows() {
         let mut s = two_maps(true);
         s.n_train = 150;
-        let rows_map = s.maps[2].name;
+        let rows_map = s.maps[2].name();
         let mut e = ladder_estimates(&s);
         for d in [64, 128, 256] {
             e.seconds.insert((rows_map.to_string(), d), 0.0);
@@ -681,7 +723,7 @@ mod tests {
     #[test]
     fn a_zero_or_infinite_budget_gives_a_plan_not_a_panic() {
         let s = two_maps(false);
-        let (a, b) = (s.maps[0].name, s.maps[1].name);
+        let (a, b) = (s.maps[0].name(), s.maps[1].name());
         let e = ladder_estimates(&s);
         // Nothing fits but the baseline, which always runs.
         let none = fit(&s, &e, 0.0);

@@ -135,10 +135,10 @@ fn sweep_of(lines: &[Line], group: &[usize]) -> (Sweep, bool) {
             baseline = true;
         } else if !line.is_map() {
             sweep.exact_train_size = Some(line.train_size);
-        } else if let Some(map) = rfbench_registry::map(&line.map) {
-            match sweep.per_map.iter_mut().find(|(m, _)| *m == map.name) {
+        } else if let Some(series) = line.registry_series() {
+            match sweep.per_map.iter_mut().find(|(m, _)| *m == series.name()) {
                 Some((_, ds)) => ds.push(line.d),
-                None => sweep.per_map.push((map.name, vec![line.d])),
+                None => sweep.per_map.push((series.name(), vec![line.d])),
             }
         }
     }

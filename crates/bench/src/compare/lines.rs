@@ -12,11 +12,12 @@ use crate::results::{CellValue, ResultRow};
 use crate::spec::Plan;
 use rfbench_registry::kinds::{column, TRAIN_SIZE};
 use rfbench_registry::maps::N_COMPONENTS;
-use rfbench_registry::Features;
+use rfbench_registry::{Features, Series};
 
-/// One (map, D, train_size) of the sweep, over its repetitions.
+/// One (series, D, train_size) of the sweep, over its repetitions.
 #[derive(Debug, Clone)]
 pub struct Line {
+    /// The series: a map's name, or its variant's (`rff:phase`, [`super::series::series_name`]).
     pub map: String,
     /// 0 for the exact machine and the baseline.
     pub d: usize,
@@ -52,10 +53,15 @@ impl Line {
         self.stats().map_or(f64::NAN, |s| s.sd)
     }
 
+    /// Its series in the registry (`None`: a name the registry does not know).
+    pub fn registry_series(&self) -> Option<Series> {
+        rfbench_registry::series::named(&self.map)
+    }
+
     /// What its map entry makes of the inputs (a name the registry does not know is taken for
     /// a feature map).
     pub fn features(&self) -> Option<Features> {
-        rfbench_registry::map(&self.map).map(|m| m.features)
+        self.registry_series().map(|s| s.map.features)
     }
 
     pub fn is_map(&self) -> bool {
@@ -135,9 +141,8 @@ pub fn time(seconds: f64) -> String {
 pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Line> {
     let mut out: Vec<Line> = Vec::new();
     for row in &results.rows {
-        let map = match row.coordinates.get("map") {
-            Some(CellValue::Text(m)) => m.clone(),
-            _ => continue,
+        let Some(map) = super::series::series_name(row) else {
+            continue;
         };
         let (d, train_size) = (int(row, N_COMPONENTS.name), int(row, TRAIN_SIZE.name));
         let k = match out
@@ -194,7 +199,7 @@ pub fn add_gram_errors(lines: &mut [Line], gram: &Results) {
         let values: Vec<f64> = gram
             .rows
             .iter()
-            .filter(|r| r.coordinates.get("map") == Some(&CellValue::Text(line.map.clone())))
+            .filter(|r| super::series::series_name(r).as_deref() == Some(line.map.as_str()))
             .filter(|r| int(r, N_COMPONENTS.name) == line.d)
             .filter_map(|r| r.metric(column::RELATIVE_FROBENIUS))
             .collect();
@@ -210,8 +215,10 @@ pub fn add_memory(lines: &mut [Line], plan: &Plan, rows: usize, d: usize) {
         let count = |name: &str| cell.get(name).and_then(|v| v.as_usize()).unwrap_or(0);
         let terms = crate::memory::estimate(cell, rows as u128, d as u128, "dataset");
         let bytes: u128 = terms.iter().map(|t| t.bytes).sum();
+        let text = |param: &str| cell.map_params.get(param).and_then(|v| v.as_str());
+        let series = Series::of(cell.map.name, text);
         let (map, n_components, train_size) = (
-            cell.map.name,
+            series.map_or(cell.map.name, |s| s.name()),
             count(N_COMPONENTS.name),
             count(TRAIN_SIZE.name),
         );

@@ -18,10 +18,12 @@ pub mod answer;
 pub mod budget;
 pub mod confirm;
 pub mod decide;
+pub mod last_rungs;
 pub mod lines;
 pub mod pareto;
 pub mod report;
 pub mod rounds;
+pub mod series;
 pub mod setup;
 pub mod specs;
 pub mod splits;
@@ -167,6 +169,15 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         progress: &progress,
     };
     let (outcome, sweep) = rounds::run(&context, &sweep, &clock)?;
+    let left = clock
+        .deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs_f64();
+    let allowance = (last_rungs::LAST_SHARE * options.budget).min(0.5 * left);
+    let (outcome, last_notes) = settle_penalties(
+        &context, &mut tuned, &sweep, &estimates, rows, allowance, outcome,
+    )?;
+    let context = Context { tuned, ..context };
     let results = read(&outcome)?;
     let mut lines = lines::lines(&setup, &results, &estimates);
     lines::add_memory(&mut lines, &outcome.plan, setup.n, setup.d);
@@ -181,8 +192,8 @@ pub fn compare(options: &CompareOptions, run: &RunOptions) -> Result<Compared> {
         tuned_line(&setup, &tuned)
     );
     note.push_str(&format!(" The tuning ran {tuning_rows}."));
-    note.push_str(&own_penalties(&setup, &tuned, pilot_d));
-    for sentence in &own_notes {
+    note.push_str(&last_rungs::sentence(&setup, &tuned));
+    for sentence in own_notes.iter().chain(&last_notes) {
         note.push_str(&format!(" {sentence}."));
     }
     for sentence in &confirmed.notes {
@@ -267,7 +278,11 @@ fn too_small(
 ) -> Error {
     let first = setup.ladder[0];
     let smallest = budget::Sweep {
-        per_map: setup.maps.iter().map(|m| (m.name, vec![first])).collect(),
+        per_map: setup
+            .map_names()
+            .into_iter()
+            .map(|m| (m, vec![first]))
+            .collect(),
         exact_train_size: Some(0),
         skipped: Vec::new(),
     };
@@ -283,22 +298,26 @@ fn too_small(
     ))
 }
 
-/// The maps tuned on their own features (`tune-maps.toml`), in a sentence.
-fn own_penalties(setup: &Setup, tuned: &Tuned, d: usize) -> String {
-    let own: Vec<String> = tuned
-        .own_penalties()
-        .iter()
-        .map(|(map, penalty)| format!("{map} {penalty:.4}"))
-        .collect();
-    match own.is_empty() {
-        true => String::new(),
-        false => format!(
-            " Each map's own {} on its features at D = {d}, by the same cross-validation \
-             (tune-maps.toml): {}; the others take the tuning map's.",
-            setup.penalty,
-            own.join(", ")
-        ),
-    }
+/// Each series' penalty at its last rung ([`last_rungs`]): the series [`last_rungs::plan`]
+/// keeps within `allowance` seconds searched again there, and the cells whose penalty changed
+/// rerun. Returns the sweep's outcome and the notes for the report.
+fn settle_penalties(
+    context: &Context,
+    tuned: &mut Tuned,
+    sweep: &budget::Sweep,
+    estimates: &budget::Estimates,
+    rows: usize,
+    allowance: f64,
+    outcome: Outcome,
+) -> Result<(Outcome, Vec<String>)> {
+    let before = *tuned;
+    let tuning_d = specs::tuning_d(context.setup);
+    let chosen = |s: &str| last_rungs::chosen_at(&before, tuning_d, s);
+    let (searched, mut notes) =
+        last_rungs::plan(context.setup, sweep, estimates, rows, allowance, chosen);
+    let (outcome, more) = last_rungs::run(context, tuned, sweep, &searched, rows, outcome)?;
+    notes.extend(more);
+    Ok((outcome, notes))
 }
 
 /// The values tuned, the maps' and the exact machine's own, in one sentence.

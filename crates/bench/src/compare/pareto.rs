@@ -30,17 +30,34 @@ pub fn draw(lines: &[Line], regression: bool, path: &Path) -> Result<()> {
     replace_file(path, &png).map_err(|e| Error::io(path, e))
 }
 
-/// A series of the figure: its legend text and its colour, the map's across the catalogue (its
-/// place in the registry, as the catalogue's figures number a map series).
-fn series(line: &Line) -> (String, RGBColor) {
-    let label = match (line.is_map(), rfbench_registry::map(&line.map)) {
-        (true, Some(info)) => info.label.to_string(),
+/// A series of the figure: its legend text, its colour (the map's across the catalogue: its
+/// place in the registry, as the catalogue's figures number a map series) and whether it is a
+/// variant of its map (RFF's phase form: the map's colour, triangles instead of circles).
+fn series(line: &Line) -> (String, RGBColor, bool) {
+    let found = line.registry_series();
+    let label = match (line.is_map(), found) {
+        (true, Some(series)) => series.label().to_string(),
         _ => line.series(),
     };
+    let map = found.map_or(line.map.as_str(), |s| s.map.name);
+    let variant = found.is_some_and(|s| s.variant.is_some());
     (
         label,
-        map_color(&line.map, rfbench_registry::map_names().len()),
+        map_color(map, rfbench_registry::map_names().len()),
+        variant,
     )
+}
+
+/// A point of a series: a circle, or for a map's variant a triangle.
+fn marker<DB: DrawingBackend>(
+    (x, y): (f64, f64),
+    color: RGBColor,
+    variant: bool,
+) -> DynElement<'static, DB, (f64, f64)> {
+    match variant {
+        true => TriangleMarker::new((x, y), 7, color.filled()).into_dyn(),
+        false => Circle::new((x, y), 5, color.filled()).into_dyn(),
+    }
 }
 
 fn plot(lines: &[Line], regression: bool, file: &Path) -> std::result::Result<(), String> {
@@ -79,7 +96,7 @@ fn plot(lines: &[Line], regression: bool, file: &Path) -> std::result::Result<()
         .map_err(|e| err(&e))?;
     let mut drawn: Vec<String> = Vec::new();
     for l in &ran {
-        let (label, c) = series(l);
+        let (label, c, variant) = series(l);
         if drawn.contains(&label) {
             continue;
         }
@@ -89,14 +106,13 @@ fn plot(lines: &[Line], regression: bool, file: &Path) -> std::result::Result<()
             .map(|m| (time(m), m.plotted(), m.d))
             .collect();
         chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|&(x, y, _)| Circle::new((x, y), 5, c.filled())),
-            )
+            .draw_series(points.iter().map(|&(x, y, _)| marker((x, y), c, variant)))
             .map_err(|e| err(&e))?
             .label(label.clone())
-            .legend(move |(x, y)| Circle::new((x + 10, y), 5, c.filled()));
+            .legend(move |(x, y)| match variant {
+                true => TriangleMarker::new((x + 10, y), 7, c.filled()).into_dyn(),
+                false => Circle::new((x + 10, y), 5, c.filled()).into_dyn(),
+            });
         let numbered = points.iter().filter(|(_, _, d)| *d > 0);
         chart
             .draw_series(numbered.map(|&(x, y, d)| {

@@ -144,14 +144,33 @@ pub fn markdown(
     out
 }
 
-/// Per map compared: what its D counts and scikit-learn's counterpart (from the registry).
+/// Per series compared: what its D counts (its choice parameters' values, such as RFF's form,
+/// with their docs) and scikit-learn's counterpart, from the registry.
 fn what_d_means(out: &mut String, setup: &Setup) {
     let _ = writeln!(out, "What D means, and scikit-learn's counterparts:\n");
-    for map in &setup.maps {
-        let form = map.params.iter().find(|p| p.name == "form");
-        let d = form.map_or(String::new(), |p| format!(" D by `form`: {}.", p.doc));
-        let sklearn = map.sklearn.unwrap_or("no scikit-learn counterpart");
-        let _ = writeln!(out, "- {} ({}): {sklearn}.{d}", map.name, map.label);
+    for series in &setup.maps {
+        let choices: Vec<String> = series
+            .map
+            .params
+            .iter()
+            .filter(|p| matches!(p.kind, rfbench_registry::ParamKind::Choice(_)))
+            .filter_map(|p| {
+                Some(format!(
+                    " `{}` = {:?} ({}).",
+                    p.name,
+                    series.value_of(p.name)?,
+                    p.doc
+                ))
+            })
+            .collect();
+        let sklearn = series.sklearn().unwrap_or("no scikit-learn counterpart");
+        let _ = writeln!(
+            out,
+            "- {} ({}): {sklearn}.{}",
+            series.name(),
+            series.label(),
+            choices.concat()
+        );
     }
     out.push('\n');
 }

@@ -297,7 +297,7 @@ mod tests {
     #[test]
     fn the_first_round_runs_each_maps_first_two_rungs() {
         let s = two_maps(true);
-        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         let plan = plan(a, b, c);
         let schedule = Schedule::new(&plan);
         let first = &schedule.current;
@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn each_round_adds_one_rung_until_the_map_plateaus() {
         let s = two_maps(true);
-        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         let plan = plan(a, b, c);
         let estimates = Estimates::default();
         let clock = clock(&estimates);
@@ -357,7 +357,7 @@ mod tests {
     #[test]
     fn a_map_within_the_tolerance_of_the_exact_machine_runs_no_further() {
         let s = two_maps(true);
-        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         let plan = plan(a, b, c);
         let estimates = Estimates::default();
         let mut schedule = Schedule::new(&plan);
@@ -390,7 +390,7 @@ mod tests {
     #[test]
     fn the_clock_stops_a_map_whose_next_rung_does_not_fit() {
         let s = two_maps(true);
-        let (a, b, c) = (s.maps[0].name, s.maps[1].name, s.maps[2].name);
+        let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         let plan = Sweep {
             per_map: vec![
                 (a, vec![64, 128, 256]),

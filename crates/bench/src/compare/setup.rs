@@ -9,7 +9,7 @@ use super::CompareOptions;
 use crate::error::{Error, Result};
 use rfbench_data::{DatasetEntry, Norm, Prepared, Step, Task};
 use rfbench_registry::params::MAX_COUNT;
-use rfbench_registry::{KernelInfo, LearnerInfo, MapInfo, Needs, TaskKind};
+use rfbench_registry::{KernelInfo, LearnerInfo, Needs, Series, TaskKind};
 
 /// Rows of the tuning and pilot runs (a subsample of the data when it has more).
 pub const PILOT_ROWS: usize = 2000;
@@ -43,7 +43,9 @@ pub struct Setup {
     /// The median distance the candidates are multiples of (`None`: no candidates, or one given).
     pub median: Option<f64>,
     pub normalise: Step,
-    pub maps: Vec<&'static MapInfo>,
+    /// The series compared: each map, and the variants the registry has compare sweep beside
+    /// it (RFF's phase form), each with its own ladder, penalty and decisions.
+    pub maps: Vec<Series>,
     pub ladder: Vec<usize>,
     /// The learner on the features and on the raw inputs.
     pub learner: &'static LearnerInfo,
@@ -157,9 +159,10 @@ impl Setup {
         TaskKind::from(self.task)
     }
 
-    /// The names of the maps compared, in the registry's order.
+    /// The names of the series compared (maps, and variants such as `rff:phase`), in the
+    /// registry's order.
     pub fn map_names(&self) -> Vec<&'static str> {
-        self.maps.iter().map(|m| m.name).collect()
+        self.maps.iter().map(Series::name).collect()
     }
 
     /// The preprocessing of the specs: a subsample (tuning and pilot), a new split per
@@ -475,17 +478,19 @@ fn plain_name(path: &Path) -> String {
     }
 }
 
-/// The registry's feature maps that approximate `kernel` and are in the default comparison (or
-/// those named, each checked).
-fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<&'static MapInfo>> {
-    let all: Vec<&'static MapInfo> = rfbench_registry::MAPS
+/// The registry's feature maps that approximate `kernel` and are in the default comparison,
+/// each with the variants the registry sweeps beside it (or the series named, each checked: a
+/// map's name, or a variant's such as `rff:phase`).
+fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<Series>> {
+    let all: Vec<Series> = rfbench_registry::MAPS
         .iter()
         .filter(|m| m.is_feature_map() && m.kernels.contains(&kernel.name))
+        .flat_map(rfbench_registry::series::of_map)
         .collect();
     let Some(named) = named else {
         let maps: Vec<_> = all
             .into_iter()
-            .filter(|m| m.in_default_comparison)
+            .filter(|s| s.map.in_default_comparison)
             .collect();
         if maps.is_empty() {
             return Err(Error::Experiment(format!(
@@ -508,9 +513,9 @@ fn choose_maps(kernel: &KernelInfo, named: Option<&[String]>) -> Result<Vec<&'st
     named
         .iter()
         .map(|m| {
-            all.iter().copied().find(|a| a.name == m).ok_or_else(|| {
-                let names: Vec<&str> = all.iter().map(|a| a.name).collect();
-                let what = match rfbench_registry::map(m) {
+            all.iter().copied().find(|a| a.name() == m).ok_or_else(|| {
+                let names: Vec<&str> = all.iter().map(Series::name).collect();
+                let what = match rfbench_registry::series::named(m) {
                     Some(_) => format!("does not approximate the {} kernel", kernel.name),
                     None => "is not a map of the registry".to_string(),
                 };

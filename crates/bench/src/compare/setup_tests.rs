@@ -281,15 +281,15 @@ fn maps_are_the_kernels_default_ones_or_those_named() {
     assert!(!defaults.is_empty());
     for m in &defaults {
         assert!(
-            m.in_default_comparison && m.kernels.contains(&kernel.name),
+            m.map.in_default_comparison && m.map.kernels.contains(&kernel.name),
             "{m:?}"
         );
     }
-    assert!(!defaults.iter().any(|m| m.name == optional.name));
+    assert!(!defaults.iter().any(|m| m.name() == optional.name));
     // Named maps come in the order given.
-    let named = [optional.name.to_string(), defaults[0].name.to_string()];
+    let named = [optional.name.to_string(), defaults[0].name().to_string()];
     let chosen: Vec<_> = choose_maps(kernel, Some(&named)).unwrap();
-    assert_eq!(chosen.iter().map(|m| m.name).collect::<Vec<_>>(), named);
+    assert_eq!(chosen.iter().map(|m| m.name()).collect::<Vec<_>>(), named);
     let err = choose_maps(kernel, Some(&["no-such-map".to_string()]))
         .unwrap_err()
         .to_string();
@@ -301,6 +301,43 @@ fn maps_are_the_kernels_default_ones_or_those_named() {
         err.starts_with(&want) && err.contains(optional.name),
         "{err}"
     );
+}
+
+/// A map's variants (RFF's phase form) are series of their own: in the default comparison
+/// right after their map, and selectable alone by `--maps`, by their registry name.
+#[test]
+fn a_maps_variants_are_compared_beside_it_and_can_be_named_alone() {
+    let (map, variant) = rfbench_registry::MAPS
+        .iter()
+        .find_map(|m| Some((m, m.compare_variants.first()?)))
+        .unwrap();
+    let kernel = rfbench_registry::kernel(map.kernels[0]).unwrap();
+    let defaults: Vec<&str> = choose_maps(kernel, None)
+        .unwrap()
+        .iter()
+        .map(Series::name)
+        .collect();
+    let at = defaults.iter().position(|n| *n == map.name).unwrap();
+    assert_eq!(defaults.get(at + 1), Some(&variant.name), "{defaults:?}");
+    let alone = choose_maps(kernel, Some(&[variant.name.to_string()])).unwrap();
+    assert_eq!(alone.len(), 1);
+    assert_eq!(alone[0].variant, Some(variant));
+    assert_eq!(alone[0].map.name, map.name);
+    // Named twice, or for a kernel its map does not approximate: refused, by name.
+    let twice = [variant.name.to_string(), variant.name.to_string()];
+    let err = choose_maps(kernel, Some(&twice)).unwrap_err().to_string();
+    assert!(
+        err.contains(&format!("{} is named twice", variant.name)),
+        "{err}"
+    );
+    let other = rfbench_registry::KERNELS
+        .iter()
+        .find(|k| !map.kernels.contains(&k.name))
+        .unwrap();
+    let err = choose_maps(other, Some(&[variant.name.to_string()]))
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("does not approximate"), "{err}");
 }
 
 #[test]

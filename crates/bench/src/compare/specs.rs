@@ -20,7 +20,7 @@ use crate::spec::raw::{table, unspanned, RawCheck, RawSpec, Table};
 use crate::spec::Profile;
 use rfbench_registry::kinds::{column, GRAM_ERROR, LEARNING, TRAIN_SIZE};
 use rfbench_registry::maps::N_COMPONENTS;
-use rfbench_registry::LearnerInfo;
+use rfbench_registry::{LearnerInfo, MapInfo, Series};
 
 /// The values the tuning run chose, used as constants by the pilot and the sweep: the maps'
 /// (chosen with the tuning map and the learner on its features) and the exact machine's own
@@ -32,12 +32,24 @@ pub struct Tuned {
     /// The exact machine's bandwidth (`None` where the kernel has none or it was given).
     pub exact_sigma: Option<f64>,
     pub exact_penalty: f64,
-    /// The learner's penalty chosen for each map on its own features (`tune-maps.toml`), by
-    /// the map's place in the registry; `None`: [`Tuned::penalty`].
-    pub map_penalties: [Option<f64>; MAX_MAPS],
+    /// The learner's penalty chosen for each series (map, or variant of one) on its own
+    /// features (`tune-maps.toml`), by the series' place in the registry
+    /// ([`rfbench_registry::series::all`]); `None`: [`Tuned::penalty`].
+    pub map_penalties: [Option<OwnPenalty>; MAX_MAPS],
+    /// The penalty chosen again for a series at the last rung of its sweep
+    /// (`tune-last.toml`): that cell's own; the series' other cells keep
+    /// [`Tuned::map_penalties`]'.
+    pub last_rungs: [Option<OwnPenalty>; MAX_MAPS],
 }
 
-/// Room for every map of the registry in [`Tuned::map_penalties`] (a test checks it).
+/// A penalty chosen for one series on its own features, and the D it was chosen at.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OwnPenalty {
+    pub value: f64,
+    pub d: usize,
+}
+
+/// Room for every series of the registry in [`Tuned::map_penalties`] (a test checks it).
 pub const MAX_MAPS: usize = 24;
 
 impl Tuned {
@@ -54,39 +66,84 @@ impl Tuned {
             exact_sigma,
             exact_penalty,
             map_penalties: [None; MAX_MAPS],
+            last_rungs: [None; MAX_MAPS],
         }
     }
 
-    /// The learner's penalty on `map`'s features: its own, or the tuning map's.
+    /// The learner's penalty on the features of `map` (a series): its own, or the tuning
+    /// map's.
     pub fn penalty_for(&self, map: &str) -> f64 {
         map_slot(map)
             .and_then(|k| self.map_penalties[k])
-            .unwrap_or(self.penalty)
+            .map_or(self.penalty, |p| p.value)
     }
 
-    /// Records `map`'s own penalty.
-    pub fn set_penalty(&mut self, map: &str, penalty: f64) {
-        if let Some(k) = map_slot(map) {
-            self.map_penalties[k] = Some(penalty);
+    /// The learner's penalty in the cell of `map` (a series) at `d`: its last rung's own where
+    /// `d` is that rung, else [`Tuned::penalty_for`].
+    pub fn penalty_at(&self, map: &str, d: usize) -> f64 {
+        let last = map_slot(map).and_then(|k| self.last_rungs[k]);
+        match last {
+            Some(p) if p.d == d => p.value,
+            _ => self.penalty_for(map),
         }
     }
 
-    /// The maps tuned on their own, with their penalty, in registry order.
-    pub fn own_penalties(&self) -> Vec<(&'static str, f64)> {
-        let names = rfbench_registry::map_names();
-        names
-            .iter()
-            .enumerate()
-            .filter_map(|(k, name)| Some((*name, self.map_penalties.get(k).copied().flatten()?)))
-            .collect()
+    /// Records `map`'s own penalty, chosen at `d`.
+    pub fn set_penalty(&mut self, map: &str, value: f64, d: usize) {
+        if let Some(k) = map_slot(map) {
+            self.map_penalties[k] = Some(OwnPenalty { value, d });
+        }
+    }
+
+    /// Records the penalty of `map`'s cell at its last rung `d`, chosen there.
+    pub fn set_last_rung(&mut self, map: &str, value: f64, d: usize) {
+        if let Some(k) = map_slot(map) {
+            self.last_rungs[k] = Some(OwnPenalty { value, d });
+        }
+    }
+
+    /// The series tuned on their own, with their penalty, in registry order.
+    pub fn own_penalties(&self) -> Vec<(&'static str, OwnPenalty)> {
+        owned(&self.map_penalties)
+    }
+
+    /// The series whose last rung has a penalty of its own, in registry order.
+    pub fn last_rung_penalties(&self) -> Vec<(&'static str, OwnPenalty)> {
+        owned(&self.last_rungs)
     }
 }
 
+fn owned(slots: &[Option<OwnPenalty>; MAX_MAPS]) -> Vec<(&'static str, OwnPenalty)> {
+    let names = series_names();
+    names
+        .iter()
+        .enumerate()
+        .filter_map(|(k, name)| Some((*name, slots.get(k).copied().flatten()?)))
+        .collect()
+}
+
+fn series_names() -> Vec<&'static str> {
+    rfbench_registry::series::all().map(|s| s.name()).collect()
+}
+
 fn map_slot(map: &str) -> Option<usize> {
-    rfbench_registry::map_names()
+    series_names()
         .iter()
         .position(|n| *n == map)
         .filter(|&k| k < MAX_MAPS)
+}
+
+/// The D the tuning run chooses the bandwidth and the penalty at, with the tuning map: 512, or
+/// the ladder's top below it.
+pub fn tuning_d(setup: &Setup) -> usize {
+    512.min(*setup.ladder.last().unwrap_or(&512))
+}
+
+/// The most D a map whose components are rows (Nystroem's landmarks) may take in a search on
+/// `rows` tuning rows: the landmarks of a fold's training part, two thirds of the split's.
+pub fn tuning_landmarks(setup: &Setup, rows: usize) -> usize {
+    let fold_rows = (rows as f64 * (1.0 - setup.test_fraction) * 2.0 / 3.0) as usize;
+    super::budget::landmarks(fold_rows).max(1)
 }
 
 /// A spec as written: the comment lines above it, then the model.
@@ -116,7 +173,7 @@ pub fn tuning_map(setup: &Setup) -> &'static str {
         .kernel
         .tuning_map
         .filter(|m| setup.map_names().contains(m))
-        .unwrap_or(setup.maps[0].name)
+        .unwrap_or(setup.maps[0].name())
 }
 
 /// The tuning and pilot runs need one repetition; `[run]` asks for at least two, so every
@@ -243,15 +300,18 @@ pub fn tune(setup: &Setup, name: &str, rows: usize) -> Result<Written> {
         ]))),
     };
     w.spec.kernel = kernel(setup, sigma);
-    let d = 512.min(*setup.ladder.last().unwrap_or(&512));
+    let d = tuning_d(setup);
     let exact = rfbench_registry::exact_map().name;
-    let tuples = [
-        (tuning_map(setup), setup.learner),
-        (exact, setup.exact_learner),
-    ]
-    .iter()
-    .map(|(map, l)| Value::Array(vec![(*map).into(), l.name.into()]))
-    .collect();
+    // The tuning series' map, with its variant's parameters in the map's table.
+    let series = rfbench_registry::series::named(tuning_map(setup));
+    let map = series.map_or(tuning_map(setup), |s| s.map.name);
+    if let Some((key, values)) = series.and_then(|s| variant_axis(&[s])) {
+        w.spec.maps.insert(map.into(), table([(key, values)]));
+    }
+    let tuples = [(map, setup.learner), (exact, setup.exact_learner)]
+        .iter()
+        .map(|(map, l)| Value::Array(vec![(*map).into(), l.name.into()]))
+        .collect();
     w.spec.grid = table([
         ("map, learner", Value::Array(tuples)),
         (N_COMPONENTS.name, Value::Integer(d as i64)),
@@ -300,44 +360,89 @@ fn tuning_base(
     Ok(w)
 }
 
-/// `tune-maps`: the learner's penalty for each of `maps` on its own features at `d`, by 3-fold
-/// cross-validation on the tuning rows, the bandwidth fixed at the tuned one.
+/// `name` (`tune-maps`, `tune-last`): the learner's penalty for each of `maps` (series, each
+/// with its D) on its own features, by 3-fold cross-validation on the tuning rows, the
+/// bandwidth fixed at the tuned one. A map whose components are rows takes at most
+/// [`tuning_landmarks`]. One entry of the grid per map, its series' D (and its variants'
+/// values, `[maps.rff] "form, n_components" = [["phase", 1024]]`) in its table.
 pub fn tune_maps(
     setup: &Setup,
     tuned: Tuned,
-    maps: &[&'static str],
-    d: usize,
+    name: &str,
+    maps: &[(&'static str, usize)],
     rows: usize,
 ) -> Result<Written> {
     let what = "each map's own penalty on its features, by cross-validation on a subsample";
-    let mut w = tuning_base(setup, "tune-maps", what, rows, 2)?;
+    let mut w = tuning_base(setup, name, what, rows, 2)?;
     w.spec.kernel = tuned_kernel(setup, tuned);
-    // Nystroem's landmarks are rows of a fold's training part: two thirds of the split's.
-    let fold_rows = (rows as f64 * (1.0 - setup.test_fraction) * 2.0 / 3.0) as usize;
-    let cap = super::budget::landmarks(fold_rows).max(1);
-    let tuples = maps
-        .iter()
-        .map(|map| {
-            let rows_map = rfbench_registry::map(map).is_some_and(|m| m.components_are_rows);
-            let size = if rows_map { d.min(cap) } else { d };
-            Value::Array(vec![
-                (*map).into(),
-                setup.learner.name.into(),
-                Value::Integer(size as i64),
-            ])
-        })
-        .collect();
-    let key = format!("map, learner, {}", N_COMPONENTS.name);
-    w.spec.grid = table([(key, Value::Array(tuples))]);
+    let cap = tuning_landmarks(setup, rows);
+    let sweep = Sweep {
+        per_map: maps
+            .iter()
+            .map(|&(series, d)| {
+                let size = match super::budget::components_are_rows(series) {
+                    true => d.min(cap),
+                    false => d,
+                };
+                (series, vec![size])
+            })
+            .collect(),
+        ..Sweep::default()
+    };
+    let mut tuples = Vec::new();
+    for (map, of_map) in by_map_with_ds(&sweep) {
+        tuples.push(Value::Array(vec![
+            map.name.into(),
+            setup.learner.name.into(),
+        ]));
+        w.spec
+            .maps
+            .insert(map.name.into(), map_table(&of_map, None));
+    }
+    w.spec.grid = table([("map, learner", Value::Array(tuples))]);
     let mut features = learner_table(setup.penalty, "cv".into(), false);
     features.insert("folds".into(), unspanned(3.into()));
     w.spec.learners.insert(setup.learner.name.into(), features);
     Ok(w)
 }
 
-/// The learners' tables: the tuned penalty, and the repetition cap of the learner on the
-/// features and of the exact one (`exact_once: None` when the exact machine is not in the grid:
-/// a table for a learner no cell has is refused as a typo would be).
+/// `series` grouped by their map, in order of first appearance.
+fn by_map(series: &[Series]) -> Vec<(&'static MapInfo, Vec<Series>)> {
+    let mut out: Vec<(&'static MapInfo, Vec<Series>)> = Vec::new();
+    for s in series {
+        match out.iter_mut().find(|(m, _)| m.name == s.map.name) {
+            Some((_, of_map)) => of_map.push(*s),
+            None => out.push((s.map, vec![*s])),
+        }
+    }
+    out
+}
+
+/// The values of the parameters that tell apart `of_map`'s series (one map's), as the key and
+/// value of an axis of the map's table: `form = ["paired", "phase"]`, or a zipped axis when
+/// the variants set several parameters; `None` when all of them are the map at its defaults.
+fn variant_axis(of_map: &[Series]) -> Option<(String, Value)> {
+    of_map.iter().find(|s| s.variant.is_some())?;
+    let params = of_map[0].variant_params();
+    let row = |s: &Series| -> Vec<Value> {
+        params
+            .iter()
+            .map(|p| Value::from(s.value_of(p).unwrap_or_default()))
+            .collect()
+    };
+    let values = of_map
+        .iter()
+        .map(|s| match row(s).as_slice() {
+            [one] => one.clone(),
+            many => Value::Array(many.to_vec()),
+        })
+        .collect();
+    Some((params.join(", "), Value::Array(values)))
+}
+
+/// The learners' tables: the repetition cap of the learner on the features, and the exact
+/// one's penalty and cap (`exact_once: None` when the exact machine is not in the grid: a table
+/// for a learner no cell has is refused as a typo would be).
 fn constants(
     spec: &mut RawSpec,
     setup: &Setup,
@@ -345,30 +450,19 @@ fn constants(
     once: bool,
     exact_once: Option<bool>,
 ) {
-    // The feature learner's penalty is a column of the grid's cells ([`grid`]): each map's own.
+    // The feature learner's penalty is in each map's table ([`grid`]): each series' own.
     if once {
         let features = table([("repetitions", Value::Integer(ONCE))]);
         spec.learners.insert(setup.learner.name.into(), features);
     }
     if let Some(exact_once) = exact_once {
-        let mut exact = learner_table(
+        let exact = learner_table(
             setup.exact_penalty,
             Value::Float(tuned.exact_penalty),
             exact_once,
         );
-        if shared_penalty(setup) {
-            exact.remove(setup.exact_penalty);
-        }
-        if !exact.is_empty() {
-            spec.learners.insert(setup.exact_learner.name.into(), exact);
-        }
+        spec.learners.insert(setup.exact_learner.name.into(), exact);
     }
-}
-
-/// Whether the exact learner's penalty is the feature learner's parameter (C and C, alpha and
-/// alpha): then the grid's penalty column carries it.
-fn shared_penalty(setup: &Setup) -> bool {
-    setup.exact_penalty == setup.penalty
 }
 
 /// The kernel with the tuned bandwidth.
@@ -396,7 +490,7 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
             .map(|m| {
                 let mut ds = vec![setup.ladder[0], pilot_d];
                 ds.dedup();
-                (m.name, ds)
+                (m.name(), ds)
             })
             .collect(),
         exact_train_size: Some(0),
@@ -405,7 +499,7 @@ pub fn pilot(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
     grid(&mut w.spec, setup, &sweep, tuned, true);
     // The exact machine on half the training rows too: how its time grows with them.
     if let Some(half) = super::budget::exact_half(super::budget::pilot_train(setup)) {
-        let key = format!("map, learner, {}, {}", TRAIN_SIZE.name, setup.penalty);
+        let key = grid_key();
         if let Some(Value::Array(tuples)) = w.spec.grid.get_mut(&key).map(|v| v.get_mut()) {
             let exact = rfbench_registry::exact_map().name;
             // A copy of the exact cell on all rows, at half of them.
@@ -448,7 +542,16 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     }
     chosen.push(format!("{} = {:?}", setup.penalty, tuned.penalty));
     for (map, own) in tuned.own_penalties() {
-        chosen.push(format!("{map}'s own {} = {own:?}", setup.penalty));
+        chosen.push(format!(
+            "{map}'s own {} = {:?} (at D = {})",
+            setup.penalty, own.value, own.d
+        ));
+    }
+    for (map, own) in tuned.last_rung_penalties() {
+        chosen.push(format!(
+            "{map}'s own {} at its last D = {}: {:?}",
+            setup.penalty, own.d, own.value
+        ));
     }
     if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.exact_sigma, setup.median) {
         chosen.push(format!("the exact machine's own {name} = {sigma:?}"));
@@ -472,9 +575,19 @@ pub fn sweep(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     constants(&mut w.spec, setup, tuned, false, exact_once);
     add_total_seconds(&mut w.spec);
     let metric = setup.task_kind().score_metric();
+    let mut variant_params: Vec<&str> = Vec::new();
+    for (series, _) in ran(sweep).filter(|(s, _)| s.variant.is_some()) {
+        variant_params.extend(series.variant_params());
+    }
+    variant_params.dedup();
     w.spec.figures = vec![
-        figure(SCORE_FIGURE, metric, metric_label(setup)),
-        figure(TIME_FIGURE, TOTAL_SECONDS, "Map + train + predict (s)"),
+        figure(SCORE_FIGURE, metric, metric_label(setup), &variant_params),
+        figure(
+            TIME_FIGURE,
+            TOTAL_SECONDS,
+            "Map + train + predict (s)",
+            &variant_params,
+        ),
     ];
     Ok(w)
 }
@@ -518,14 +631,19 @@ fn add_total_seconds(spec: &mut RawSpec) {
     );
 }
 
-/// A figure of `y` against D, one series per map, log x.
-fn figure(name: &str, y: &str, y_label: &str) -> RawFigure {
+/// A figure of `y` against D, one series per map and variant (`variant_params`: the columns
+/// that tell a map's variants apart, such as `form`), log x.
+fn figure(name: &str, y: &str, y_label: &str, variant_params: &[&str]) -> RawFigure {
+    let series = std::iter::once("map")
+        .chain(variant_params.iter().copied())
+        .map(|c| unspanned(c.to_string()))
+        .collect();
     RawFigure {
         name: Some(unspanned(name.into())),
         title: None,
         x: unspanned(N_COMPONENTS.name.into()),
         y: unspanned(y.into()),
-        series: Some(vec![unspanned("map".into())]),
+        series: Some(series),
         panels: None,
         filter: BTreeMap::new(),
         log_x: true,
@@ -553,19 +671,24 @@ pub fn gram(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
         .insert(samples.into(), unspanned(Value::Integer(rows as i64)));
     w.spec.kernel = tuned_kernel(setup, tuned);
     // A map whose components are rows cannot take more than the rows compared.
-    let per_map: Vec<(&str, Vec<usize>)> = sweep
-        .per_map
-        .iter()
-        .map(|(map, ds)| {
-            let fits = |d: &&usize| !super::budget::components_are_rows(map) || **d <= rows;
-            (*map, ds.iter().filter(fits).copied().collect::<Vec<_>>())
-        })
-        .filter(|(_, ds)| !ds.is_empty())
-        .collect();
-    let maps: Vec<Value> = per_map.iter().map(|(m, _)| Value::from(*m)).collect();
+    let fitting = Sweep {
+        per_map: sweep
+            .per_map
+            .iter()
+            .map(|(map, ds)| {
+                let fits = |d: &&usize| !super::budget::components_are_rows(map) || **d <= rows;
+                (*map, ds.iter().filter(fits).copied().collect::<Vec<_>>())
+            })
+            .collect(),
+        ..Sweep::default()
+    };
+    let per_map = by_map_with_ds(&fitting);
+    let maps: Vec<Value> = per_map.iter().map(|(m, _)| Value::from(m.name)).collect();
     w.spec.grid = table([("map", Value::Array(maps))]);
-    for (map, ds) in &per_map {
-        w.spec.maps.insert(map.to_string(), components(ds));
+    for (map, of_map) in &per_map {
+        w.spec
+            .maps
+            .insert(map.name.to_string(), map_table(of_map, None));
     }
     w.spec.check = check(column::RELATIVE_FROBENIUS);
     Ok(w)
@@ -585,32 +708,35 @@ fn metric_label(setup: &Setup) -> &'static str {
     }
 }
 
-/// The `[grid]`: the linear baseline (when `baseline`), the exact machine (on a subsample of the training rows
-/// when `exact_train_size` says so; absent when `None`; with its own bandwidth), every map with
-/// its own list of D.
+/// The key of the sweep's grid: one entry per component; the penalties and each map's D are
+/// in the components' tables.
+fn grid_key() -> String {
+    format!("map, learner, {}", TRAIN_SIZE.name)
+}
+
+/// The `[grid]`: the linear baseline (when `baseline`), the exact machine (on a subsample of
+/// the training rows when `exact_train_size` says so; absent when `None`; with its own
+/// bandwidth), every map that runs. Each map's table gives its D and the learner's penalty on
+/// its features ([`map_table`]), the baseline's the tuning map's penalty; the exact machine's
+/// penalty is in its learner's table ([`constants`]).
 fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned, baseline: bool) {
-    let cell = |map: &str, learner: &LearnerInfo, size: usize, penalty: f64| {
+    let cell = |map: &str, learner: &LearnerInfo, size: usize| {
         Value::Array(vec![
             map.into(),
             learner.name.into(),
             Value::Integer(size as i64),
-            Value::Float(penalty),
         ])
     };
     let raw = rfbench_registry::raw_map().name;
     let mut tuples = Vec::new();
     if baseline {
-        tuples.push(cell(raw, setup.learner, 0, tuned.penalty));
+        tuples.push(cell(raw, setup.learner, 0));
+        let penalty = table([(setup.penalty, Value::Float(tuned.penalty))]);
+        spec.maps.insert(raw.into(), penalty);
     }
     if let Some(size) = sweep.exact_train_size {
         let exact = rfbench_registry::exact_map().name;
-        // The column is the feature learner's penalty: the exact machine's own where it is
-        // the same parameter, else a value the exact learner does not take (left out).
-        let own = match shared_penalty(setup) {
-            true => tuned.exact_penalty,
-            false => tuned.penalty,
-        };
-        tuples.push(cell(exact, setup.exact_learner, size, own));
+        tuples.push(cell(exact, setup.exact_learner, size));
         let param = setup.kernel.bandwidth_param();
         if let (Some(param), Some(sigma)) = (param, tuned.exact_sigma) {
             if tuned.exact_sigma != tuned.sigma {
@@ -619,13 +745,75 @@ fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned, baseline
             }
         }
     }
-    let ran = || sweep.per_map.iter().filter(|(_, ds)| !ds.is_empty());
-    tuples.extend(ran().map(|(map, _)| cell(map, setup.learner, 0, tuned.penalty_for(map))));
-    let key = format!("map, learner, {}, {}", TRAIN_SIZE.name, setup.penalty);
-    spec.grid = table([(key, Value::Array(tuples))]);
-    for (map, ds) in ran() {
-        spec.maps.insert(map.to_string(), components(ds));
+    for (map, of_map) in by_map_with_ds(sweep) {
+        tuples.push(cell(map.name, setup.learner, 0));
+        let table = map_table(&of_map, Some((setup.penalty, &tuned)));
+        spec.maps.insert(map.name.into(), table);
     }
+    spec.grid = table([(grid_key(), Value::Array(tuples))]);
+}
+
+/// The series of `sweep` that run (with D to run), as registry series.
+fn ran(sweep: &Sweep) -> impl Iterator<Item = (Series, &Vec<usize>)> {
+    sweep
+        .per_map
+        .iter()
+        .filter(|(_, ds)| !ds.is_empty())
+        .filter_map(|(name, ds)| Some((rfbench_registry::series::named(name)?, ds)))
+}
+
+/// The series of `sweep` that run, grouped by map in order of first appearance, with their D.
+fn by_map_with_ds(sweep: &Sweep) -> Vec<(&'static MapInfo, Vec<(Series, Vec<usize>)>)> {
+    let ran: Vec<(Series, Vec<usize>)> = ran(sweep).map(|(s, ds)| (s, ds.clone())).collect();
+    let series: Vec<Series> = ran.iter().map(|(s, _)| *s).collect();
+    by_map(&series)
+        .into_iter()
+        .map(|(map, of_map)| {
+            let with_ds = of_map
+                .iter()
+                .filter_map(|s| ran.iter().find(|(r, _)| r == s).cloned())
+                .collect();
+            (map, with_ds)
+        })
+        .collect()
+}
+
+/// One map's table: its D and, with `penalty` (the parameter's name and the tuned values), the
+/// learner's penalty on its features, one zipped axis of (D, penalty) so that a cell's penalty
+/// is its own (`"n_components, C" = [[64, 0.5], [128, 0.5]]`); where its variants run (RFF's
+/// phase form), their parameters lead each entry, so that each series has its own ladder and
+/// penalty: `"form, n_components, C" = [["paired", 64, 0.5], ["phase", 64, 0.25]]`. Without a
+/// penalty (the Gram step), a list of D, or the zipped (variant parameters, D).
+fn map_table(of_map: &[(Series, Vec<usize>)], penalty: Option<(&str, &Tuned)>) -> Table {
+    let series: Vec<Series> = of_map.iter().map(|(s, _)| *s).collect();
+    let variants = variant_axis(&series);
+    if let (None, None) = (penalty, &variants) {
+        return components(&of_map[0].1);
+    }
+    let (params, values) = match variants {
+        Some((params, Value::Array(values))) => (Some(params), values),
+        _ => (None, Vec::new()),
+    };
+    let mut rows = Vec::new();
+    for (k, (s, ds)) in of_map.iter().enumerate() {
+        for &d in ds {
+            let mut row = match values.get(k) {
+                Some(Value::Array(many)) => many.clone(),
+                Some(one) => vec![one.clone()],
+                None => Vec::new(),
+            };
+            row.push(Value::Integer(d as i64));
+            if let Some((_, tuned)) = penalty {
+                row.push(Value::Float(tuned.penalty_at(s.name(), d)));
+            }
+            rows.push(Value::Array(row));
+        }
+    }
+    let names = params
+        .into_iter()
+        .chain([N_COMPONENTS.name.to_string()])
+        .chain(penalty.map(|(name, _)| name.to_string()));
+    table([(names.collect::<Vec<_>>().join(", "), Value::Array(rows))])
 }
 
 #[cfg(test)]
@@ -647,19 +835,34 @@ mod tests {
 
     #[test]
     fn every_map_of_the_registry_has_room_for_its_own_penalty() {
-        assert!(rfbench_registry::map_names().len() <= MAX_MAPS);
+        assert!(series_names().len() <= MAX_MAPS);
         let mut t = tuned();
-        t.set_penalty("nystroem", 8.0);
+        t.set_penalty("nystroem", 8.0, 256);
         assert_eq!(
             (t.penalty_for("nystroem"), t.penalty_for("rff")),
             (8.0, 0.5)
         );
-        assert_eq!(t.own_penalties(), [("nystroem", 8.0)]);
+        let own = OwnPenalty { value: 8.0, d: 256 };
+        assert_eq!(t.own_penalties(), [("nystroem", own)]);
+        // A last rung's own penalty is that cell's only.
+        t.set_last_rung("nystroem", 2.0, 1024);
+        assert_eq!(t.penalty_at("nystroem", 1024), 2.0);
+        assert_eq!(t.penalty_at("nystroem", 512), 8.0);
+        assert_eq!(t.penalty_at("rff", 1024), 0.5);
+        let last = OwnPenalty {
+            value: 2.0,
+            d: 1024,
+        };
+        assert_eq!(t.last_rung_penalties(), [("nystroem", last)]);
     }
 
     fn sweep_of(setup: &Setup) -> Sweep {
         Sweep {
-            per_map: setup.maps.iter().map(|m| (m.name, vec![64, 128])).collect(),
+            per_map: setup
+                .maps
+                .iter()
+                .map(|m| (m.name(), vec![64, 128]))
+                .collect(),
             exact_train_size: Some(0),
             skipped: vec!["a map at D >= 256: over the budget".into()],
         }
@@ -722,7 +925,7 @@ mod tests {
             assert_eq!(sweep_plan.cells.len(), 2 * s.maps.len() + 1, "{kernel}");
             // A confirmation round: one map's cell and the exact machine, 12 repetitions.
             let one = Sweep {
-                per_map: vec![(s.maps[0].name, vec![128])],
+                per_map: vec![(s.maps[0].name(), vec![128])],
                 exact_train_size: Some(0),
                 skipped: Vec::new(),
             };
@@ -738,29 +941,178 @@ mod tests {
         }
     }
 
-    /// `tune-maps` plans one cell per map searched; in the sweep each map's cells take its own
-    /// penalty, the others and the baseline the tuning map's, the exact machine its own.
+    /// The series of a planned cell: its map, and its variant's parameters.
+    fn series_of(cell: &crate::spec::Cell) -> &'static str {
+        let text = |p: &str| cell.map_params.get(p).and_then(|v| v.as_str());
+        Series::of(cell.map.name, text).map_or(cell.map.name, |s| s.name())
+    }
+
+    /// `tune-maps` plans one cell per series searched; in the sweep each series' cells take
+    /// its own penalty, the others and the baseline the tuning map's, the exact machine its own.
     fn per_map_penalties_reach_their_cells(s: &Setup, kernel: &str) {
-        let maps: Vec<&str> = s.maps.iter().skip(1).map(|m| m.name).collect();
-        let plan = plans(&tune_maps(s, tuned(), &maps, 128, s.tuning_rows()).unwrap());
+        let maps: Vec<&str> = s.maps.iter().skip(1).map(|m| m.name()).collect();
+        let at: Vec<(&str, usize)> = maps.iter().map(|m| (*m, 128)).collect();
+        let written = tune_maps(s, tuned(), "tune-maps", &at, s.tuning_rows()).unwrap();
+        let plan = plans(&written);
         assert_eq!(plan.cells.len(), maps.len(), "{kernel}");
-        let mut t = tuned();
-        t.set_penalty(s.maps[1].name, 8.0);
-        let sweep_plan = plans(&sweep(s, t, &sweep_of(s)).unwrap());
-        for cell in &sweep_plan.cells {
-            let name = cell.map.name;
-            let (params, param) = match cell.learner.map(|l| l.name) {
-                Some(l) if l == s.exact_learner.name => (&cell.learner_params, s.exact_penalty),
-                _ => (&cell.learner_params, s.penalty),
-            };
-            let want = match name {
-                _ if name == rfbench_registry::exact_map().name => t.exact_penalty,
-                _ if name == s.maps[1].name => 8.0,
-                _ => t.penalty,
-            };
-            let got = params.get(param).and_then(|v| v.as_f64());
-            assert_eq!(got, Some(want), "{kernel}, {name}");
+        let planned: Vec<&str> = plan.cells.iter().map(series_of).collect();
+        assert_eq!(planned.len(), maps.len(), "{kernel}");
+        assert!(
+            maps.iter().all(|m| planned.contains(m)),
+            "{kernel}: {planned:?}"
+        );
+        for own in s.maps.iter().skip(1).map(|m| m.name()) {
+            let mut t = tuned();
+            t.set_penalty(own, 8.0, 128);
+            let sweep_plan = plans(&sweep(s, t, &sweep_of(s)).unwrap());
+            for cell in &sweep_plan.cells {
+                let name = series_of(cell);
+                let param = match cell.learner.map(|l| l.name) {
+                    Some(l) if l == s.exact_learner.name => s.exact_penalty,
+                    _ => s.penalty,
+                };
+                let want = match name {
+                    _ if name == rfbench_registry::exact_map().name => t.exact_penalty,
+                    _ if name == own => 8.0,
+                    _ => t.penalty,
+                };
+                let got = cell.learner_params.get(param).and_then(|v| v.as_f64());
+                assert_eq!(got, Some(want), "{kernel}, {name}");
+            }
         }
+    }
+
+    /// A map swept with its variants (RFF and its phase form) is one zipped axis of its table:
+    /// each series its own D and penalty, the form in the cells, and the figures' series.
+    #[test]
+    fn a_variant_has_its_own_ladder_penalty_and_figure_series() {
+        let s = setup("gaussian", Task::Binary, None);
+        let variant = s.maps.iter().find(|m| m.variant.is_some()).unwrap();
+        let plain = Series::plain(variant.map);
+        let param = variant.variant.unwrap().param;
+        let mut t = tuned();
+        t.set_penalty(variant.name(), 8.0, 128);
+        let sweep = Sweep {
+            per_map: vec![
+                (plain.name(), vec![64, 128, 256]),
+                (variant.name(), vec![64]),
+            ],
+            exact_train_size: None,
+            skipped: Vec::new(),
+        };
+        let w = super::sweep(&s, t, &sweep).unwrap();
+        let plan = plans(&w);
+        let cells: Vec<(&str, usize, f64)> = plan
+            .cells
+            .iter()
+            .filter(|c| c.map.name == plain.map.name)
+            .map(|c| {
+                let d = c
+                    .map_params
+                    .get(N_COMPONENTS.name)
+                    .and_then(|v| v.as_usize());
+                let penalty = c.learner_params.get(s.penalty).and_then(|v| v.as_f64());
+                (series_of(c), d.unwrap(), penalty.unwrap())
+            })
+            .collect();
+        assert_eq!(
+            cells,
+            [
+                (plain.name(), 64, 0.5),
+                (plain.name(), 128, 0.5),
+                (plain.name(), 256, 0.5),
+                (variant.name(), 64, 8.0)
+            ]
+        );
+        for figure in &w.spec.figures {
+            let series: Vec<&str> = figure
+                .series
+                .iter()
+                .flatten()
+                .map(|c| c.get_ref().as_str())
+                .collect();
+            assert_eq!(series, ["map", param]);
+        }
+        // The variant alone: still its parameter in every cell.
+        let alone = Sweep {
+            per_map: vec![(variant.name(), vec![64, 128])],
+            ..sweep.clone()
+        };
+        let plan = plans(&super::sweep(&s, t, &alone).unwrap());
+        let variants = plan
+            .cells
+            .iter()
+            .filter(|c| series_of(c) == variant.name())
+            .count();
+        assert_eq!(variants, 2);
+        // The map alone: no parameter written, the figures' series the map only.
+        let only = Sweep {
+            per_map: vec![(plain.name(), vec![64])],
+            ..sweep.clone()
+        };
+        let w = super::sweep(&s, t, &only).unwrap();
+        let keys: Vec<&String> = w.spec.maps[plain.map.name].keys().collect();
+        assert_eq!(keys, [&format!("{}, {}", N_COMPONENTS.name, s.penalty)]);
+        assert_eq!(w.spec.figures[0].series.as_ref().map(Vec::len), Some(1));
+        let gram = plans(&gram(&s, t, &sweep).unwrap());
+        let grams: Vec<&str> = gram.cells.iter().map(series_of).collect();
+        assert_eq!(
+            grams,
+            [plain.name(), plain.name(), plain.name(), variant.name()]
+        );
+    }
+
+    /// A last rung's penalty reaches that cell only; `tune-last` searches each series at its
+    /// own D (a map with variants: each at its own, in its table).
+    #[test]
+    fn a_last_rungs_penalty_is_its_cells_and_each_series_is_searched_at_its_d() {
+        let s = setup("gaussian", Task::Binary, None);
+        let variant = s.maps.iter().find(|m| m.variant.is_some()).unwrap();
+        let plain = Series::plain(variant.map);
+        let mut t = tuned();
+        t.set_last_rung(variant.name(), 8.0, 256);
+        let sweep = Sweep {
+            per_map: vec![
+                (plain.name(), vec![64, 256]),
+                (variant.name(), vec![64, 256]),
+            ],
+            ..Sweep::default()
+        };
+        let plan = plans(&super::sweep(&s, t, &sweep).unwrap());
+        let cells: Vec<(&str, usize, f64)> = plan
+            .cells
+            .iter()
+            .filter(|c| c.map.name == plain.map.name)
+            .map(|c| {
+                let d = c
+                    .map_params
+                    .get(N_COMPONENTS.name)
+                    .and_then(|v| v.as_usize());
+                let penalty = c.learner_params.get(s.penalty).and_then(|v| v.as_f64());
+                (series_of(c), d.unwrap(), penalty.unwrap())
+            })
+            .collect();
+        let want = [
+            (plain.name(), 64, 0.5),
+            (plain.name(), 256, 0.5),
+            (variant.name(), 64, 0.5),
+            (variant.name(), 256, 8.0),
+        ];
+        assert_eq!(cells, want);
+        let at = [(plain.name(), 1024), (variant.name(), 256)];
+        let plan = plans(&tune_maps(&s, t, "tune-last", &at, s.tuning_rows()).unwrap());
+        let searched: Vec<(&str, usize)> = plan
+            .cells
+            .iter()
+            .map(|c| {
+                let d = c
+                    .map_params
+                    .get(N_COMPONENTS.name)
+                    .and_then(|v| v.as_usize());
+                (series_of(c), d.unwrap())
+            })
+            .collect();
+        assert_eq!(searched, at);
     }
 
     #[test]

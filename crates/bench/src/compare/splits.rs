@@ -51,7 +51,7 @@ mod tests {
         let s = setup("gaussian", Task::Binary, None);
         let tuned = Tuned::new(Some(1.0), 1.0, Some(1.0), 1.0);
         let sweep = crate::compare::budget::Sweep {
-            per_map: vec![(s.maps[0].name, vec![64])],
+            per_map: vec![(s.maps[0].name(), vec![64])],
             exact_train_size: Some(0),
             skipped: Vec::new(),
         };

@@ -3,7 +3,7 @@
 
 use super::setup::Setup;
 use rfbench_data::Task;
-use rfbench_registry::{LearnerInfo, MapInfo, Needs, TaskKind};
+use rfbench_registry::{LearnerInfo, Needs, Series, TaskKind};
 
 const ENTRY: &str = r#"
 name = "toy"
@@ -23,7 +23,8 @@ pub fn default_learner(task: TaskKind, needs: Needs) -> &'static LearnerInfo {
     rfbench_registry::compare_default_learner(task, needs).unwrap()
 }
 
-/// 600 rows (450 training rows, no test rows), 4 features, the kernel's default maps, ladder
+/// 600 rows (450 training rows, no test rows), 4 features, the kernel's default maps (and their
+/// variants), ladder
 /// 64, 128, 256, three repetitions, seed 7; bandwidth candidates 0.5, 1, 2 around a median of 1.
 pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
     let kernel = rfbench_registry::kernel(kernel).unwrap();
@@ -59,6 +60,7 @@ pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
             .iter()
             .filter(|m| m.is_feature_map() && m.in_default_comparison)
             .filter(|m| m.kernels.contains(&kernel.name))
+            .flat_map(rfbench_registry::series::of_map)
             .collect(),
         ladder: vec![64, 128, 256],
         learner,
@@ -76,14 +78,14 @@ pub fn setup(kernel: &str, task: Task, learner: Option<&str>) -> Setup {
 /// rows, then (when `with_rows`) one whose components are (Nystroem's landmarks).
 pub fn two_maps(with_rows: bool) -> Setup {
     let mut s = setup("gaussian", Task::Binary, None);
-    let plain: Vec<&'static MapInfo> = s
+    let plain: Vec<Series> = s
         .maps
         .iter()
         .copied()
-        .filter(|m| !m.components_are_rows)
+        .filter(|m| !m.map.components_are_rows && m.variant.is_none())
         .take(2)
         .collect();
-    let rows = s.maps.iter().copied().find(|m| m.components_are_rows);
+    let rows = s.maps.iter().copied().find(|m| m.map.components_are_rows);
     s.maps = plain;
     s.maps.extend(rows.filter(|_| with_rows));
     assert_eq!(s.maps.len(), 2 + usize::from(with_rows), "{:?}", s.maps);

@@ -14,6 +14,7 @@ use super::steps::{self, Progress};
 use crate::error::{Error, Result};
 use crate::results::{CellValue, ResultRow};
 use crate::run::RunOptions;
+use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::{ChosenBy, TunedColumns};
 
 /// Rows of the probe that times the tuning run before its rows are chosen.
@@ -78,7 +79,7 @@ pub const MAPS_SHARE: f64 = 0.1;
 /// Learner fits of the search's two repetitions (two validation splits) of a 3-fold search
 /// over the penalty's 11 values, in fits on all the rows: each fold's 11 on two thirds of them,
 /// then the refit.
-const SEARCH_FITS: f64 = 2.0 * (3.0 * 11.0 * 2.0 / 3.0 + 1.0);
+pub(super) const SEARCH_FITS: f64 = 2.0 * (3.0 * 11.0 * 2.0 / 3.0 + 1.0);
 
 /// Chooses the learner's penalty for each map on its own features at the pilot's `d`
 /// (`tune-maps.toml`, on `rows` tuning rows), within [`MAPS_SHARE`] of `budget`: the maps whose
@@ -119,31 +120,51 @@ pub fn per_map(
         setup.penalty,
         maps.join(", ")
     ));
-    let spec = specs::tune_maps(setup, *tuned, &maps, d, rows)?;
+    let at: Vec<(&'static str, usize)> = maps.iter().map(|m| (*m, d)).collect();
+    let spec = specs::tune_maps(setup, *tuned, "tune-maps", &at, rows)?;
     let outcome = context.run_spec("tune-maps", &spec, &[])?;
-    let columns = TunedColumns::new(setup.penalty, ChosenBy::Learner, true);
     let results = steps::read(&outcome)?;
     for map in maps {
-        let rows: Vec<&ResultRow> = results
-            .rows
-            .iter()
-            .filter(|r| r.coordinates.get("map") == Some(&CellValue::Text(map.into())))
-            .collect();
-        match geometric_mean(&rows, &columns.chosen) {
-            Ok(penalty) if !rows.is_empty() => {
-                tuned.set_penalty(map, penalty);
-                for row in rows {
-                    notes.extend(edges(row, map, &None, &columns));
-                }
+        match own_penalty(setup, &results.rows, map) {
+            Some((penalty, size, edges)) => {
+                tuned.set_penalty(map, penalty, size);
+                notes.extend(edges);
                 notes.dedup();
             }
-            _ => notes.push(format!(
+            None => notes.push(format!(
                 "{map} keeps the tuning map's {}: its own search did not run (see tune-maps)",
                 setup.penalty
             )),
         }
     }
     Ok(notes)
+}
+
+/// The penalty a search (`tune-maps`, `tune-last`) chose for `series` on its own features: the
+/// geometric mean over its repetitions, the D it searched at, and a note for each choice at an
+/// edge of the range searched; `None` when its rows did not run.
+pub(super) fn own_penalty(
+    setup: &Setup,
+    results: &[ResultRow],
+    series: &str,
+) -> Option<(f64, usize, Vec<String>)> {
+    let columns = TunedColumns::new(setup.penalty, ChosenBy::Learner, true);
+    let rows: Vec<&ResultRow> = results
+        .iter()
+        .filter(|r| super::series::series_name(r).as_deref() == Some(series))
+        .collect();
+    let penalty = geometric_mean(&rows, &columns.chosen).ok()?;
+    let d = rows
+        .iter()
+        .find_map(|r| match r.coordinates.get(N_COMPONENTS.name) {
+            Some(CellValue::Int(d)) => Some(*d as usize),
+            _ => None,
+        })?;
+    let notes = rows
+        .iter()
+        .flat_map(|row| edges(row, series, &None, &columns))
+        .collect();
+    Some((penalty, d, notes))
 }
 
 /// What the tuning run chose, and what the report should warn about (a choice at an edge of
