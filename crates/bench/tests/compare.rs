@@ -21,6 +21,16 @@ fn rings(n: usize, seed: u64) -> Vec<(Vec<f64>, bool)> {
         .collect()
 }
 
+/// [`rings`] as a headerless CSV, the label 0 or 1 last.
+fn rings_csv(n: usize, seed: u64) -> String {
+    let mut text = String::new();
+    for (x, inside) in rings(n, seed) {
+        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
+        text += &format!("{},{}\n", row.join(","), u8::from(inside));
+    }
+    text
+}
+
 fn write(dir: &Path, name: &str, text: String) -> PathBuf {
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();
@@ -473,12 +483,7 @@ fn both_forms_are_series_of_their_own(dir: &Path) {
 #[test]
 fn the_phase_form_alone() {
     let dir = tempfile::tempdir().unwrap();
-    let mut text = String::new();
-    for (x, inside) in rings(300, 6) {
-        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
-        text += &format!("{},{}\n", row.join(","), u8::from(inside));
-    }
-    write(dir.path(), "rings.csv", text);
+    write(dir.path(), "rings.csv", rings_csv(300, 6));
     let args = [
         "compare",
         "rings.csv",
@@ -529,12 +534,7 @@ fn the_phase_form_alone() {
 #[test]
 fn the_last_rungs_penalty_is_chosen_there_and_the_sweep_reproduces() {
     let dir = tempfile::tempdir().unwrap();
-    let mut text = String::new();
-    for (x, inside) in rings(400, 7) {
-        let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
-        text += &format!("{},{}\n", row.join(","), u8::from(inside));
-    }
-    write(dir.path(), "rings.csv", text);
+    write(dir.path(), "rings.csv", rings_csv(400, 7));
     let args = [
         "compare",
         "rings.csv",
@@ -576,20 +576,12 @@ fn the_last_rungs_penalty_is_chosen_there_and_the_sweep_reproduces() {
 #[test]
 fn awkward_file_names_and_a_test_file_of_the_same_name() {
     let dir = tempfile::tempdir().unwrap();
-    let text = |n: usize, seed: u64| {
-        let mut t = String::new();
-        for (x, inside) in rings(n, seed) {
-            let row: Vec<String> = x.iter().map(|v| format!("{v:.4}")).collect();
-            t += &format!("{},{}\n", row.join(","), u8::from(inside));
-        }
-        t
-    };
-    write(dir.path(), "my data é'q.csv", text(200, 3));
+    write(dir.path(), "my data é'q.csv", rings_csv(200, 3));
     for folder in ["a", "b"] {
         std::fs::create_dir_all(dir.path().join(folder)).unwrap();
     }
-    write(&dir.path().join("a"), "d.csv", text(200, 4));
-    write(&dir.path().join("b"), "d.csv", text(100, 5));
+    write(&dir.path().join("a"), "d.csv", rings_csv(200, 4));
+    write(&dir.path().join("b"), "d.csv", rings_csv(100, 5));
     for args in [
         vec!["compare", "my data é'q.csv"],
         vec!["compare", "a/d.csv", "--test", "b/d.csv"],

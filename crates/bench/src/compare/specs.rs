@@ -941,6 +941,26 @@ mod tests {
         }
     }
 
+    /// The planned cells of `map` (all its series): series, D and the learner's `penalty`.
+    fn series_cells(
+        plan: &crate::spec::Plan,
+        map: &str,
+        penalty: &str,
+    ) -> Vec<(&'static str, usize, f64)> {
+        plan.cells
+            .iter()
+            .filter(|c| c.map.name == map)
+            .map(|c| {
+                let d = c
+                    .map_params
+                    .get(N_COMPONENTS.name)
+                    .and_then(|v| v.as_usize());
+                let value = c.learner_params.get(penalty).and_then(|v| v.as_f64());
+                (series_of(c), d.unwrap(), value.unwrap())
+            })
+            .collect()
+    }
+
     /// The series of a planned cell: its map, and its variant's parameters.
     fn series_of(cell: &crate::spec::Cell) -> &'static str {
         let text = |p: &str| cell.map_params.get(p).and_then(|v| v.as_str());
@@ -1002,19 +1022,7 @@ mod tests {
         };
         let w = super::sweep(&s, t, &sweep).unwrap();
         let plan = plans(&w);
-        let cells: Vec<(&str, usize, f64)> = plan
-            .cells
-            .iter()
-            .filter(|c| c.map.name == plain.map.name)
-            .map(|c| {
-                let d = c
-                    .map_params
-                    .get(N_COMPONENTS.name)
-                    .and_then(|v| v.as_usize());
-                let penalty = c.learner_params.get(s.penalty).and_then(|v| v.as_f64());
-                (series_of(c), d.unwrap(), penalty.unwrap())
-            })
-            .collect();
+        let cells = series_cells(&plan, plain.map.name, s.penalty);
         assert_eq!(
             cells,
             [
@@ -1079,19 +1087,7 @@ mod tests {
             ..Sweep::default()
         };
         let plan = plans(&super::sweep(&s, t, &sweep).unwrap());
-        let cells: Vec<(&str, usize, f64)> = plan
-            .cells
-            .iter()
-            .filter(|c| c.map.name == plain.map.name)
-            .map(|c| {
-                let d = c
-                    .map_params
-                    .get(N_COMPONENTS.name)
-                    .and_then(|v| v.as_usize());
-                let penalty = c.learner_params.get(s.penalty).and_then(|v| v.as_f64());
-                (series_of(c), d.unwrap(), penalty.unwrap())
-            })
-            .collect();
+        let cells = series_cells(&plan, plain.map.name, s.penalty);
         let want = [
             (plain.name(), 64, 0.5),
             (plain.name(), 256, 0.5),
