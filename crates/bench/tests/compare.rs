@@ -57,6 +57,21 @@ fn column(path: &Path, name: &str) -> Vec<String> {
     rows.iter().map(|r| r[k].clone()).collect()
 }
 
+/// `rfbench compare rings.csv --out out --quick` with the given maps, budget and largest D.
+fn quick_compare(dir: &Path, maps: &str, budget: &str, max_d: &str) -> (bool, String, String) {
+    let args = [
+        "compare",
+        "rings.csv",
+        "--out",
+        "out",
+        "--quick",
+        "--maps",
+        maps,
+    ];
+    let args = [&args[..], &["--budget", budget, "--max-components", max_d]].concat();
+    rfbench(dir, &args)
+}
+
 /// The options of every comparison here: small and quick; both Fourier forms of RFF (the
 /// phase form a series of its own), so that every rerun below covers a map with a variant.
 const SMALL: [&str; 9] = [
@@ -484,20 +499,7 @@ fn both_forms_are_series_of_their_own(dir: &Path) {
 fn the_phase_form_alone() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "rings.csv", rings_csv(300, 6));
-    let args = [
-        "compare",
-        "rings.csv",
-        "--out",
-        "out",
-        "--quick",
-        "--maps",
-        "rff:phase",
-        "--budget",
-        "30s",
-        "--max-components",
-        "128",
-    ];
-    let (ok, stdout, stderr) = rfbench(dir.path(), &args);
+    let (ok, stdout, stderr) = quick_compare(dir.path(), "rff:phase", "30s", "128");
     assert!(ok && stdout.contains("answer: "), "{stderr}");
     let csv = dir.path().join("out/results/compare/full.csv");
     let (maps, forms) = (column(&csv, "map"), column(&csv, "form"));
@@ -535,20 +537,7 @@ fn the_phase_form_alone() {
 fn the_last_rungs_penalty_is_chosen_there_and_the_sweep_reproduces() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), "rings.csv", rings_csv(400, 7));
-    let args = [
-        "compare",
-        "rings.csv",
-        "--out",
-        "out",
-        "--quick",
-        "--maps",
-        "rff",
-        "--budget",
-        "90s",
-        "--max-components",
-        "1024",
-    ];
-    let (ok, _, stderr) = rfbench(dir.path(), &args);
+    let (ok, _, stderr) = quick_compare(dir.path(), "rff", "90s", "1024");
     assert!(ok, "{stderr}");
     let out = dir.path().join("out");
     assert!(out.join("tune-last.toml").is_file(), "{stderr}");

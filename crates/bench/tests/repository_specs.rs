@@ -153,7 +153,9 @@ fn every_committed_results_file_round_trips_through_the_results_model() {
         .flat_map(|f| std::fs::read_dir(f).unwrap());
     for entry in entries {
         let path = entry.unwrap().path();
-        if path.extension().and_then(|e| e.to_str()) != Some("csv") {
+        // A dot-file is a run's partial file (git-ignored, never committed).
+        let hidden = path.file_name().unwrap().to_string_lossy().starts_with('.');
+        if hidden || path.extension().and_then(|e| e.to_str()) != Some("csv") {
             continue;
         }
         files += 1;
