@@ -47,8 +47,12 @@ def sklearn_on_splits(x, y, regression, splits):
     return float(np.mean(scores))
 
 
-def pick_spec(compare_toml, name, pick):
-    """compare.toml cut to the pick's cell and the exact machine, FRESH repetitions."""
+def pick_spec(compare_toml, name, pick, series_of_map):
+    """compare.toml cut to the pick's cell and the exact machine, FRESH repetitions.
+
+    A map's section zips its D with its own C (and, for a map with compare variants such as
+    rff:phase, with the form): the pick keeps the one tuple of its D (and its series' form).
+    The linear baseline (map "none") keeps its section as it is."""
     with open(compare_toml, "rb") as f:
         spec = tomllib.load(f)
     spec["name"] = name
@@ -58,8 +62,20 @@ def pick_spec(compare_toml, name, pick):
     mine = next(t for t in tuples if t[0] == pick["map"])
     spec["grid"]["map, learner, train_size"] = [exact, mine]
     spec["maps"] = {m: t for m, t in spec["maps"].items() if m in ("exact", pick["map"])}
-    if pick["map"] in spec["maps"]:
-        spec["maps"][pick["map"]]["n_components"] = [pick["n_components"]]
+    section = spec["maps"].get(pick["map"], {})
+    for key in [k for k in section if "n_components" in k.split(", ")]:
+        names = key.split(", ")
+        rows = [r for r in section[key] if r[names.index("n_components")] == pick["n_components"]]
+        if "form" in names:
+            at = names.index("form")
+            variants = {s.split(":", 1)[1] for s in series_of_map if ":" in s}
+            if ":" in pick["series"]:
+                rows = [r for r in rows if r[at] == pick["series"].split(":", 1)[1]]
+            else:
+                rows = [r for r in rows if r[at] not in variants]
+        if len(rows) != 1:
+            raise SystemExit(f"{name}: {len(rows)} tuples of {key} for {pick['name']}")
+        section[key] = rows
     spec.pop("figures", None)
     return tomli_w.dumps(spec)
 
@@ -126,7 +142,8 @@ def main():
                 row = [t, rec["pick"], "", "", 0, "reference"]
             else:
                 pick = next(c for c in answer["cells"] if c["name"] == rec["pick"])
-                text = pick_spec(os.path.join(out, "compare.toml"), f"holds-{k + 1}", pick)
+                series = {c["series"] for c in answer["cells"] if c["map"] == pick["map"]}
+                text = pick_spec(os.path.join(out, "compare.toml"), f"holds-{k + 1}", pick, series)
                 mean, lower, n = fresh_difference(binary, out, f"holds-{k + 1}", text, metric, regression)
                 row = [t, rec["pick"], f"{mean:+.3f}", f"{lower:+.3f}", n, "yes" if mean >= -t else "NO"]
             lines.append([name, budget, f"{wall:.0f}", answer["answer"], f"{exact_score:.3f}",
