@@ -29,13 +29,19 @@ pub fn sentence(lines: &[Line]) -> String {
         } else {
             format!("use {}", pick.name())
         };
+        let decision = decide::decide(lines, first.pick, reference, first.tolerance);
         format!(
-            "{what}: {}, within {} points of {reference_name} ({}) by a one-sided test over \
-             {} repetitions.",
+            "{what}: {}, within {} points of {reference_name} ({}{}) by a one-sided test over \
+             {} repetitions{}.",
             cell(pick),
             first.tolerance,
             cell(r),
-            decide::decide(lines, first.pick, reference, first.tolerance).runs
+            on_the_same_repetitions(pick, r),
+            decision.runs,
+            decision.bounds.map_or(String::new(), |b| format!(
+                ": difference {:+.2} points, 95 % lower bound {:+.2}",
+                b.mean, b.lower
+            ))
         )
     } else if r.is_exact_reference() {
         format!(
@@ -75,6 +81,28 @@ pub fn sentence(lines: &[Line]) -> String {
         ));
     }
     text
+}
+
+/// The reference's score on the pick's repetitions, where it ran on others too: the two means
+/// of the sentence are then over different splits, and only this one compares with the pick's.
+fn on_the_same_repetitions(pick: &Line, reference: &Line) -> String {
+    let same: Vec<f64> = pick
+        .scores
+        .keys()
+        .filter_map(|k| reference.scores.get(k).copied())
+        .collect();
+    if same.is_empty() || reference.scores.len() == same.len() {
+        return String::new();
+    }
+    let mean = same.iter().sum::<f64>() / same.len() as f64;
+    match reference.rmse.is_empty() {
+        true => format!("; {mean:.2} % on the pick's {} repetitions", same.len()),
+        false => format!(
+            "; {:.2} % of the targets' sd on the pick's {} repetitions",
+            -mean,
+            same.len()
+        ),
+    }
 }
 
 /// The pick's counterpart in scikit-learn (at the smallest tolerance), with this run's D and
@@ -264,5 +292,33 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("takes 6.0 ms: as cheap here"), "{text}");
+    }
+
+    /// A pick that ran on fewer repetitions than the reference (the plateau stopped its
+    /// series early) is compared on its own: the sentence gives the reference's score on
+    /// those repetitions beside its overall mean, and the paired difference.
+    #[test]
+    fn a_pick_on_fewer_repetitions_is_set_beside_the_reference_on_the_same_ones() {
+        let mut lines = exact_and_a_map();
+        // The pick's three splits are the hard ones: 87 % for the exact machine there.
+        lines[0] = line(
+            lines[0].map.as_str(),
+            0,
+            &[87.0, 87.2, 86.8, 93.0, 93.1, 92.9],
+            50.0,
+        );
+        lines[1] = line("map-a", 64, &[86.8, 87.1, 86.7], 1.0);
+        let text = sentence(&lines);
+        assert!(
+            text.starts_with(
+                "use map-a, D = 64: 86.87 % in 1.00 s, within 0.5 points of the exact kernel \
+                 machine (90.00 % in 50 s; 87.00 % on the pick's 3 repetitions) by a \
+                 one-sided test over 3 repetitions: difference -0.13 points, 95 % lower bound"
+            ),
+            "{text}"
+        );
+        // On the same repetitions, nothing is added.
+        let same = sentence(&exact_and_a_map());
+        assert!(!same.contains("on the pick's"), "{same}");
     }
 }
