@@ -33,6 +33,34 @@ build: setup
 reproduce NAME *FLAGS: build
     {{rfbench}} reproduce {{NAME}} {{FLAGS}}
 
+# Regenerate every committed result, then the catalogue (results/README.md): each
+# results/NAME/PROFILE.csv in git whose spec is experiments/NAME.toml, in git's order. Every run
+# passes --require-clean, so a checkout with uncommitted changes outside results/ and figures/ is
+# refused (its rows would name a commit that does not hold their code). Stops at the first run
+# that fails; FROM=NAME/PROFILE starts again there. Prints each run's wall time and the total.
+# Hours on 2 cores; datasets that need the network want it, or RFBENCH_MIRROR.
+reproduce-all *FLAGS: build
+    #!/usr/bin/env bash
+    set -euo pipefail
+    start=$SECONDS
+    from="${FROM:-}"
+    for csv in $(git ls-files 'results/*/*.csv'); do
+        name=$(basename "$(dirname "$csv")")
+        profile=$(basename "$csv" .csv)
+        if [ ! -f "experiments/$name.toml" ]; then continue; fi
+        if [ -n "$from" ] && [ "$name/$profile" != "$from" ]; then continue; fi
+        from=""
+        begun=$SECONDS
+        if ! {{rfbench}} reproduce "$name" --profile "$profile" --require-clean {{FLAGS}}; then
+            echo "reproduce-all: $name/$profile failed; once repaired: FROM=$name/$profile just reproduce-all" >&2
+            exit 1
+        fi
+        echo "reproduce-all: $name/$profile in $((SECONDS - begun)) s" >&2
+    done
+    if [ -n "$from" ]; then echo "reproduce-all: FROM=$from names no committed result" >&2; exit 1; fi
+    {{rfbench}} report
+    echo "reproduce-all: every committed result in $((SECONDS - start)) s" >&2
+
 # Which map, at what D, on DATA (a registry name or a file): tunes, estimates, sweeps within a
 # time budget and recommends; writes OUT/report.md and the specs it ran (see `rfbench compare --help`).
 compare DATA *FLAGS: build

@@ -113,6 +113,11 @@ enum Command {
         /// results/NAME/.PROFILE.partial.csv, instead of running them again.
         #[arg(long)]
         resume: bool,
+        /// Refuse to run unless the root is a clean git checkout (no change to a tracked file
+        /// outside results/ and figures/), so every row names the commit that holds its code
+        /// (`just reproduce-all` passes it).
+        #[arg(long)]
+        require_clean: bool,
     },
     /// Join the shards of a sharded run (results/NAME/PROFILE.shard-I-of-N.csv) into results/NAME/PROFILE.csv,
     /// then draw its figures, tables and report; refused unless every run is in exactly one
@@ -494,7 +499,12 @@ fn run() -> anyhow::Result<String> {
             allow_skipped,
             shard,
             resume,
+            require_clean,
         } => {
+            if *require_clean {
+                let provenance = rfbench::results::Provenance::collect(&global.root);
+                provenance.require_clean().map_err(anyhow::Error::msg)?;
+            }
             let shard = match shard {
                 Some(text) => Some(Shard::parse(text).map_err(anyhow::Error::msg)?),
                 None => None,

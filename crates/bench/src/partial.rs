@@ -313,6 +313,9 @@ mod tests {
             threads: 1,
             cpu: "cpu".into(),
             date: "2026-11-26".into(),
+            rustc: "rustc".into(),
+            blas: "blas".into(),
+            simd: "simd".into(),
         }
     }
 

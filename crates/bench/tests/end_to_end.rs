@@ -1239,3 +1239,64 @@ fn render_refuses_rows_of_another_run() {
     }
     rfbench::run::render("gram-error-demo", &Profile::Full, &options).unwrap();
 }
+
+/// `--require-clean` (what `just reproduce-all` passes): refused outside a git checkout and on
+/// one with a tracked file changed outside results/ and figures/, writing nothing; run on a
+/// clean one (a changed committed result does not count), every row names the bare commit.
+#[test]
+fn require_clean_refuses_a_dirty_checkout() {
+    let (_dir, options) = workspace();
+    let root = &options.root;
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let run = || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_rfbench"))
+            .arg("--root")
+            .arg(root)
+            .args(["reproduce", "gram-error-demo", "--require-clean"])
+            .env("RFBENCH_CACHE", root.join("cache"))
+            .output()
+            .unwrap()
+    };
+    let csv = root.join("results/gram-error-demo/full.csv");
+    let refused = |why: &str| {
+        let out = run();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(why), "{stderr}");
+        assert!(!csv.exists());
+    };
+    refused("not a git checkout");
+    git(&["init", "-q"]);
+    std::fs::create_dir_all(root.join("results")).unwrap();
+    std::fs::write(root.join("results/committed.csv"), "a\n").unwrap();
+    git(&["add", "experiments", "datasets.toml", "results"]);
+    git(&["commit", "-qm", "specs"]);
+    let spec = root.join("experiments/kernel-error-demo.toml");
+    std::fs::write(&spec, format!("{KERNEL_ERROR}\n# edited\n")).unwrap();
+    refused("uncommitted changes");
+    git(&["checkout", "-q", "--", "experiments"]);
+    std::fs::write(root.join("results/committed.csv"), "b\n").unwrap();
+    let out = run();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let commits = column(&csv, "git_commit");
+    assert!(
+        !commits.is_empty() && commits.iter().all(|c| c.len() == 12 && !c.contains('-')),
+        "{commits:?}"
+    );
+}

@@ -52,6 +52,7 @@
 // Links the system OpenBLAS behind ndarray's `blas` feature (turned on by ndarray-linalg).
 extern crate openblas_src;
 
+pub mod backend;
 mod big_alloc;
 mod block_product;
 mod count_sketch;

@@ -12,13 +12,18 @@ use crate::error::{Error, Result};
 
 /// The bookkeeping columns before the coordinates, and the provenance columns at the end.
 const LEADING: [&str; 2] = ["experiment", "profile"];
-const PROVENANCE: [&str; 6] = [
+/// `rustc`, `blas` and `simd` came last (2026-11-27): files written before have none of the
+/// three, and readers find every column by its name.
+const PROVENANCE: [&str; 9] = [
     "master_seed",
     "rfbench_version",
     "git_commit",
     "threads",
     "cpu",
     "date",
+    "rustc",
+    "blas",
+    "simd",
 ];
 
 /// What a results file holds besides its rows: its columns in order, and what is the same on
@@ -84,6 +89,9 @@ impl Layout {
         f.push(provenance.threads.to_string());
         f.push(provenance.cpu.clone());
         f.push(provenance.date.clone());
+        f.push(provenance.rustc.clone());
+        f.push(provenance.blas.clone());
+        f.push(provenance.simd.clone());
         f
     }
 }

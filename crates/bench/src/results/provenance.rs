@@ -12,12 +12,18 @@ pub struct Provenance {
     pub threads: usize,
     pub cpu: String,
     pub date: String,
+    /// The compiler that built this executable (`rustc --version` at build time).
+    pub rustc: String,
+    /// The linked OpenBLAS's build and kernels ([`rfbench_maps::backend::blas`]).
+    pub blas: String,
+    /// The vector instructions the dense products dispatch to ([`rfbench_maps::backend::vector_isa`]).
+    pub simd: String,
 }
 
 impl Provenance {
     /// Reads the crate version, the checkout's commit (`-dirty` if tracked sources outside
-    /// `results/` and `figures/` differ from it), rayon's thread count, the CPU model and today's
-    /// UTC date.
+    /// `results/` and `figures/` differ from it), rayon's thread count, the CPU model, today's
+    /// UTC date, the compiler, the BLAS and the vector instructions.
     pub fn collect(root: &Path) -> Provenance {
         let git = |args: &[&str]| {
             Command::new("git")
@@ -64,6 +70,29 @@ impl Provenance {
             threads: rayon::current_num_threads(),
             cpu,
             date: utc_date(std::time::SystemTime::now()),
+            rustc: env!("RFBENCH_RUSTC_VERSION").to_string(),
+            blas: rfbench_maps::backend::blas(),
+            simd: rfbench_maps::backend::vector_isa().to_string(),
+        }
+    }
+}
+
+impl Provenance {
+    /// Refuses a checkout whose rows would not name the code that made them: tracked files
+    /// changed outside `results/` and `figures/` (`-dirty`), or no git checkout at all.
+    pub fn require_clean(&self) -> Result<(), String> {
+        match self.git_commit.as_str() {
+            "unknown" => Err(
+                "--require-clean: the root is not a git checkout (or git is \
+                              missing), so no commit would name the code of the rows"
+                    .to_string(),
+            ),
+            c if c.ends_with("-dirty") => Err(format!(
+                "--require-clean: uncommitted changes to tracked files outside results/ and \
+                 figures/ ({c}): the rows would name a commit that does not hold their code; \
+                 commit or stash them first (`git status`)"
+            )),
+            _ => Ok(()),
         }
     }
 }
