@@ -15,6 +15,7 @@ use crate::error::{ensure, MapError, Result};
 #[serde(try_from = "CountSketchData")]
 pub struct CountSketch {
     buckets: Vec<u32>,
+    #[serde(with = "crate::packed::vec")]
     signs: Vec<f64>,
     width: usize,
 }
@@ -25,6 +26,7 @@ pub struct CountSketch {
 #[serde(deny_unknown_fields)]
 struct CountSketchData {
     buckets: Vec<u32>,
+    #[serde(with = "crate::packed::vec")]
     signs: Vec<f64>,
     width: usize,
 }

@@ -200,10 +200,13 @@ impl FastfoodValidParams {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HadamardBlock {
+    #[serde(with = "crate::packed::vec")]
     signs: Vec<f64>,
     permutation: Vec<u32>,
+    #[serde(with = "crate::packed::vec")]
     gaussian: Vec<f64>,
     /// `S_ii / sqrt(p)`: the whole scaling after the second transform.
+    #[serde(with = "crate::packed::vec")]
     scale: Vec<f64>,
 }
 
@@ -246,11 +249,13 @@ impl HadamardBlock {
 #[derive(Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FourierBlock {
+    #[serde(with = "crate::packed::vec")]
     signs: Vec<f64>,
     /// `F c / p`: the circulant's eigenvalues with the inverse FFT's normalisation folded in.
     #[serde(with = "complex_pairs")]
     spectrum: Vec<Complex<f64>>,
     /// `S_ii = s_i / ‖c‖`.
+    #[serde(with = "crate::packed::vec")]
     scale: Vec<f64>,
 }
 

@@ -180,6 +180,7 @@ pub(crate) struct FourierOutput {
     #[serde(skip_serializing)]
     scale: f64,
     /// The phases `b_j` of the phase form (empty for the paired form).
+    #[serde(with = "crate::packed::vec")]
     offsets: Vec<f64>,
 }
 
@@ -189,6 +190,7 @@ pub(crate) struct FourierOutput {
 struct FourierOutputData {
     form: FourierForm,
     n_frequencies: usize,
+    #[serde(with = "crate::packed::vec")]
     offsets: Vec<f64>,
 }
 
@@ -474,6 +476,7 @@ pub(crate) fn check_batch<M: FeatureMap>(
 #[serde(try_from = "DenseFourierData")]
 pub(crate) struct DenseFourier {
     /// `weights[[i, j]] = (w_j)_i`: row `i` is what a non-zero `x_i` adds to the projections.
+    #[serde(with = "crate::packed::array2")]
     weights: ndarray::Array2<f64>,
     output: FourierOutput,
 }
@@ -482,6 +485,7 @@ pub(crate) struct DenseFourier {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DenseFourierData {
+    #[serde(with = "crate::packed::array2")]
     weights: ndarray::Array2<f64>,
     output: FourierOutput,
 }
@@ -501,7 +505,7 @@ impl TryFrom<DenseFourierData> for DenseFourier {
         })?;
         // Deserialised arrays are in standard layout, which `map_row` relies on.
         Ok(Self::new(
-            data.weights.as_standard_layout().into_owned(),
+            crate::packed::standard_layout(data.weights),
             data.output,
         ))
     }

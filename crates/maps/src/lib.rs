@@ -70,6 +70,7 @@ mod kernels;
 mod linfa_traits;
 mod nystroem;
 mod orthogonal;
+mod packed;
 mod prff;
 mod random_binning;
 mod random_fourier;

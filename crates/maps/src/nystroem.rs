@@ -191,8 +191,10 @@ impl NystroemValidParams {
 pub struct Nystroem {
     kernel: Kernel,
     /// `m x d`, one landmark per row.
+    #[serde(with = "crate::packed::array2")]
     landmarks: Array2<f64>,
     /// `K_mm^{-1/2}` (pseudo-inverse square root), symmetric `m x m`.
+    #[serde(with = "crate::packed::array2")]
     normalization: Array2<f64>,
     rank: usize,
 }
@@ -202,7 +204,9 @@ pub struct Nystroem {
 #[serde(deny_unknown_fields)]
 struct NystroemData {
     kernel: Kernel,
+    #[serde(with = "crate::packed::array2")]
     landmarks: Array2<f64>,
+    #[serde(with = "crate::packed::array2")]
     normalization: Array2<f64>,
     rank: usize,
 }
@@ -239,8 +243,8 @@ impl TryFrom<NystroemData> for Nystroem {
         )?;
         Ok(Self {
             kernel,
-            landmarks: landmarks.as_standard_layout().into_owned(),
-            normalization: normalization.as_standard_layout().into_owned(),
+            landmarks: crate::packed::standard_layout(landmarks),
+            normalization: crate::packed::standard_layout(normalization),
             rank,
         })
     }

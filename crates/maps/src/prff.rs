@@ -430,7 +430,9 @@ pub struct Prff {
 struct PrffData {
     sigma: f64,
     /// `d x M`: column `l` is `w_l`.
+    #[serde(with = "crate::packed::array2")]
     frequencies: Array2<f64>,
+    #[serde(with = "crate::packed::vec")]
     phases: Vec<f64>,
 }
 

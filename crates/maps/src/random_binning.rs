@@ -172,7 +172,9 @@ fn coordinate_hash(key: u64, i: usize, bin: i64) -> u64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "GridData")]
 struct Grid {
+    #[serde(with = "crate::packed::vec")]
     pitches: Vec<f64>,
+    #[serde(with = "crate::packed::vec")]
     shifts: Vec<f64>,
     key: u64,
     /// `sum_i h(i, bin of 0 in dimension i)`, the hash sum of the origin's bin.
@@ -184,7 +186,9 @@ struct Grid {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GridData {
+    #[serde(with = "crate::packed::vec")]
     pitches: Vec<f64>,
+    #[serde(with = "crate::packed::vec")]
     shifts: Vec<f64>,
     key: u64,
 }

@@ -3,9 +3,10 @@
 //!
 //! **Why a binary pickle.** The serde form written as JSON made pickles 20-35 % larger than
 //! scikit-learn's and up to 40x slower to load (every float parsed from text). Pickles are now
-//! the same serde form in postcard's encoding (floats as their 8 little-endian bytes, lengths as
-//! varints), read by [`load_binary`] through the same checked deserialisers; the JSON loaders
-//! stay, so pickles written before keep loading.
+//! the same serde form in postcard's encoding (lengths as varints, each float array as one
+//! block of little-endian bytes: `rfbench_maps`' `packed` module), read by [`load_binary`]
+//! through the same checked deserialisers; the JSON loaders stay, so JSON pickles keep loading
+//! (binary ones written before 2026-11-27, float by float, do not).
 
 use ndarray::{Array2, ArrayView2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
