@@ -42,7 +42,7 @@ impl<'de> Deserialize<'de> for Block {
             }
 
             fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Block, E> {
-                if v.len() % 8 != 0 {
+                if !v.len().is_multiple_of(8) {
                     return Err(E::invalid_length(v.len(), &self));
                 }
                 let values = v

@@ -37,14 +37,21 @@
 //! whose kernels are chosen per processor (AVX-512 or AVX2 give different roundings). The same
 //! seed then gives the same map on every x86-64 machine, bit for bit.
 //!
-//! **Cost.** Fit: per feature, `O(B^2 d)` for the exact batch kernel, `O(B^2 j)` for the previous
-//! features' part, and `O(B^2 + B d)` per descent step. Transform: `O(nnz(x) M)` per row.
+//! **Cost.** Fit, per feature `j`: `O(B^2 d)` for the exact batch kernel, `O(B^2 j)` for the
+//! previous features' part of the target, and `O(B^2 + B d)` per descent step; the previous
+//! features' cosines on the batch are kept per row ([`LearntCosines`]), `O(n M d)` per fit in
+//! all instead of `O(B M^2 d)`. The `O(B^2 j)` term is the method's: feature `j` fits the
+//! residual of the `j` features before it on its own batch, so a fit costs at least `O(B M^2)`
+//! and cannot be linear in `M`. The kernel, the previous features' Gram and the cosines are
+//! computed rows in parallel, each entry by the same sequential loop, so the map does not depend
+//! on the thread count. Transform: `O(nnz(x) M)` per row.
 
 use ndarray::{Array1, Array2, ArrayView1, ArrayViewMut2, Axis};
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::csr::{Row, Rows};
@@ -216,7 +223,9 @@ impl PrffParams {
     }
 }
 
-/// `exp(-|x - y|^2 / (2 sigma^2))` on two dense rows.
+/// `exp(-|x - y|^2 / (2 sigma^2))` on two dense rows: the reference the fit's batch kernel
+/// ([`squared_distances_from`]) is tested against, bit for bit.
+#[cfg(test)]
 fn gaussian(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>, sigma: f64) -> f64 {
     let sq: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
     (-sq / (2.0 * sigma * sigma)).exp()
@@ -273,6 +282,12 @@ impl BatchProblem<'_> {
 impl PrffValidParams {
     /// Draws the RFF initialisation, then learns the frequencies one at a time on mini-batches.
     pub fn fit<'a>(&self, data: impl Into<Rows<'a>>) -> Result<Prff> {
+        self.fit_caching(data, COSINE_CACHE_ENTRIES)
+    }
+
+    /// [`fit`](Self::fit), keeping the learnt features' cosines when the `n x M` table has at
+    /// most `cache_entries` entries (the tests compare both paths).
+    fn fit_caching<'a>(&self, data: impl Into<Rows<'a>>, cache_entries: usize) -> Result<Prff> {
         let p = &self.0;
         let data = data.into();
         if data.n_cols() == 0 {
@@ -302,14 +317,18 @@ impl PrffValidParams {
             let batch_size = p.batch_size.min(n);
             let mut order: Vec<usize> = (0..n).collect();
             let mut next = n;
+            let mut cosines = LearntCosines::new(n, m, cache_entries);
             for j in 0..m {
                 if next + batch_size > n {
                     order.shuffle(&mut batch_rng);
                     next = 0;
                 }
-                let batch = x.select(Axis(0), &order[next..next + batch_size]);
+                let rows = &order[next..next + batch_size];
                 next += batch_size;
-                let learnt = self.learn_feature(&batch, &frequencies, &phases, j);
+                let batch = x.select(Axis(0), rows);
+                let previous = cosines.of_rows(&x, rows, &frequencies, &phases, j);
+                let problem = self.batch_problem(&batch, &previous, phases[j], j);
+                let learnt = self.learn_feature(&problem, frequencies.row(j).to_owned());
                 frequencies.row_mut(j).assign(&learnt);
             }
         }
@@ -319,17 +338,9 @@ impl PrffValidParams {
         Ok(Prff::new(p.sigma, by_coordinate, phases))
     }
 
-    /// Descends the batch loss of feature `j` (0-based) from its initial frequency.
-    fn learn_feature(
-        &self,
-        batch: &Array2<f64>,
-        frequencies: &Array2<f64>,
-        phases: &[f64],
-        j: usize,
-    ) -> Array1<f64> {
+    /// Descends `problem`'s loss from the feature's initial frequency `w`.
+    fn learn_feature(&self, problem: &BatchProblem<'_>, mut w: Array1<f64>) -> Array1<f64> {
         let p = &self.0;
-        let problem = self.batch_problem(batch, frequencies, phases, j);
-        let mut w = frequencies.row(j).to_owned();
         let mut previous_loss = f64::INFINITY;
         for _ in 0..p.max_iterations {
             let (loss, gradient) = problem.loss_and_gradient(&w);
@@ -343,54 +354,179 @@ impl PrffValidParams {
         w
     }
 
-    /// The loss of feature `j` (0-based) on `batch`, the features before it fixed.
+    /// The loss of feature `j` (0-based, phase `bias`) on `batch`, the features before it fixed:
+    /// `previous` holds their cosines on the batch's rows (`B x j`).
     fn batch_problem<'a>(
         &self,
         batch: &'a Array2<f64>,
-        frequencies: &Array2<f64>,
-        phases: &[f64],
+        previous: &Array2<f64>,
+        bias: f64,
         j: usize,
     ) -> BatchProblem<'a> {
         let p = &self.0;
-        let bsz = batch.nrows();
         let (previous_scale, scale) = p.weighting.weights(j);
-        let mut target = Array2::from_shape_fn((bsz, bsz), |(i, k)| {
-            gaussian(batch.row(i), batch.row(k), p.sigma)
+        let two_sigma_sq = 2.0 * p.sigma * p.sigma;
+        let mut target = symmetric(batch.nrows(), |i| {
+            let mut row = squared_distances_from(batch, i);
+            row.iter_mut()
+                .for_each(|sq| *sq = (-*sq / two_sigma_sq).exp());
+            row
         });
         if j > 0 {
-            let previous = Array2::from_shape_fn((bsz, j), |(i, l)| {
-                (dot(batch.row(i), frequencies.row(l)) + phases[l]).cos()
-            });
-            target.scaled_add(-previous_scale, &gram_of_rows(&previous));
+            target.scaled_add(-previous_scale, &gram_of_rows(previous));
         }
         BatchProblem {
             batch,
             target,
-            bias: phases[j],
+            bias,
             scale,
         }
     }
 }
 
+/// Entries of the `n x M` table of learnt cosines kept at most (256 MB): PRFF Fig. 2's
+/// 10,000 points at M = 1,000 need 10^7.
+const COSINE_CACHE_ENTRIES: usize = 1 << 25;
+
+/// The cosines `cos(w_l' x_i + b_l)` of the features learnt so far, on the rows the batches
+/// use. Feature `j`'s batch needs those of features `0..j` on its `B` rows: recomputed for every
+/// batch they cost `O(B j d)` per feature, `O(B M^2 d)` per fit, the bulk of it at large `M`.
+/// Kept per row (when the table fits the budget), each is computed once, `O(n M d)` per fit;
+/// the same `dot` on the same numbers, so the same bits as recomputing.
+struct LearntCosines {
+    /// Row `i`'s cosines of features `0..len`; empty when not kept.
+    per_row: Vec<Vec<f64>>,
+}
+
+impl LearntCosines {
+    fn new(n: usize, m: usize, cache_entries: usize) -> Self {
+        let keep = n.saturating_mul(m) <= cache_entries;
+        LearntCosines {
+            per_row: if keep {
+                vec![Vec::new(); n]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    /// The `B x j` cosines of features `0..j` on `rows` of `x`, rows in parallel.
+    fn of_rows(
+        &mut self,
+        x: &Array2<f64>,
+        rows: &[usize],
+        frequencies: &Array2<f64>,
+        phases: &[f64],
+        j: usize,
+    ) -> Array2<f64> {
+        let keep = !self.per_row.is_empty();
+        let mut taken: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|&i| {
+                if keep {
+                    std::mem::take(&mut self.per_row[i])
+                } else {
+                    Vec::new()
+                }
+            })
+            .collect();
+        taken.par_iter_mut().zip(rows).for_each(|(cosines, &i)| {
+            let row = x.row(i);
+            cosines.reserve_exact(j.saturating_sub(cosines.len()));
+            let learnt = cosines.len()..j;
+            cosines.extend(learnt.map(|l| (dot(row, frequencies.row(l)) + phases[l]).cos()));
+        });
+        let out = Array2::from_shape_fn((rows.len(), j), |(b, l)| taken[b][l]);
+        if keep {
+            for (cosines, &i) in taken.into_iter().zip(rows) {
+                self.per_row[i] = cosines;
+            }
+        }
+        out
+    }
+}
+
+/// The symmetric `n x n` matrix whose row `i` from the diagonal on is `upper_row(i)`
+/// (`n - i` entries), rows in parallel. Each entry is computed by the same sequential code
+/// whatever the thread count.
+fn symmetric(n: usize, upper_row: impl Fn(usize) -> Vec<f64> + Sync) -> Array2<f64> {
+    let upper: Vec<Vec<f64>> = (0..n).into_par_iter().map(&upper_row).collect();
+    Array2::from_shape_fn((n, n), |(i, k)| {
+        if k >= i {
+            upper[i][k - i]
+        } else {
+            upper[k][i - k]
+        }
+    })
+}
+
+/// Pairs whose distances [`squared_distances_from`] sums side by side.
+const LANES: usize = 8;
+
+/// `|x_i - x_k|^2` for `k = i..n`, each summed over the coordinates in order from the first, as
+/// [`gaussian`] does: the same sums bit for bit, but `LANES` pairs at a time, so as many
+/// independent additions are in flight instead of one chain waiting on each addition.
+fn squared_distances_from(x: &Array2<f64>, i: usize) -> Vec<f64> {
+    let x = x.as_standard_layout();
+    let row = |k: usize| {
+        x.row(k)
+            .to_slice()
+            .expect("standard layout: contiguous rows")
+    };
+    let n = x.nrows();
+    let xi = row(i);
+    let d = xi.len();
+    let mut out = Vec::with_capacity(n - i);
+    let mut k = i;
+    while k + LANES <= n {
+        let others: [&[f64]; LANES] = std::array::from_fn(|l| &row(k + l)[..d]);
+        let mut sums = [0.0_f64; LANES];
+        for (t, &a) in xi.iter().enumerate() {
+            for (sum, other) in sums.iter_mut().zip(&others) {
+                let diff = a - other[t];
+                *sum += diff * diff;
+            }
+        }
+        out.extend(sums);
+        k += LANES;
+    }
+    for k in k..n {
+        let other = row(k);
+        out.push(xi.iter().zip(other).map(|(a, b)| (a - b) * (a - b)).sum());
+    }
+    out
+}
+
 /// `x' y` summed in a fixed order (four interleaved partial sums, then the tail): the same
-/// instructions, so the same rounding, on every processor.
+/// instructions, so the same rounding, on every processor. On contiguous rows the four partial
+/// sums are one vector register's lanes (the same sums in the same order, bit for bit).
 fn dot(x: ArrayView1<'_, f64>, y: ArrayView1<'_, f64>) -> f64 {
+    match (x.as_slice(), y.as_slice()) {
+        (Some(x), Some(y)) => dot_slices(x, y),
+        _ => dot_slices(&x.to_vec(), &y.to_vec()),
+    }
+}
+
+fn dot_slices(x: &[f64], y: &[f64]) -> f64 {
+    assert_eq!(x.len(), y.len());
     let mut partial = [0.0; 4];
-    let n = x.len();
-    let whole = n - n % 4;
-    for i in (0..whole).step_by(4) {
-        for (k, p) in partial.iter_mut().enumerate() {
-            *p += x[i + k] * y[i + k];
+    let (xs, ys) = (x.chunks_exact(4), y.chunks_exact(4));
+    let (x_tail, y_tail) = (xs.remainder(), ys.remainder());
+    for (a, b) in xs.zip(ys) {
+        for k in 0..4 {
+            partial[k] += a[k] * b[k];
         }
     }
     let mut sum = (partial[0] + partial[1]) + (partial[2] + partial[3]);
-    for i in whole..n {
-        sum += x[i] * y[i];
+    for (a, b) in x_tail.iter().zip(y_tail) {
+        sum += a * b;
     }
     sum
 }
 
-/// `A x`, each entry a fixed-order `dot`.
+/// `A x`, each entry a fixed-order `dot`. Sequential: a descent step's products (PRFF Fig. 2:
+/// `B = 128` rows of 784) take tens of microseconds, and splitting them over threads was
+/// measured slower (`examples/prff_fit.rs`, M = 200: 3.84 s against 3.60 s).
 fn mat_vec(a: &Array2<f64>, x: &Array1<f64>) -> Array1<f64> {
     a.rows().into_iter().map(|row| dot(row, x.view())).collect()
 }
@@ -399,15 +535,7 @@ fn mat_vec(a: &Array2<f64>, x: &Array1<f64>) -> Array1<f64> {
 /// symmetric in its arguments, bit for bit).
 fn gram_of_rows(a: &Array2<f64>) -> Array2<f64> {
     let n = a.nrows();
-    let mut out = Array2::zeros((n, n));
-    for i in 0..n {
-        for k in i..n {
-            let v = dot(a.row(i), a.row(k));
-            out[(i, k)] = v;
-            out[(k, i)] = v;
-        }
-    }
-    out
+    symmetric(n, |i| (i..n).map(|k| dot(a.row(i), a.row(k))).collect())
 }
 
 /// A fitted PRFF map: `sqrt(2/M) cos(w_l' x + b_l)`. Serialisable (serde, as its sigma,
@@ -590,8 +718,11 @@ mod tests {
                 .weighting(weighting)
                 .check()
                 .unwrap();
+            let rows: Vec<usize> = (0..16).collect();
+            let cosines =
+                LearntCosines::new(16, 5, 0).of_rows(&batch, &rows, &frequencies, &phases, j);
             let loss = params
-                .batch_problem(&batch, &frequencies, &phases, j)
+                .batch_problem(&batch, &cosines, phases[j], j)
                 .loss(&w);
             let mut naive = 0.0;
             for x in batch.rows() {
@@ -740,6 +871,56 @@ mod tests {
             fingerprint, 0xcf4a4e72d9e4d7e4,
             "fingerprint {fingerprint:#x}"
         );
+    }
+
+    /// The batch kernel's side-by-side sums are `gaussian`'s, bit for bit, with a batch that is
+    /// not a multiple of the lanes (the tail goes one pair at a time).
+    #[test]
+    fn the_batch_kernel_is_the_pairwise_formula_bit_for_bit() {
+        let (sigma, n) = (1.3, 2 * LANES + 3);
+        let x = gaussian_data(n, 37, 12);
+        let two_sigma_sq = 2.0 * sigma * sigma;
+        let kernel = symmetric(n, |i| {
+            let mut row = squared_distances_from(&x, i);
+            row.iter_mut()
+                .for_each(|sq| *sq = (-*sq / two_sigma_sq).exp());
+            row
+        });
+        for i in 0..n {
+            for k in 0..n {
+                let reference = gaussian(x.row(i), x.row(k), sigma);
+                assert_eq!(kernel[(i, k)].to_bits(), reference.to_bits(), "({i}, {k})");
+            }
+        }
+    }
+
+    /// The same frequencies, bit for bit, with the learnt cosines kept or recomputed per batch,
+    /// and on one thread or three: rows are used by several batches (300 rows, batches of 64,
+    /// 30 features), so kept cosines are read back.
+    #[test]
+    fn the_fit_does_not_depend_on_the_cache_or_the_thread_count() {
+        let x = gaussian_data(300, 9, 13);
+        let params = PrffParams::new(2.0, 30)
+            .batch_size(64)
+            .learning_rate(2.0)
+            .max_iterations(15)
+            .seed(3)
+            .check()
+            .unwrap();
+        let fit = |threads: usize, cache_entries: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| params.fit_caching(&x, cache_entries).unwrap())
+                .inner
+                .weights()
+                .mapv(f64::to_bits)
+        };
+        let reference = fit(1, 0);
+        assert_eq!(fit(1, COSINE_CACHE_ENTRIES), reference);
+        assert_eq!(fit(3, COSINE_CACHE_ENTRIES), reference);
+        assert_eq!(fit(3, 0), reference);
     }
 
     /// Without descent steps the map is RFF with its draws: `sqrt(2/M) cos(w'x + b)` computed
