@@ -95,7 +95,9 @@ pub use fourier::FourierForm;
 pub use hadamard::{fwht, fwht_radix2, fwht_reference};
 pub use kernels::shift_invariant::ShiftInvariantKernel;
 pub use kernels::{Kernel, PolynomialKernel};
-pub use nystroem::{Nystroem, NystroemParams, NystroemScratch, NystroemValidParams};
+pub use nystroem::{
+    landmark_indices, Nystroem, NystroemParams, NystroemScratch, NystroemValidParams,
+};
 pub use orthogonal::{
     OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
     StructuredOrthogonalFeatures, StructuredOrthogonalParams, StructuredOrthogonalValidParams,

@@ -128,20 +128,12 @@ impl NystroemValidParams {
         data: impl Into<Rows<'a>>,
     ) -> Result<(Nystroem, Vec<usize>)> {
         let data = data.into();
-        let (m, n) = (self.0.n_components, data.n_rows());
-        if m > n {
-            return Err(MapError::TooManyLandmarks {
-                landmarks: m,
-                n_samples: n,
-            });
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(self.0.seed);
-        let chosen = rand::seq::index::sample(&mut rng, n, m);
-        let mut landmarks = Array2::zeros((m, data.n_cols()));
-        for (k, i) in chosen.iter().enumerate() {
+        let chosen = landmark_indices(data.n_rows(), self.0.n_components, self.0.seed)?;
+        let mut landmarks = Array2::zeros((chosen.len(), data.n_cols()));
+        for (k, &i) in chosen.iter().enumerate() {
             densify(&data.row(i), landmarks.row_mut(k).as_slice_mut().unwrap());
         }
-        Ok((self.fit_landmarks(&landmarks)?, chosen.into_vec()))
+        Ok((self.fit_landmarks(&landmarks)?, chosen))
     }
 
     /// Uses every row of `landmarks` as a landmark (their number, not `n_components`, is `m`).
@@ -183,6 +175,22 @@ impl NystroemValidParams {
             rank,
         })
     }
+}
+
+/// The `n_components` rows of `n_rows` that `seed` makes landmarks (uniformly, without
+/// replacement), in the order [`NystroemValidParams::fit_with_indices`] uses them. One sampler
+/// whatever the kernel: the Python package computes the kernels this crate does not have
+/// (scikit-learn's callables and its other named kernels) on the landmarks this picks, so a seed
+/// means the same landmarks there too.
+pub fn landmark_indices(n_rows: usize, n_components: usize, seed: u64) -> Result<Vec<usize>> {
+    if n_components > n_rows {
+        return Err(MapError::TooManyLandmarks {
+            landmarks: n_components,
+            n_samples: n_rows,
+        });
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    Ok(rand::seq::index::sample(&mut rng, n_rows, n_components).into_vec())
 }
 
 /// A fitted Nystroem map. Serialisable (serde), checked when read.

@@ -4,7 +4,7 @@
 
 use pyo3::prelude::*;
 use rfbench_maps::{
-    FastfoodParams, FastfoodTransform, FourierForm, MapError, NystroemParams,
+    landmark_indices, FastfoodParams, FastfoodTransform, FourierForm, MapError, NystroemParams,
     OrthogonalRandomFeaturesParams, PrffParams, PrffWeighting, RandomBinningParams,
     RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams,
     StructuredOrthogonalParams, TensorSketchParams,
@@ -162,6 +162,13 @@ fn nystroem(
     Ok((FittedMap::new(map), indices))
 }
 
+/// The landmark rows Nystroem's fit picks for `seed` (`rfbench_maps::landmark_indices`), for
+/// the kernels the Python side computes itself.
+#[pyfunction]
+fn nystroem_landmarks(n_rows: usize, n_components: usize, seed: u64) -> PyResult<Vec<usize>> {
+    landmark_indices(n_rows, n_components, seed).map_err(value_error)
+}
+
 /// PRFF (Damodaran, Courty & Gosselin 2017), Gaussian kernels only.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -206,6 +213,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fastfood, m)?)?;
     m.add_function(wrap_pyfunction!(random_binning, m)?)?;
     m.add_function(wrap_pyfunction!(nystroem, m)?)?;
+    m.add_function(wrap_pyfunction!(nystroem_landmarks, m)?)?;
     m.add_function(wrap_pyfunction!(prff, m)?)?;
     Ok(())
 }

@@ -1,6 +1,8 @@
 """Shared fixtures: every estimator with small parameters (the checks fit on 10-30 rows), and the
 component registry's maps with the class of each."""
 
+import numpy as np
+
 from rfbench import _REGISTRY_CLASSES as REGISTRY_CLASSES
 from rfbench import _rfbench
 from rfbench import (
@@ -14,6 +16,12 @@ from rfbench import (
     StructuredOrthogonalRandomFeatures,
     TensorSketch,
 )
+
+
+def gaussian_callable(x, y, gamma=1.0):
+    """``exp(-gamma |x - y|^2)`` on two rows: a callable kernel as scikit-learn takes one
+    (module-level, so an estimator holding it pickles)."""
+    return float(np.exp(-gamma * np.sum((x - y) ** 2)))
 
 
 def every_estimator():
@@ -32,6 +40,9 @@ def every_estimator():
         RandomBinning(n_grids=20, width=64),
         Nystroem(n_components=10),
         Nystroem(n_components=10, kernel="polynomial", degree=2),
+        # Kernels scikit-learn computes (rfbench._pairwise): one of its names, and a callable.
+        Nystroem(n_components=10, kernel="cosine"),
+        Nystroem(n_components=10, kernel=gaussian_callable, kernel_params={"gamma": 0.5}),
         PseudoRandomFourierFeatures(n_components=20, max_iterations=5),
     ]
 

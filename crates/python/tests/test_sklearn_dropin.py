@@ -10,7 +10,8 @@ import pytest
 import scipy.sparse as sp
 import sklearn.kernel_approximation as sklearn_maps
 from sklearn.datasets import make_classification
-from sklearn.metrics.pairwise import polynomial_kernel, rbf_kernel
+from sklearn.metrics.pairwise import pairwise_kernels, polynomial_kernel, rbf_kernel
+from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.model_selection import GridSearchCV
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
@@ -18,6 +19,7 @@ from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
 
 import rfbench
+from conftest import gaussian_callable
 from test_against_sklearn import T_LIMIT, welch_t
 
 # The swapped import: ``from rfbench import Nystroem, RandomFourierFeatures as RBFSampler,
@@ -209,3 +211,48 @@ def test_nystroem_takes_a_negative_coef0_as_scikit_learn_does():
     for cls in (rfbench.TensorSketch, rfbench.RandomMaclaurin):
         with pytest.raises(ValueError, match="coef0"):
             cls(coef0=-1.0).fit(X)
+
+
+def test_a_callable_kernel_gets_the_crates_landmarks_and_features():
+    """A callable Gaussian, computed by scikit-learn's ``pairwise_kernels``, against the crate's
+    own Gaussian: the same landmarks for the same seed and the same features to rounding."""
+    X, _ = data()
+    gamma = 0.05
+    ours = rfbench.Nystroem(30, kernel="rbf", gamma=gamma, random_state=4).fit(X)
+    callable_ = rfbench.Nystroem(
+        30, kernel=gaussian_callable, kernel_params={"gamma": gamma}, random_state=4
+    ).fit(X)
+    np.testing.assert_array_equal(callable_.component_indices_, ours.component_indices_)
+    np.testing.assert_allclose(callable_.transform(X), ours.transform(X), atol=1e-10)
+    # kernel_params with one of the crate's kernels goes the same way (scikit-learn's rbf).
+    rbf_params = rfbench.Nystroem(30, kernel="rbf", kernel_params={"gamma": gamma}, random_state=4)
+    np.testing.assert_allclose(rbf_params.fit_transform(X), ours.transform(X), atol=1e-10)
+
+
+@pytest.mark.parametrize("kernel", ["chi2", "cosine"])
+def test_scikit_learns_other_kernels_are_its_kernels(kernel):
+    """With every row a landmark the approximation is exact on the training rows: Z Z' is
+    scikit-learn's kernel matrix, as it is for scikit-learn's own Nystroem. With fewer, the
+    features are ``K(X, components_) @ normalization_.T`` with scikit-learn's kernel values."""
+    X = np.abs(data()[0][:80])
+    exact = pairwise_kernels(X, metric=kernel)
+    Z = rfbench.Nystroem(80, kernel=kernel, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(Z @ Z.T, exact, atol=1e-9)
+    theirs = sklearn_maps.Nystroem(kernel=kernel, n_components=80, random_state=0).fit_transform(X)
+    np.testing.assert_allclose(Z @ Z.T, theirs @ theirs.T, atol=1e-9)
+    few = rfbench.Nystroem(20, kernel=kernel, random_state=0).fit(X)
+    K = pairwise_kernels(X, few.components_, metric=kernel)
+    np.testing.assert_allclose(few.transform(X), K @ few.normalization_.T, atol=1e-12)
+    assert few.transform(X).shape == (80, 20)
+
+
+def test_kernels_scikit_learn_computes_refuse_what_they_cannot_mean():
+    X, _ = data()
+    with pytest.raises(ValueError, match="kernel_params, not gamma"):
+        rfbench.Nystroem(10, kernel=gaussian_callable, gamma=0.5).fit(X)
+    with pytest.raises(ValueError, match="not the crate's 'gaussian'"):
+        rfbench.Nystroem(10, kernel="gaussian", kernel_params={"gamma": 0.5}).fit(X)
+    with pytest.raises(ValueError, match="not the crate's sigma|takes gamma"):
+        rfbench.Nystroem(10, kernel="chi2", sigma=1.0).fit(np.abs(X))
+    with pytest.raises(InvalidParameterError, match="kernel"):
+        rfbench.Nystroem(10, kernel="precomputed").fit(X)

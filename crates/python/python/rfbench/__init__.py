@@ -10,7 +10,10 @@ scikit-learn's names work where a map has a scikit-learn counterpart: ``kernel="
 ``gamma="scale"``, Nystroem's ``gamma=None`` as ``1 / n_features``, and the fitted attributes
 ``components_``, ``component_indices_``, ``normalization_`` (``Nystroem``), ``random_weights_``,
 ``random_offset_`` (``RandomFourierFeatures``, scikit-learn's ``RBFSampler``), ``indexHash_``,
-``bitHash_`` (``TensorSketch``, scikit-learn's ``PolynomialCountSketch``).
+``bitHash_`` (``TensorSketch``, scikit-learn's ``PolynomialCountSketch``). ``Nystroem`` also
+takes the kernels the crate does not have, as scikit-learn's does: a callable with
+``kernel_params``, and ``"sigmoid"``, ``"cosine"``, ``"chi2"``, ``"additive_chi2"``, computed by
+scikit-learn's ``pairwise_kernels`` on the crate's landmarks (module ``_pairwise``).
 
 Threads: every class takes ``n_jobs`` (None: the package's setting); ``set_num_threads(n)`` sets
 that, and ``threadpoolctl.threadpool_limits(n)`` reaches it too (module ``_threads``). The

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from . import _kernels, _registry, _rfbench
+from . import _kernels, _pairwise, _registry, _rfbench
 from ._base import MapTransformer, fitted_attribute, rows_for_rust
 from .fourier import _BANDWIDTH, _NU
 
@@ -22,9 +22,14 @@ class Nystroem(MapTransformer):
     n_components : int, default=100
         Landmarks; with fewer training rows, every row is a landmark (a warning says so, as
         scikit-learn's Nystroem does).
-    kernel : {"gaussian", "rbf", "laplacian", "matern", "polynomial", "poly", "linear"}, \
-default="gaussian"
-        ``"rbf"`` and ``"poly"`` are scikit-learn's names of the Gaussian and the polynomial.
+    kernel : str or callable, default="gaussian"
+        The crate's kernels: ``"gaussian"`` (scikit-learn's ``"rbf"``), ``"laplacian"``,
+        ``"matern"``, ``"polynomial"`` (``"poly"``), ``"linear"``. scikit-learn's other kernels
+        (``"sigmoid"``, ``"cosine"``, ``"chi2"``, ``"additive_chi2"``) and a callable
+        ``kernel(x, y, **kernel_params) -> float`` are computed by scikit-learn's
+        ``pairwise_kernels``, as its ``Nystroem`` does, on the landmarks the crate's sampler picks
+        (module ``rfbench._pairwise``); so is any scikit-learn kernel given ``kernel_params``.
+        ``"precomputed"`` is not taken (see that module).
     gamma : float, default=None
         ``exp(-gamma ||x - y||^2)`` (Gaussian), ``exp(-gamma ||x - y||_1)`` (Laplacian), the
         polynomial's scale ``(gamma <x, y> + coef0)^degree``. None is ``1 / n_features``, as
@@ -40,6 +45,10 @@ default="gaussian"
         The polynomial kernel ``(gamma <x, y> + coef0)^degree``; any real, as in scikit-learn
         (a negative one makes the kernel indefinite: the eigenvalues of ``K_LL`` at or below the
         cutoff, negative ones among them, are dropped).
+    kernel_params : dict, default=None
+        Further keyword arguments of the kernel, as scikit-learn's ``Nystroem`` takes them: a
+        callable's parameters (gamma, degree and coef0 are then not used), or extra parameters
+        of a scikit-learn kernel.
     eigenvalue_cutoff : float, default=1e-10
         Eigenvalues of ``K_LL`` at or below this fraction of the largest are dropped; in [0, 1)
         (0 keeps every positive eigenvalue).
@@ -68,13 +77,17 @@ default="gaussian"
     }
     _parameter_constraints = {
         **_registry.constraints(_registry_params),
-        "kernel": [StrOptions(_kernels.names(_kernels.ALL))],
+        "kernel": [StrOptions(_kernels.names(_kernels.ALL) | _pairwise.SKLEARN_ONLY), callable],
+        "kernel_params": [dict, None],
         **_BANDWIDTH,
         # scikit-learn's Nystroem takes no "scale".
         "gamma": [Interval(Real, 0, None, closed="neither"), None],
         # scikit-learn's: any real (the registry's offset, for the sketches, is >= 0).
         "coef0": [Interval(Real, None, None, closed="neither")],
     }
+    # Estimators pickled before kernel_params existed have no such instance attribute: this
+    # class default keeps them loading, transforming and cloning as before (the crate's kernels).
+    kernel_params = None
     components_ = fitted_attribute("components_", "The landmarks, one per row.")
     normalization_ = fitted_attribute("normalization_", "K_LL^{-1/2}.")
 
@@ -88,6 +101,7 @@ default="gaussian"
         nu=_registry.default(_NU),
         degree=3,
         coef0=1.0,
+        kernel_params=None,
         eigenvalue_cutoff=_registry.default(("map", "nystroem", "eigenvalue_cutoff")),
         random_state=None,
         n_jobs=None,
@@ -99,15 +113,20 @@ default="gaussian"
         self.nu = nu
         self.degree = degree
         self.coef0 = coef0
+        self.kernel_params = kernel_params
         self.eigenvalue_cutoff = eigenvalue_cutoff
         self.random_state = random_state
         self.n_jobs = n_jobs
 
     def _polynomial(self, n_features):
-        if _kernels.canonical(self.kernel) != "polynomial":
+        if self._pairwise() or _kernels.canonical(self.kernel) != "polynomial":
             return None
         gamma = 1.0 / n_features if self.gamma is None else self.gamma
         return self.degree, gamma, self.coef0
+
+    def _pairwise(self):
+        """Whether scikit-learn computes this kernel (module ``_pairwise``), not the crate."""
+        return _pairwise.handles(self.kernel, self.kernel_params)
 
     def _kernel(self, n_features):
         kernel = _kernels.canonical(self.kernel)
@@ -132,8 +151,11 @@ default="gaussian"
                 f"every row is a landmark (n_components={X.shape[0]})"
             )
             n_components = X.shape[0]
-        rows, kernel = rows_for_rust(X), self._kernel(X.shape[1])
         threads = self._n_threads()
+        if self._pairwise():
+            fitted, self.component_indices_ = _pairwise.fit(self, X, n_components, seed, threads)
+            return fitted
+        rows, kernel = rows_for_rust(X), self._kernel(X.shape[1])
         fitted, indices = _rfbench.nystroem(
             kernel, n_components, self.eigenvalue_cutoff, rows, seed, threads
         )

@@ -1,0 +1,124 @@
+"""Nystroem on kernels the Rust crate does not have: a callable, or scikit-learn's other named
+kernels (``"sigmoid"``, ``"cosine"``, ``"chi2"``, ``"additive_chi2"``), or any kernel given
+``kernel_params``. scikit-learn's ``pairwise_kernels`` computes the kernel, exactly as its own
+``Nystroem`` does, so the swapped import computes the same kernel values; the landmarks are the
+crate's (``_rfbench.nystroem_landmarks``, the sampler of the Rust fit), so a seed picks the same
+rows whatever the kernel, and the inverse square root is the crate's (eigenvalues at or below
+``eigenvalue_cutoff`` times the largest dropped).
+
+``"precomputed"`` is not taken: scikit-learn's ``Nystroem`` then indexes the rows of the
+``n x n`` training kernel and has no meaningful ``transform`` for new rows unless given their
+kernel against the training rows' landmarks; pass a callable or a named kernel instead.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.metrics.pairwise import KERNEL_PARAMS, PAIRWISE_KERNEL_FUNCTIONS, pairwise_kernels
+
+from . import _kernels, _rfbench
+
+# scikit-learn's kernel names the crate has no kernel for (the others go to Rust).
+SKLEARN_ONLY = frozenset(PAIRWISE_KERNEL_FUNCTIONS) - _kernels.names(_kernels.ALL)
+
+
+def handles(kernel, kernel_params):
+    """Whether this module, rather than the Rust crate, fits Nystroem on ``kernel``."""
+    return callable(kernel) or kernel in SKLEARN_ONLY or kernel_params is not None
+
+
+def kernel_arguments(estimator):
+    """The keyword arguments ``pairwise_kernels`` gets, as scikit-learn's ``Nystroem`` builds
+    them: ``kernel_params``, and for a named kernel its own parameters (gamma, degree, coef0)
+    that are set."""
+    params = dict(estimator.kernel_params or {})
+    if callable(estimator.kernel):
+        if estimator.gamma is not None:
+            raise ValueError(
+                "Nystroem: a callable kernel takes its parameters from kernel_params, not gamma"
+            )
+        return params
+    if estimator.sigma is not None:
+        raise ValueError(
+            f"Nystroem: kernel={estimator.kernel!r} (with these kernel_params) is computed by "
+            "scikit-learn, which takes gamma, not the crate's sigma"
+        )
+    if estimator.kernel not in KERNEL_PARAMS:
+        raise ValueError(
+            f"Nystroem: kernel_params is for a callable or scikit-learn's kernels "
+            f"({', '.join(sorted(KERNEL_PARAMS))}), not the crate's {estimator.kernel!r}"
+        )
+    for name in KERNEL_PARAMS[estimator.kernel]:
+        value = getattr(estimator, name)
+        if value is not None:
+            params[name] = value
+    return params
+
+
+class PairwiseNystroemMap:
+    """A fitted Nystroem map whose kernel scikit-learn computes: the interface of the
+    extension's ``FittedMap`` that ``MapTransformer`` uses (``output_dim``, ``transform``,
+    ``sklearn_attributes``). Pickles as plain Python (the kernel, if callable, must pickle)."""
+
+    sparse_output = False
+    native_float32 = False
+
+    def __init__(self, kernel, params, landmarks, normalization, rank):
+        self.kernel = kernel
+        self.params = params
+        self.landmarks = landmarks
+        self.normalization = normalization
+        self.rank = rank
+
+    @property
+    def output_dim(self):
+        return self.landmarks.shape[0]
+
+    def kernel_to_landmarks(self, X, n_jobs):
+        """``K(X, landmarks)``, ``n x m``."""
+        return pairwise_kernels(
+            X, self.landmarks, metric=self.kernel, filter_params=True, n_jobs=n_jobs, **self.params
+        )
+
+    def transform(self, rows, n_threads):
+        """The features of ``rows`` (as ``rows_for_rust`` gives them)."""
+        X = _from_rows(rows)
+        n_jobs = None if n_threads == 0 else n_threads
+        return self.kernel_to_landmarks(X, n_jobs) @ self.normalization.T
+
+    def sklearn_attributes(self):
+        return {"components_": self.landmarks, "normalization_": self.normalization}
+
+
+def fit(estimator, X, n_components, seed, n_threads):
+    """The fitted map and its landmarks' row indices."""
+    indices = np.asarray(_rfbench.nystroem_landmarks(X.shape[0], n_components, seed))
+    landmarks = X[indices]
+    landmarks = landmarks.toarray() if sp.issparse(landmarks) else np.array(landmarks)
+    landmarks = landmarks.astype(np.float64, copy=False)
+    params = kernel_arguments(estimator)
+    n_jobs = None if n_threads == 0 else n_threads
+    fitted = PairwiseNystroemMap(estimator.kernel, params, landmarks, None, 0)
+    gram = fitted.kernel_to_landmarks(landmarks, n_jobs)
+    fitted.normalization, fitted.rank = inverse_square_root(
+        (gram + gram.T) / 2.0, estimator.eigenvalue_cutoff
+    )
+    return fitted, indices.astype(np.int64)
+
+
+def inverse_square_root(gram, cutoff):
+    """``V diag(lambda^{-1/2}) V'`` over the eigenvalues above ``cutoff`` times the largest
+    (the others weighted 0, a pseudo-inverse), and how many were kept: the Rust fit's rule."""
+    eigenvalues, eigenvectors = np.linalg.eigh(gram)
+    threshold = cutoff * max(float(eigenvalues.max()), 0.0)
+    kept = eigenvalues > threshold
+    scales = np.zeros_like(eigenvalues)
+    scales[kept] = eigenvalues[kept] ** -0.5
+    return (eigenvectors * scales) @ eigenvectors.T, int(kept.sum())
+
+
+def _from_rows(rows):
+    """The matrix ``rows_for_rust`` made: an array, or CSR parts."""
+    if isinstance(rows, tuple):
+        data, indices, indptr, n_cols = rows
+        return sp.csr_matrix((data, indices, indptr), shape=(len(indptr) - 1, n_cols))
+    return rows
