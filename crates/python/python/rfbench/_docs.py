@@ -155,6 +155,17 @@ SECTIONS = {
     ((50, 20), (20, 8), (20, 20))
     >>> bool(np.array_equal(nystroem.components_, X[nystroem.component_indices_]))
     True
+
+    A kernel the crate does not have, computed by scikit-learn on the same landmarks:
+
+    >>> def gaussian(x, y, gamma):
+    ...     return np.exp(-gamma * np.sum((x - y) ** 2))
+    >>> custom = Nystroem(kernel=gaussian, kernel_params={"gamma": 1 / 8}, n_components=20,
+    ...                   random_state=0).fit(X)
+    >>> bool(np.array_equal(custom.component_indices_, nystroem.component_indices_))
+    True
+    >>> bool(np.allclose(custom.transform(X), nystroem.transform(X), atol=1e-10))
+    True
 """
     ),
     "PseudoRandomFourierFeatures": """
