@@ -379,7 +379,7 @@ impl TryFrom<FastfoodData> for Fastfood {
         let padded = padded_size(params.transform, input_dim);
         output.check_matches(name, params.form, params.n_components)?;
         let n_blocks = output.n_frequencies().div_ceil(padded);
-        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        let finite = crate::packed::slice_finite;
         let blocks = match (params.transform, blocks) {
             (FastfoodTransform::Hadamard, BlocksData::Hadamard(blocks)) => {
                 ensure(blocks.len() == n_blocks, name, || {

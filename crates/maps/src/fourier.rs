@@ -215,7 +215,7 @@ impl TryFrom<FourierOutputData> for FourierOutput {
                 offsets.len()
             )
         })?;
-        ensure(offsets.iter().all(|b| b.is_finite()), name, || {
+        ensure(crate::packed::slice_finite(&offsets), name, || {
             "non-finite phase".into()
         })?;
         Ok(Self {
@@ -500,7 +500,7 @@ impl TryFrom<DenseFourierData> for DenseFourier {
         ensure(m == data.output.n_frequencies(), name, || {
             format!("{m} columns for m = {}", data.output.n_frequencies())
         })?;
-        ensure(data.weights.iter().all(|w| w.is_finite()), name, || {
+        ensure(crate::packed::all_finite([&data.weights]), name, || {
             "non-finite frequency".into()
         })?;
         // Deserialised arrays are in standard layout, which `map_row` relies on.

@@ -242,10 +242,7 @@ impl TryFrom<NystroemData> for Nystroem {
             },
         )?;
         ensure(
-            landmarks
-                .iter()
-                .chain(&normalization)
-                .all(|v| v.is_finite()),
+            crate::packed::all_finite([&landmarks, &normalization]),
             "Nystroem",
             || "non-finite landmark or normalisation entry".into(),
         )?;

@@ -595,7 +595,7 @@ impl TryFrom<PrffData> for Prff {
             },
         )?;
         ensure(
-            frequencies.iter().chain(&phases).all(|v| v.is_finite()),
+            crate::packed::all_finite([&frequencies]) && crate::packed::slice_finite(&phases),
             "Prff",
             || "non-finite frequency or phase".into(),
         )?;

@@ -273,6 +273,31 @@ fn prff() {
     assert_rejected::<Prff>(v, "23 phases");
 }
 
+/// The binary form (the Python package's pickles) cannot hold a non-finite value unnoticed: JSON
+/// has no NaN, so this is the form the maps' finiteness checks guard. One value, the last of the
+/// frequency block and the first of the phases, set to NaN or infinity in the bytes: an error.
+#[test]
+fn a_non_finite_value_in_the_binary_form_is_an_error() {
+    let x = data(50, 10);
+    let map = PrffParams::new(1.5, 6).max_iterations(3).fit(&x).unwrap();
+    let bytes = postcard::to_allocvec(&map).unwrap();
+    assert_eq!(postcard::from_bytes::<Prff>(&bytes).unwrap(), map);
+    for value in [map.frequency(5)[D - 1], map.phase(0)] {
+        let at = bytes
+            .windows(8)
+            .position(|w| w == value.to_le_bytes())
+            .unwrap();
+        for bad in [f64::NAN, f64::INFINITY] {
+            let mut tampered = bytes.clone();
+            tampered[at..at + 8].copy_from_slice(&bad.to_le_bytes());
+            assert!(
+                postcard::from_bytes::<Prff>(&tampered).is_err(),
+                "{bad} at {at}"
+            );
+        }
+    }
+}
+
 /// The registry maps the tests above round-trip. Kept by hand because each test names the
 /// map's concrete type; the test below fails naming any registry map missing from it.
 const ROUND_TRIPPED: &[&str] = &[
