@@ -283,13 +283,9 @@ fn no_axis_label_names_a_panel_or_a_stand_in() {
     assert!(offending.is_empty(), "{offending:#?}");
 }
 
-/// Committed results that a tree with uncommitted changes wrote (their `git_commit` ends in
-/// `-dirty`): the code that made them cannot be recovered. This one is waiting for a
-/// regeneration alone on a quiet machine (67 minutes, docs/performance.md); the list may only
-/// shrink: a listed file that is clean again fails the test until it is taken off, and any other
-/// file with a dirty row fails it.
-const STILL_DIRTY: [&str; 1] = ["results/tensor-sketch-table1-readings/raw-rows.csv"];
-
+/// No committed result was written by a tree with uncommitted changes (a `git_commit` ending in
+/// `-dirty`): the code that made it could not be recovered. `--require-clean` (which `just
+/// reproduce-all` passes) refuses such a run.
 #[test]
 fn no_committed_row_comes_from_a_dirty_tree() {
     use rfbench::results::read_records;
@@ -315,9 +311,9 @@ fn no_committed_row_comes_from_a_dirty_tree() {
         }
     }
     dirty.sort();
-    assert_eq!(
-        dirty, STILL_DIRTY,
-        "committed results with a -dirty commit (left) against the list still waiting (right): \
-         regenerate from a clean tree, or take a regenerated file off STILL_DIRTY"
+    assert!(
+        dirty.is_empty(),
+        "committed results with a -dirty commit: {dirty:?}; regenerate them from a clean tree \
+         (just reproduce NAME --profile PROFILE --require-clean)"
     );
 }
