@@ -31,7 +31,13 @@ pub struct Report {
     pub total_seconds: f64,
     pub longest_seconds: f64,
     pub lines: Vec<Replay>,
+    /// The longest runs measured, longest first: each run, its seconds and its place (from 1)
+    /// in the estimate's order, which says where the estimate went wrong.
+    pub longest: Vec<(RunId, f64, usize)>,
 }
+
+/// How many of the longest runs the report places.
+const PLACED: usize = 5;
 
 /// Replays `spec`'s committed `results/SPEC/PROFILE.csv` on each of `workers`.
 pub fn replay(
@@ -44,13 +50,14 @@ pub fn replay(
     let csv = plan.files(&options.out_dir).csv();
     let measured = measured_seconds(&csv, &plan.columns)?;
     let mut data = BTreeMap::new();
-    let (mut seconds, mut costs, mut unmeasured) = (Vec::new(), Vec::new(), 0);
+    let (mut seconds, mut costs, mut ids, mut unmeasured) = (Vec::new(), Vec::new(), Vec::new(), 0);
     for (cell, repetition) in plan
         .cells
         .iter()
         .flat_map(|c| (0..c.repetitions).map(move |r| (c, r)))
     {
-        let Some(&t) = measured.get(&RunId::new(&plan.coordinates(cell), repetition)) else {
+        let id = RunId::new(&plan.coordinates(cell), repetition);
+        let Some(&t) = measured.get(&id) else {
             unmeasured += 1;
             continue;
         };
@@ -68,6 +75,7 @@ pub fn replay(
         };
         seconds.push(t);
         costs.push(schedule::cost(cell, *size));
+        ids.push(id);
     }
     if seconds.is_empty() {
         return Err(Error::Experiment(format!(
@@ -84,7 +92,25 @@ pub fn replay(
         total_seconds: seconds.iter().sum(),
         longest_seconds: seconds.iter().copied().fold(0.0, f64::max),
         lines: schedule::replay(&seconds, &costs, workers),
+        longest: placed(&seconds, &costs, &ids),
     })
+}
+
+/// The [`PLACED`] longest runs, with their place in the estimate's order.
+fn placed(seconds: &[f64], costs: &[f64], ids: &[RunId]) -> Vec<(RunId, f64, usize)> {
+    let estimated = schedule::longest_first(costs);
+    schedule::longest_first(seconds)
+        .into_iter()
+        .take(PLACED)
+        .map(|i| {
+            let place = estimated
+                .iter()
+                .position(|&j| j == i)
+                .expect("a permutation")
+                + 1;
+            (ids[i].clone(), seconds[i], place)
+        })
+        .collect()
 }
 
 /// Each measured row's run (its values in the plan's `columns`) and its seconds, read by column
@@ -153,6 +179,14 @@ impl fmt::Display for Report {
                 cell(r.measured),
                 r.lower_bound
             )?;
+        }
+        writeln!(
+            f,
+            "the longest runs, and their place among the {} in the estimate's order:",
+            self.runs
+        )?;
+        for (id, seconds, place) in &self.longest {
+            writeln!(f, "{seconds:>10.1} s  #{place:<5} {id}")?;
         }
         Ok(())
     }

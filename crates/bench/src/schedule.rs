@@ -16,6 +16,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use rfbench_registry::learners::fits;
 use rfbench_registry::{Needs, Value};
 
 use crate::spec::Cell;
@@ -51,8 +52,10 @@ pub fn cost(cell: &Cell, size: DataSize) -> f64 {
         }
         _ => (train + test, 0.0),
     };
+    // Growth 1: a D x d projection of every row. Growth 2 adds a D x D step per row (Nystroem's
+    // normalisation, PRFF's descent over the features learnt before).
     let map_work = width.map_or(0.0, |w| {
-        mapped * per_row * w * w.powf((cell.map.cost_growth - 1.0).max(0.0))
+        mapped * w * (per_row + (cell.map.cost_growth - 1.0).max(0.0) * w)
     });
     let learner_work = match cell.learner {
         None => 0.0,
@@ -62,15 +65,15 @@ pub fn cost(cell: &Cell, size: DataSize) -> f64 {
     (map_work + kind_work + learner_work * searches(cell)).max(1.0)
 }
 
-/// How many times a learner is trained: once, or per fold and candidate where a bandwidth is
-/// chosen by cross-validation, or per fold where the learner cross-validates its own `C`.
+/// How many times the learner is trained: per fold and candidate where a bandwidth is chosen by
+/// cross-validation, times the fits its own search of `C` or `lambda` makes (the registry's
+/// [`fits`]).
 fn searches(cell: &Cell) -> f64 {
     let bandwidth = cell.kernel_params.0.values().find_map(|v| match v {
-        Value::Search(s) => Some((s.folds * s.candidates.len()) as f64),
+        Value::Search(s) => Some((s.folds * s.candidates.len() + 1) as f64),
         _ => None,
     });
-    let folds = cell.learner_params.get("folds").and_then(Value::as_usize);
-    bandwidth.unwrap_or(1.0) * folds.map_or(1.0, |f| f.max(1) as f64 + 1.0)
+    bandwidth.unwrap_or(1.0) * fits(&cell.learner_params) as f64
 }
 
 /// The indices of `costs`, largest first; equal costs in their own order.
