@@ -4,8 +4,9 @@
 //! estimate, and longest first by the measurements themselves, against the bound no order beats.
 //!
 //! A run's time is its row's `map_seconds + train_seconds + predict_seconds` (what the kinds
-//! time; loading data and writing files are left out), so the replay says how well the order
-//! packs the runs, not the spec's wall time.
+//! time; loading data and writing files are left out, and so are the Gram sums of the
+//! gram-error and kernel-error kinds, which time only the map), so the replay says how well the
+//! order packs the runs, not the spec's wall time.
 
 use std::collections::BTreeMap;
 use std::fmt;
