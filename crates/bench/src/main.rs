@@ -162,6 +162,16 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
     },
+    /// Replay a spec's committed results/NAME/PROFILE.csv through the runner's scheduler: each
+    /// run's measured seconds started on N workers in the plan's order and longest first, against
+    /// the bound no order beats (nothing runs).
+    Schedule {
+        #[command(flatten)]
+        spec: SpecArgs,
+        /// Worker counts to replay on.
+        #[arg(long, value_delimiter = ',', default_value = "2,16,64")]
+        workers: Vec<usize>,
+    },
     /// Regenerate a spec in a temporary directory and compare with its committed results/.
     Check {
         #[command(flatten)]
@@ -492,6 +502,12 @@ fn run() -> anyhow::Result<String> {
         Command::Kernels => Ok(rfbench_registry::describe_kernels()),
         Command::Reference => Ok(rfbench_registry::reference_markdown()),
         Command::Render { spec, out_dir } => render(&global, spec, out_dir.as_ref()),
+        Command::Schedule { spec, workers } => {
+            let options = global.options(None, spec.out_dir(&global.root, None));
+            let report = rfbench::replay::replay(&spec.spec, &spec.profile(), &options, workers)
+                .with_context(|| format!("replaying the runs of {}", spec.spec))?;
+            Ok(report.to_string())
+        }
         Command::Reproduce {
             spec,
             master_seed,
@@ -786,14 +802,18 @@ fn summary(outcome: &run::Outcome) -> String {
     let _ = writeln!(out, "wrote {}", outcome.csv.display());
     wrote_outputs(&mut out, &outcome.rendered);
     let runs = outcome.rows.len();
+    let threads = rayon::current_num_threads();
+    let busy = outcome.cpu_seconds / outcome.seconds.max(1e-9);
     let _ = writeln!(
         out,
-        "{} cells, {runs} runs (repetitions: {}) ({} skipped) in {:.1} s on {} threads",
+        "{} cells, {runs} runs (repetitions: {}) ({} skipped) in {:.1} s on {threads} threads, \
+         {:.1} CPU s: {busy:.2} threads busy ({:.0} %)",
         plan.cells.len(),
         plan.repetitions,
         outcome.skipped,
         outcome.seconds,
-        rayon::current_num_threads()
+        outcome.cpu_seconds,
+        100.0 * busy / threads as f64
     );
     out
 }

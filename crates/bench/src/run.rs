@@ -25,6 +25,7 @@ use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::partial::{self, Partial};
 use crate::results::{self, CellOutcome, CellValue, Coordinates, Provenance, ResultRow};
 use crate::run_id::RunId;
+use crate::schedule;
 use crate::seeds::derive_seed;
 use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
@@ -83,6 +84,9 @@ pub struct Outcome {
     pub csv: PathBuf,
     pub rendered: Rendered,
     pub seconds: f64,
+    /// CPU seconds the process spent over the same span, every thread's (user and system):
+    /// divided by `seconds` and the threads, how busy the run kept the cores.
+    pub cpu_seconds: f64,
     pub skipped: usize,
     /// The runs that failed (recorded with status `failed` and their error), described.
     pub failed: Vec<String>,
@@ -95,7 +99,7 @@ pub struct Outcome {
 /// The dataset of `cell`, preprocessed as the spec says (its steps, or the registry entry's
 /// defaults). `Ok(Err(reason))` when the data cannot be had on this machine (a download
 /// without network): its cells are skipped with that reason.
-fn prepare_data(
+pub(crate) fn prepare_data(
     plan: &Plan,
     cell: &Cell,
     data_seed: u64,
@@ -298,8 +302,8 @@ type Job = (usize, usize, Coordinates, Vec<(String, u64)>);
 /// Runs every cell of `plan` at every repetition (only `options.shard`'s share, when sharded),
 /// except those `earlier` has a row for that ran (same coordinates, repetition and seeds:
 /// compare's rounds rerun a grown spec, `--resume` a killed run). Each row measured goes to
-/// `partial` as it finishes. Cells run concurrently when the kind allows it; results come back
-/// in (cell, repetition) order whatever the schedule.
+/// `partial` as it finishes. Cells run concurrently when the kind allows it, longest first by
+/// [`schedule::cost`]; results come back in (cell, repetition) order whatever the schedule.
 pub fn run_cells(
     plan: &Plan,
     options: &RunOptions,
@@ -338,7 +342,7 @@ pub fn run_cells(
         plan.seed("data_seed", cell, repetition)
             .unwrap_or(plan.master_seed)
     };
-    let mut data: BTreeMap<(String, u64), std::result::Result<Prepared, String>> = BTreeMap::new();
+    let mut data: BTreeMap<(String, u64), PreparedOrSkipped> = BTreeMap::new();
     for job in jobs.iter().filter(|j| done(j).is_none()) {
         let (cell, seed) = (&plan.cells[job.0], data_seed(&plan.cells[job.0], job.1));
         if let Entry::Vacant(slot) = data.entry((cell.data_key(), seed)) {
@@ -391,12 +395,45 @@ pub fn run_cells(
         row
     };
     let rows = if plan.kind.parallel_cells {
-        jobs.par_iter().map(run_one).collect()
+        // Longest first ([`schedule`]); the rows go back to the plan's order.
+        let costs: Vec<f64> = jobs
+            .iter()
+            .map(|job| {
+                let cell = &plan.cells[job.0];
+                match (
+                    done(job),
+                    &data.get(&(cell.data_key(), data_seed(cell, job.1))),
+                ) {
+                    (None, Some(Ok(prepared))) => schedule::cost(cell, data_size(prepared)),
+                    _ => 0.0,
+                }
+            })
+            .collect();
+        let mut ran: Vec<(usize, ResultRow)> = schedule::longest_first(&costs)
+            .into_iter()
+            .par_bridge()
+            .map(|i| (i, run_one(&jobs[i])))
+            .collect();
+        ran.sort_by_key(|(i, _)| *i);
+        ran.into_iter().map(|(_, row)| row).collect()
     } else {
         jobs.iter().map(run_one).collect()
     };
     reporter.finish();
     Ok(rows)
+}
+
+/// A dataset prepared for its cells, or the reason its cells are skipped.
+type PreparedOrSkipped = std::result::Result<Prepared, String>;
+
+/// The sizes [`schedule::cost`] orders runs by.
+pub(crate) fn data_size(prepared: &Prepared) -> schedule::DataSize {
+    let rows = prepared.x.n_rows();
+    schedule::DataSize {
+        train_rows: prepared.n_train,
+        test_rows: rows - prepared.n_train,
+        values_per_row: prepared.x.nnz() as f64 / rows.max(1) as f64,
+    }
 }
 
 /// The seeds of `cell` at `repetition`, by column, in the plan's order.
@@ -467,7 +504,7 @@ pub fn reproduce_reusing(
     options: &RunOptions,
     earlier: &[ResultRow],
 ) -> Result<Outcome> {
-    let start = Instant::now();
+    let (start, cpu_start) = (Instant::now(), cpu_seconds());
     let plan = planned(spec, profile, options)?;
     // Outputs of runs killed during their renames are completed, temporaries of runs killed
     // before them removed, with a note.
@@ -536,11 +573,24 @@ pub fn reproduce_reusing(
         csv,
         rendered,
         seconds: start.elapsed().as_secs_f64(),
+        cpu_seconds: cpu_seconds() - cpu_start,
         skipped,
         failed,
         warnings,
         rows,
     })
+}
+
+/// The CPU time this process has used, all threads, user and system (`getrusage`); 0 where
+/// the call fails.
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given and reads nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
 /// The plan of `spec` under `profile`, with the run's master seed, refused before anything is

@@ -70,6 +70,7 @@ mod kernels;
 mod linfa_traits;
 mod nystroem;
 mod orthogonal;
+mod orthogonal_revrand;
 mod packed;
 mod prff;
 mod random_binning;
@@ -101,6 +102,9 @@ pub use nystroem::{
 pub use orthogonal::{
     OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams, OrthogonalRandomFeaturesValidParams,
     StructuredOrthogonalFeatures, StructuredOrthogonalParams, StructuredOrthogonalValidParams,
+};
+pub use orthogonal_revrand::{
+    RevrandOrthogonalFeatures, RevrandOrthogonalParams, RevrandOrthogonalValidParams,
 };
 pub use prff::{Prff, PrffParams, PrffValidParams, PrffWeighting};
 pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};

@@ -132,7 +132,7 @@ impl OrthogonalRandomFeaturesValidParams {
 }
 
 /// A Haar-distributed `d x d` orthogonal matrix: `Q` of `G = QR`, columns times `sign(R_jj)`.
-fn haar_orthogonal(d: usize, rng: &mut impl Rng) -> Result<Array2<f64>> {
+pub(crate) fn haar_orthogonal(d: usize, rng: &mut impl Rng) -> Result<Array2<f64>> {
     let g = Array2::from_shape_simple_fn((d, d), || rng.sample::<f64, _>(StandardNormal));
     let (mut q, r) = g.qr().map_err(|e| MapError::Linalg(e.to_string()))?;
     for (j, mut col) in q.columns_mut().into_iter().enumerate() {

@@ -24,8 +24,8 @@ use rand_chacha::ChaCha8Rng;
 use rfbench_maps::{
     CsrMatrix, DynFeatureMap, FastfoodParams, FastfoodTransform, FourierForm, Kernel, MapError,
     NystroemParams, OrthogonalRandomFeaturesParams, PrffParams, RandomBinningParams,
-    RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams, Row, Rows,
-    StructuredOrthogonalParams, TensorSketchParams,
+    RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams, RevrandOrthogonalParams,
+    Row, Rows, StructuredOrthogonalParams, TensorSketchParams,
 };
 
 /// Input dimension of every map.
@@ -147,6 +147,17 @@ fn maps() -> Vec<(&'static str, Box<dyn DynFeatureMap>, Exactness)> {
             "orf",
             Box::new(
                 OrthogonalRandomFeaturesParams::for_kernel(&gaussian(), 64)
+                    .unwrap()
+                    .seed(6)
+                    .fit(D_IN)
+                    .unwrap(),
+            ),
+            FOURIER,
+        ),
+        (
+            "orf-revrand",
+            Box::new(
+                RevrandOrthogonalParams::for_kernel(&gaussian(), 64)
                     .unwrap()
                     .seed(6)
                     .fit(D_IN)

@@ -9,8 +9,9 @@ use rfbench_maps::{
     MapError, Nystroem, NystroemParams, OrthogonalRandomFeatures, OrthogonalRandomFeaturesParams,
     Prff, PrffParams, RandomBinning, RandomBinningParams, RandomFourierFeatures,
     RandomFourierParams, RandomMaclaurin, RandomMaclaurinH01, RandomMaclaurinH01Params,
-    RandomMaclaurinParams, ShiftInvariantKernel, StructuredOrthogonalFeatures,
-    StructuredOrthogonalParams, TensorSketch, TensorSketchParams,
+    RandomMaclaurinParams, RevrandOrthogonalFeatures, RevrandOrthogonalParams,
+    ShiftInvariantKernel, StructuredOrthogonalFeatures, StructuredOrthogonalParams, TensorSketch,
+    TensorSketchParams,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -112,7 +113,16 @@ fn orthogonal_and_structured_orthogonal() {
             .fit(D)
             .unwrap();
         round_trip(&sorf);
+        let revrand = RevrandOrthogonalParams::new(2.0, 40)
+            .form(form)
+            .fit(D)
+            .unwrap();
+        round_trip(&revrand);
     }
+    let revrand = RevrandOrthogonalParams::new(2.0, 40).fit(D).unwrap();
+    let mut v = to_value(&revrand);
+    v["input_dim"] = Value::from(D + 1);
+    assert_rejected::<RevrandOrthogonalFeatures>(v, "frequency rows");
     let orf = OrthogonalRandomFeaturesParams::new(gaussian(), 40)
         .form(FourierForm::Phase)
         .fit(D)
@@ -303,6 +313,7 @@ fn a_non_finite_value_in_the_binary_form_is_an_error() {
 const ROUND_TRIPPED: &[&str] = &[
     "rff",
     "orf",
+    "orf-revrand",
     "sorf",
     "fastfood",
     "fastfood-fft",

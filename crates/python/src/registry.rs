@@ -146,11 +146,17 @@ fn kernel(k: &KernelInfo) -> Kernel {
 }
 
 /// `{"maps": [...], "kernels": [...]}`: every entry of the registry's `MAPS` (with `exact` and
-/// `none`, marked `is_feature_map = False`) and `KERNELS`, in the registry's order.
+/// `none`, marked `is_feature_map = False`) and `KERNELS`, in the registry's order; not the
+/// maps kept only as a paper's reading (`MapInfo::reading_of`: revrand's ORF), which the package
+/// does not offer.
 #[pyfunction]
 fn registry() -> Registry {
     Registry {
-        maps: MAPS.iter().map(map).collect(),
+        maps: MAPS
+            .iter()
+            .filter(|m| m.reading_of.is_none())
+            .map(map)
+            .collect(),
         kernels: KERNELS.iter().map(kernel).collect(),
     }
 }

@@ -309,6 +309,18 @@ fn ridge_streamed(i: &StreamInput<'_>) -> Result<LearnerOutput, LearnerError> {
     }
 }
 
+/// How many models training with `params` fits: one, or, where a learner with folds is given
+/// neither its `C` nor its `lambda` and so chooses it by cross-validation, one per fold and value
+/// of the first grid, and the final one (the grid's extensions at its edges not counted). The
+/// runner's scheduler orders runs by it (`rfbench::schedule`).
+pub fn fits(params: &ParamValues) -> usize {
+    let searched = params.get("C").is_none() && params.get("lambda").is_none();
+    match params.get("folds").and_then(|v| v.as_usize()) {
+        Some(folds) if searched => folds * search_grid(folds, 0).grid.len() + 1,
+        _ => 1,
+    }
+}
+
 /// Cross-validation of a hyper-parameter over `2^-5..2^5`, extended while the best value is at
 /// an edge up to `2^-15..2^15` (the learners' [`rfbench_learners::GridSearch`]).
 fn search_grid(folds: usize, seed: u64) -> CrossValidation {

@@ -5,8 +5,8 @@
 use rfbench_maps::{
     DynFeatureMap, FastfoodParams, FastfoodTransform, FourierForm, Kernel, MapError,
     NystroemParams, OrthogonalRandomFeaturesParams, PrffParams, PrffWeighting, RandomBinningParams,
-    RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams, Rows,
-    StructuredOrthogonalParams, TensorSketchParams,
+    RandomFourierParams, RandomMaclaurinH01Params, RandomMaclaurinParams, RevrandOrthogonalParams,
+    Rows, StructuredOrthogonalParams, TensorSketchParams,
 };
 
 use super::params::{choice, count, real, Default, ParamKind, ParamSpec, ParamValues, MAX_COUNT};
@@ -46,11 +46,21 @@ pub struct MapInfo {
     /// a number of grids whose features are `width` times as many, so its ladder would not
     /// compare with the others'.
     pub in_default_comparison: bool,
+    /// `Some(why)` for a paper's own variant of another map, kept as a reading of that paper
+    /// (revrand's ORF, the PRFF paper's baseline): specs run it; `rfbench compare` does not sweep
+    /// it unless named and the Python package does not offer it, since it is not the
+    /// approximation of its kernel that its name suggests.
+    pub reading_of: Option<&'static str>,
     /// The power of D its fit and transform time grow with for large D, from the algorithm:
     /// `rfbench compare` never extrapolates its pilot's timings past the pilot's D with a smaller
     /// power (PRFF's descent is O(B^2 D^2): timed at D = 64 and 512 on 600 rows it looked like
     /// D^1.25, and D = 4096 took 95 s a repetition where that predicted 42 s; D^2 predicts 198 s).
     pub cost_growth: f64,
+    /// The multiply-adds of fitting and mapping `rows` rows beyond a `D x d` projection of each,
+    /// from the parameters, `D` and `d` (the runner's scheduler orders runs by it, beside the
+    /// projection): Nystroem's `D^3` eigendecomposition and `D x D` normalisation of every row,
+    /// PRFF's descent; 0 for maps that only project.
+    pub extra_work: fn(params: &ParamValues, width: f64, d: f64, rows: f64) -> f64,
     pub features: Features,
     /// scikit-learn's counterpart, with what its `n_components` is against this map's D
     /// (`rfbench compare` prints it beside its answer); `None` where scikit-learn has none.
@@ -99,6 +109,24 @@ fn param(params: &ParamValues, name: &str) -> Option<u128> {
         .get(name)
         .and_then(|v| v.as_usize())
         .map(|v| v as u128)
+}
+
+/// Maps that only project.
+const NO_EXTRA_WORK: fn(&ParamValues, f64, f64, f64) -> f64 = |_, _, _, _| 0.0;
+
+/// Nystroem: the landmarks' kernel and its eigendecomposition (`D^2 d + D^3`), then each row's
+/// kernel values through the `D x D` normalisation.
+fn nystroem_work(_: &ParamValues, width: f64, d: f64, rows: f64) -> f64 {
+    width * width * (d + width) + rows * width * width
+}
+
+/// PRFF's fit (rfbench-maps' prff module): per feature `j`, the batch's exact kernel (`B^2 d`),
+/// the previous features' part of the target (`B^2 j`), and `max_iterations` descent steps
+/// (`B^2 + B d` each); every row's cosine per feature (`n D d`) once.
+fn prff_work(p: &ParamValues, width: f64, d: f64, rows: f64) -> f64 {
+    let count = |name| p.get(name).and_then(|v| v.as_usize()).unwrap_or(0) as f64;
+    let (b, steps) = (count("batch_size"), count("max_iterations"));
+    width * (b * b * d + steps * (b * b + b * d)) + b * b * width * width / 2.0 + rows * width * d
 }
 
 /// `n_components` columns; a `D x d` projection (RFF, ORF, PRFF's frequencies).
@@ -232,6 +260,7 @@ map_config!(RandomMaclaurinH01Params, fits on dimension);
 map_config!(RandomFourierParams, fits on dimension);
 map_config!(OrthogonalRandomFeaturesParams, fits on dimension);
 map_config!(StructuredOrthogonalParams, fits on dimension);
+map_config!(RevrandOrthogonalParams, fits on dimension);
 map_config!(FastfoodParams, fits on dimension);
 map_config!(RandomBinningParams, fits on dimension);
 map_config!(NystroemParams, fits on rows);
@@ -267,6 +296,10 @@ fn rff(p: &ParamValues, k: &Kernel) -> Config {
 
 fn orf(p: &ParamValues, k: &Kernel) -> Config {
     config(OrthogonalRandomFeaturesParams::for_kernel(k, p.usize("n_components"))?.form(form(p)))
+}
+
+fn orf_revrand(p: &ParamValues, k: &Kernel) -> Config {
+    config(RevrandOrthogonalParams::for_kernel(k, p.usize("n_components"))?.form(form(p)))
 }
 
 fn sorf(p: &ParamValues, k: &Kernel) -> Config {
@@ -340,7 +373,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(tensor_sketch),
         sklearn: Some("sklearn.kernel_approximation.PolynomialCountSketch(n_components=D, degree=p, gamma=1, coef0=offset): the same sketch, D features"),
         size: SKETCHES,
@@ -356,7 +391,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(random_maclaurin),
         sklearn: None,
         size: PRODUCTS,
@@ -372,7 +409,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(random_maclaurin_h01),
         sklearn: None,
         size: PRODUCTS,
@@ -388,7 +427,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(rff),
         sklearn: Some("sklearn.kernel_approximation.RBFSampler(n_components=D, gamma=1/(2 sigma^2)), Gaussian kernel only: D frequencies with a random phase, our form = \"phase\"; our default form, \"paired\", takes the cos and sin of D/2 frequencies (at equal D half the frequencies: on data with many near-linear directions it needs a larger D)"),
         size: PROJECTION,
@@ -410,7 +451,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(orf),
         sklearn: None,
         size: PROJECTION,
@@ -426,7 +469,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(sorf),
         sklearn: None,
         size: STRUCTURED,
@@ -442,7 +487,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(fastfood),
         sklearn: None,
         size: STRUCTURED,
@@ -458,7 +505,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(fastfood_fft),
         sklearn: None,
         size: STRUCTURED,
@@ -477,7 +526,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: false,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Map(random_binning),
         sklearn: None,
         size: BINNING,
@@ -496,7 +547,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: true,
         components_are_rows: true,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 2.0,
+        extra_work: nystroem_work,
         features: Features::Map(nystroem),
         sklearn: Some("sklearn.kernel_approximation.Nystroem(kernel=\"rbf\", gamma=1/(2 sigma^2), n_components=D) for the Gaussian kernel: D landmarks drawn uniformly from the training rows"),
         size: LANDMARKS,
@@ -526,8 +579,29 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: true,
         components_are_rows: false,
         in_default_comparison: true,
+        reading_of: None,
         cost_growth: 2.0,
+        extra_work: prff_work,
         features: Features::Map(prff),
+        sklearn: None,
+        size: PROJECTION,
+        compare_variants: &[],
+    },
+    MapInfo {
+        name: "orf-revrand",
+        label: "ORF (revrand)",
+        doc: "revrand's OrthogonalRBF: orthogonal blocks with one set of d chi-distributed norms multiplying the input coordinates, not one norm per frequency; converges to a kernel of its norms, not to the Gaussian.",
+        paper: "Damodaran, Courty & Gosselin 2017 (PRFF)'s ORF baseline",
+        params: &[N_COMPONENTS, FORM],
+        kernels: &["gaussian"],
+        fits_on_data: false,
+        components_are_rows: false,
+        in_default_comparison: false,
+        reading_of: Some("the PRFF paper's ORF baseline as revrand implements it (docs/papers.md): \
+            kept beside Yu et al.'s ORF to decide the paper's ORF claims on the map it ran"),
+        cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
+        features: Features::Map(orf_revrand),
         sklearn: None,
         size: PROJECTION,
         compare_variants: &[],
@@ -542,7 +616,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: false,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Exact,
         sklearn: None,
         size: NO_FEATURES,
@@ -558,7 +634,9 @@ pub const MAPS: &[MapInfo] = &[
         fits_on_data: false,
         components_are_rows: false,
         in_default_comparison: false,
+        reading_of: None,
         cost_growth: 1.0,
+        extra_work: NO_EXTRA_WORK,
         features: Features::Raw,
         sklearn: None,
         size: NO_FEATURES,
