@@ -1,7 +1,8 @@
 //! revrand's orthogonal random features (`OrthogonalRBF` in revrand's `basis_functions.py`): the
 //! "ORF" baseline of Damodaran, Courty & Gosselin's PRFF paper, which ran revrand's
 //! implementation, kept beside Yu et al.'s ORF ([`crate::OrthogonalRandomFeatures`]) as a reading
-//! of that paper (docs/papers.md).
+//! of that paper (docs/papers.md). Written from issue 41's description of that class
+//! (`diag(S) @ Q`); the versions of revrand's source at hand predate it.
 //!
 //! Frequencies come in orthogonal blocks of `d`, as Yu et al.'s, but the chi-distributed norms are
 //! drawn once, `s = (s_1, ..., s_d)` with `s_i ~ chi(d)`, and multiply the input coordinates:
