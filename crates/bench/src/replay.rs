@@ -62,9 +62,7 @@ pub fn replay(
             unmeasured += 1;
             continue;
         };
-        let seed = plan
-            .seed("data_seed", cell, repetition)
-            .unwrap_or(plan.master_seed);
+        let seed = run::data_seed(&plan, cell, repetition);
         let key = (cell.data_key(), seed);
         if !data.contains_key(&key) {
             let prepared = run::prepare_data(&plan, cell, seed, &options.fetch)?;

@@ -338,10 +338,7 @@ pub fn run_cells(
     };
     // Each dataset is loaded once per data seed (one for every repetition when the spec
     // scopes `data_seed` by repetition, e.g. for a redrawn `split`), and only for cells to run.
-    let data_seed = |cell: &Cell, repetition: usize| {
-        plan.seed("data_seed", cell, repetition)
-            .unwrap_or(plan.master_seed)
-    };
+    let data_seed = |cell: &Cell, repetition: usize| data_seed(plan, cell, repetition);
     let mut data: BTreeMap<(String, u64), PreparedOrSkipped> = BTreeMap::new();
     for job in jobs.iter().filter(|j| done(j).is_none()) {
         let (cell, seed) = (&plan.cells[job.0], data_seed(&plan.cells[job.0], job.1));
@@ -421,6 +418,13 @@ pub fn run_cells(
     };
     reporter.finish();
     Ok(rows)
+}
+
+/// The seed `cell`'s data is drawn and split with at `repetition`: the plan's `data_seed`, or
+/// the master seed where the kind has none.
+pub(crate) fn data_seed(plan: &Plan, cell: &Cell, repetition: usize) -> u64 {
+    plan.seed("data_seed", cell, repetition)
+        .unwrap_or(plan.master_seed)
 }
 
 /// A dataset prepared for its cells, or the reason its cells are skipped.

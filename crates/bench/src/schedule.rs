@@ -191,28 +191,34 @@ mod tests {
         );
     }
 
-    /// PRFF's fit grows faster than D (the registry's extra_work, `O(B^2 D^2)` at large D): at
-    /// prff-fig1's size (N = 10,000, d = 100) its estimate beyond RFF's at the same D grows by
-    /// more than the ratio of the Ds from D = 25 to 1000 (its fit took 0.3 s and 18.4 s there).
+    /// At prff-fig1's size (N = 10,000, d = 100) PRFF at the largest D is estimated as the
+    /// spec's longest run, as it was measured (2.9 s of map time, results/prff-fig1/full.csv),
+    /// and PRFF above RFF at every D (its fit is on top of the same projection).
     #[test]
-    fn prff_is_estimated_above_rff_by_more_than_d_grows() {
+    fn prff_at_the_largest_d_is_estimated_as_prff_fig1s_longest_run() {
         let plan = repository_plan("prff-fig1", "full");
         let size = DataSize {
             train_rows: 10_000,
             test_rows: 0,
             values_per_row: 100.0,
         };
-        let at = |map: &str, n: usize| -> f64 {
+        let d_of = |c: &Cell| c.map_params.usize("n_components");
+        let longest = plan
+            .cells
+            .iter()
+            .max_by(|a, b| cost(a, size).total_cmp(&cost(b, size)))
+            .unwrap();
+        assert_eq!((longest.map.name, d_of(longest)), ("prff", 1000));
+        let at = |map: &str, n: usize| {
             let cell = plan
                 .cells
                 .iter()
-                .find(|c| c.map.name == map && c.map_params.usize("n_components") == n)
-                .expect("a cell of that map and D");
-            cost(cell, size)
+                .find(|c| c.map.name == map && d_of(c) == n);
+            cost(cell.expect("a cell of that map and D"), size)
         };
-        let beyond = |n| at("prff", n) - at("rff", n);
-        assert!(beyond(25) > 0.0);
-        assert!(beyond(1000) / beyond(25) > 1.5 * 1000.0 / 25.0);
+        for n in [25, 100, 500, 1000] {
+            assert!(at("prff", n) > at("rff", n), "D = {n}");
+        }
     }
 
     #[test]

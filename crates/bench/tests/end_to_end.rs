@@ -90,6 +90,30 @@ fn kernel_error_end_to_end_with_a_skipped_dataset_and_zipped_axes() {
     assert_eq!(rendered.report, outcome.rendered.report);
 }
 
+/// `rfbench schedule`: every run of the committed CSV is matched to its run of the plan, and on
+/// one worker every order takes the runs' total.
+#[test]
+fn a_results_file_replays_through_the_scheduler() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("learning-demo", &Profile::Full, &options).unwrap();
+    let report =
+        rfbench::replay::replay("learning-demo", &Profile::Full, &options, &[1, 3]).unwrap();
+    assert_eq!(report.runs + report.unmeasured, outcome.rows.len());
+    assert_eq!(report.runs, outcome.rows.len() - outcome.skipped);
+    assert!(report.runs > 3, "{report}");
+    let one = &report.lines[0];
+    for m in [one.plan_order, one.estimated, one.measured, one.lower_bound] {
+        assert!(
+            (m - report.total_seconds).abs() <= 1e-9 * report.total_seconds,
+            "{report}"
+        );
+    }
+    let three = &report.lines[1];
+    assert!(three.estimated >= three.lower_bound && three.estimated <= report.total_seconds);
+    assert_eq!(report.longest.len(), report.runs.min(5));
+    assert_eq!(report.longest[0].1, report.longest_seconds);
+}
+
 #[test]
 fn gram_error_end_to_end_on_synthetic_data() {
     let (_dir, options) = workspace();

@@ -309,14 +309,16 @@ fn ridge_streamed(i: &StreamInput<'_>) -> Result<LearnerOutput, LearnerError> {
     }
 }
 
-/// How many models training with `params` fits: one, or, where a learner with folds is given
-/// neither its `C` nor its `lambda` and so chooses it by cross-validation, one per fold and value
-/// of the first grid, and the final one (the grid's extensions at its edges not counted). The
-/// runner's scheduler orders runs by it (`rfbench::schedule`).
+/// How many times training with `params` goes over its training rows: once, or, where a learner
+/// with folds has no number for its `C` or `lambda` (absent, or ridge's `"cv"`) and so chooses it
+/// by cross-validation, once per fold and once more for the final model. The candidates within a
+/// fold are not counted: ridge and kernel ridge share one factorisation per fold across them, and
+/// for the linear SVM this undercounts by its grid's size. The runner's scheduler orders runs by
+/// it (`rfbench::schedule`).
 pub fn fits(params: &ParamValues) -> usize {
-    let searched = params.get("C").is_none() && params.get("lambda").is_none();
+    let number = |name| params.get(name).and_then(|v| v.as_f64()).is_some();
     match params.get("folds").and_then(|v| v.as_usize()) {
-        Some(folds) if searched => folds * search_grid(folds, 0).grid.len() + 1,
+        Some(folds) if !number("C") && !number("lambda") => folds + 1,
         _ => 1,
     }
 }
@@ -680,6 +682,25 @@ mod tests {
     use crate::library_defaults::compare_defaults;
     use crate::params::{assert_ranges_agree, defaults, Value};
     use rand::{Rng, SeedableRng};
+
+    /// Cross-validation is counted where a learner has folds and no number to use: ridge's
+    /// default lambda is "cv", the linear SVM's C is searched when absent.
+    #[test]
+    fn a_cross_validated_learner_fits_once_per_fold_and_once_more() {
+        let of = |name: &str| LEARNERS.iter().find(|l| l.name == name).unwrap();
+        let ridge = defaults(of("ridge").params);
+        assert_eq!(fits(&ridge), 6, "{ridge:?}");
+        let mut fixed = ridge.clone();
+        fixed.0.insert("lambda".into(), Value::Float(0.1));
+        assert_eq!(fits(&fixed), 1);
+        let mut svm = defaults(of("linear-svm").params);
+        svm.0.insert("folds".into(), Value::Int(3));
+        svm.0.remove("C");
+        assert_eq!(fits(&svm), 4, "{svm:?}");
+        svm.0.insert("C".into(), Value::Float(1.0));
+        assert_eq!(fits(&svm), 1);
+        assert_eq!(fits(&defaults(of("kernel-svm").params)), 1);
+    }
 
     /// A learner's check accepts its defaults, and a real parameter's range in the registry is
     /// the one the library's `check()` enforces: at each finite end of the interval, and a step
