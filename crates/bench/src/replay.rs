@@ -52,6 +52,7 @@ pub fn replay(
     let measured = measured_seconds(&csv, &plan.columns)?;
     let mut data = BTreeMap::new();
     let (mut seconds, mut costs, mut ids, mut unmeasured) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let mut no_data = None;
     for (cell, repetition) in plan
         .cells
         .iter()
@@ -68,17 +69,25 @@ pub fn replay(
             let prepared = run::prepare_data(&plan, cell, seed, &options.fetch)?;
             data.insert(key.clone(), prepared.map(|p| run::data_size(&p)));
         }
-        let Ok(size) = &data[&key] else {
-            unmeasured += 1;
-            continue;
+        let size = match &data[&key] {
+            Ok(size) => size,
+            Err(e) => {
+                unmeasured += 1;
+                no_data.get_or_insert_with(|| e.to_string());
+                continue;
+            }
         };
         seconds.push(t);
         costs.push(schedule::cost(cell, *size));
         ids.push(id);
     }
     if seconds.is_empty() {
+        // The estimate needs each run's data; say why it could not be loaded, if that was it.
+        let why = no_data.map_or(String::new(), |e| {
+            format!("; its data could not be loaded: {e}")
+        });
         return Err(Error::Experiment(format!(
-            "{}: no run of the plan has a measured time (status ok and {})",
+            "{}: no run of the plan has a measured time (status ok and {}){why}",
             csv.display(),
             TIMED.join(", ")
         )));

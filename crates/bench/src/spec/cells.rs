@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::grid::{self, Group, RawCell};
+use super::grid::{self, Group, RawCell, Scope};
 use crate::spec_error::{Checker, SpecResult};
 use rfbench_registry::KindInfo;
 use rfbench_registry::{
@@ -99,10 +99,14 @@ impl Components {
 }
 
 /// The grid expanded: each cell takes the names its components declare.
+///
+/// `in_profile`: a profile may run fewer maps or learners than the spec, and then ignores the
+/// tables (`[maps.NAME]`) of those it drops; in the spec itself such a table is an error.
 pub(crate) fn expand(
     c: Checker<'_>,
     kind: &KindInfo,
     groups: &[Group],
+    in_profile: bool,
 ) -> SpecResult<Vec<RawCell>> {
     let applicable = |cell: &RawCell, name: &str| {
         COMPONENTS.contains(&name)
@@ -126,6 +130,22 @@ pub(crate) fn expand(
     })?;
     // A name no cell takes is a typo or a parameter of a component the spec does not use.
     for g in groups {
+        if let Scope::Component { column, name } = &g.scope {
+            let runs = |cell: &RawCell| cell.get(column).and_then(|v| v.as_str()) == Some(name);
+            if !raw_cells.iter().any(runs) {
+                if in_profile {
+                    continue;
+                }
+                return Err(c.fail(
+                    &g.key,
+                    g.line,
+                    format!(
+                        "sets a parameter of the {column} `{name}`, which no cell runs: add \
+                         {name:?} to the `{column}` axis or remove the table"
+                    ),
+                ));
+            }
+        }
         for name in &g.names {
             let used = raw_cells.iter().any(|cell| {
                 cell.get(name).is_some() && cell.groups.iter().any(|&i| std::ptr::eq(&groups[i], g))

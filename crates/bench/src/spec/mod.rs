@@ -196,7 +196,7 @@ impl RawSpec {
         let run = groups::run_settings(self, c, &overlay)?;
         let grouped = groups::collect(self, c, &overlay, kind, datasets)?;
 
-        let raw_cells = cells::expand(c, kind, &grouped.groups)?;
+        let raw_cells = cells::expand(c, kind, &grouped.groups, overlay.is_profile())?;
         let (mut columns, data_params) = columns::coordinate_columns(kind, &raw_cells);
         let typing = typing::CellTyping {
             c,

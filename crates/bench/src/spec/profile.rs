@@ -67,6 +67,11 @@ impl<'a> Overlay<'a> {
         Ok(Overlay { profile })
     }
 
+    /// Whether a profile is applied (`false` for the full run).
+    pub fn is_profile(&self) -> bool {
+        self.profile.is_some()
+    }
+
     /// `section.name`'s value, or the profile's replacement, with the key to blame.
     pub fn pick(
         &self,

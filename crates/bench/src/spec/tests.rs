@@ -359,3 +359,32 @@ fn a_grid_of_millions_of_cells_is_refused() {
     );
     assert!(e.key.is_some(), "{e}");
 }
+
+#[test]
+fn a_profile_ignores_the_tables_of_maps_it_drops_and_the_spec_does_not() {
+    let with_table = SPEC.replace(
+        "[profiles.quick]",
+        "[maps.tensor-sketch]\nn_components = [16]\n\n[profiles.quick]",
+    );
+    let text = with_table.replace(
+        "[profiles.one-d]",
+        "[profiles.rm-only]\nmap = [\"random-maclaurin\"]\n\n[profiles.one-d]",
+    );
+    let plan = plan_with(&text, &Profile::Named("rm-only".into())).unwrap();
+    assert!(plan.cells.iter().all(|c| c.map.name == "random-maclaurin"));
+    assert_eq!(plan.cells.len(), 4);
+    // The full run, which runs both maps, plans too: TS's table sets its D.
+    let plan = plan_with(&text, &Profile::Full).unwrap();
+    assert_eq!(plan.cells.len(), 6);
+
+    let text = with_table.replace(
+        "map = [\"tensor-sketch\", \"random-maclaurin\"]",
+        "map = [\"random-maclaurin\"]",
+    );
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("maps.tensor-sketch.n_components"));
+    assert!(
+        e.problem.contains("`tensor-sketch`, which no cell runs"),
+        "{e}"
+    );
+}
