@@ -36,28 +36,68 @@ reproduce NAME *FLAGS: build
 # Regenerate every committed result, then the catalogue (results/README.md): each
 # results/NAME/PROFILE.csv in git whose spec is experiments/NAME.toml, in git's order. Every run
 # passes --require-clean, so a checkout with uncommitted changes outside results/ and figures/ is
-# refused (its rows would name a commit that does not hold their code). Stops at the first run
-# that fails; FROM=NAME/PROFILE starts again there. Prints each run's wall time and the total.
-# Hours on 2 cores; datasets that need the network want it, or RFBENCH_MIRROR.
+# refused (its rows would name a commit that does not hold their code). Prints each run's wall
+# time and the total. Hours on 2 cores; datasets that need the network want it, or RFBENCH_MIRROR.
+# - Locally (the default): one run after the other; stops at the first that fails, and
+#   FROM=NAME/PROFILE starts again there.
+# - `--slurm`: every run is submitted to SLURM first (`rfbench slurm NAME --profile P --shards N
+#   --submit --require-clean`, N = $SHARDS or 4; other flags, e.g. --partition or --time, are
+#   passed on), so the cluster runs them side by side; then each is waited for
+#   (`rfbench status --wait`), and those that ended unmerged are listed with `rfbench status`'s
+#   repair command. Offline, specs whose cells need the network want --allow-skipped (which also
+#   lets a merge replace results whose cells ran before: read `git diff results/` after).
+# ONLY="NAME/PROFILE ..." regenerates just those.
 reproduce-all *FLAGS: build
     #!/usr/bin/env bash
     set -euo pipefail
     start=$SECONDS
     from="${FROM:-}"
+    slurm=0
+    flags=()
+    for flag in {{FLAGS}}; do
+        if [ "$flag" = --slurm ]; then slurm=1; else flags+=("$flag"); fi
+    done
+    runs=()
     for csv in $(git ls-files 'results/*/*.csv'); do
         name=$(basename "$(dirname "$csv")")
         profile=$(basename "$csv" .csv)
         if [ ! -f "experiments/$name.toml" ]; then continue; fi
+        if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name/$profile "* ]]; then continue; fi
         if [ -n "$from" ] && [ "$name/$profile" != "$from" ]; then continue; fi
         from=""
-        begun=$SECONDS
-        if ! {{rfbench}} reproduce "$name" --profile "$profile" --require-clean {{FLAGS}}; then
-            echo "reproduce-all: $name/$profile failed; once repaired: FROM=$name/$profile just reproduce-all" >&2
-            exit 1
-        fi
-        echo "reproduce-all: $name/$profile in $((SECONDS - begun)) s" >&2
+        runs+=("$name/$profile")
     done
     if [ -n "$from" ]; then echo "reproduce-all: FROM=$from names no committed result" >&2; exit 1; fi
+    if [ ${#runs[@]} -eq 0 ]; then echo "reproduce-all: no committed result to regenerate" >&2; exit 1; fi
+    if [ "$slurm" = 1 ]; then
+        shards=()
+        if [[ " ${flags[*]:-} " != *" --shards"* ]]; then shards=(--shards "${SHARDS:-4}"); fi
+        for run in "${runs[@]}"; do
+            {{rfbench}} slurm "${run%/*}" --profile "${run#*/}" --require-clean --submit \
+                "${shards[@]}" ${flags[@]+"${flags[@]}"}
+        done
+        unmerged=()
+        for run in "${runs[@]}"; do
+            if {{rfbench}} status "${run%/*}" --profile "${run#*/}" --wait > /dev/null; then
+                echo "reproduce-all: $run merged, $((SECONDS - start)) s since the start" >&2
+            else
+                unmerged+=("$run")
+            fi
+        done
+        if [ ${#unmerged[@]} -gt 0 ]; then
+            echo "reproduce-all: ended unmerged (each one's status above says how to repair it): ${unmerged[*]}" >&2
+            exit 1
+        fi
+    else
+        for run in "${runs[@]}"; do
+            begun=$SECONDS
+            if ! {{rfbench}} reproduce "${run%/*}" --profile "${run#*/}" --require-clean ${flags[@]+"${flags[@]}"}; then
+                echo "reproduce-all: $run failed; once repaired: FROM=$run just reproduce-all" >&2
+                exit 1
+            fi
+            echo "reproduce-all: $run in $((SECONDS - begun)) s" >&2
+        done
+    fi
     {{rfbench}} report
     echo "reproduce-all: every committed result in $((SECONDS - start)) s" >&2
 

@@ -150,7 +150,7 @@ enum Command {
         #[arg(long)]
         out_dir: Option<PathBuf>,
         /// Block until no job of the run is queued, printing a line when the shards' states
-        /// change, then print the status.
+        /// change, then print the status; fail unless the run is merged.
         #[arg(long)]
         wait: bool,
     },
@@ -388,6 +388,11 @@ struct SlurmArgs {
     /// After submitting, block until the merge has run, printing progress; fail unless merged.
     #[arg(long)]
     wait: bool,
+    /// Refuse unless the root is a clean git checkout (no change to a tracked file outside
+    /// results/ and figures/), and have every task refuse one too, so every row names the
+    /// commit that holds its code (`just reproduce-all --slurm` passes it).
+    #[arg(long)]
+    require_clean: bool,
 }
 
 impl SlurmArgs {
@@ -406,6 +411,7 @@ impl SlurmArgs {
             sbatch_args: self.sbatch_args.clone(),
             retries: self.retries,
             allow_skipped: self.allow_skipped,
+            require_clean: self.require_clean,
         }
     }
 }
@@ -668,6 +674,10 @@ fn slurm_command(global: &Global, args: &SlurmArgs) -> anyhow::Result<String> {
     let options = global.options(None, spec.out_dir(&global.root, args.out_dir.as_ref()));
     rfbench::compare::refuse_own_folder(Path::new(&spec.spec), &options.out_dir)?;
     let how = invocation(global, spec, &options.out_dir);
+    if args.require_clean {
+        let provenance = rfbench::results::Provenance::collect(&global.root);
+        provenance.require_clean().map_err(anyhow::Error::msg)?;
+    }
     let mut out = String::new();
     let submitted = if args.resubmit_failed {
         let slurm = args.options(args.shards.unwrap_or(1));
@@ -764,6 +774,11 @@ fn status_command(
         false => rfbench::slurm::status(&global.root, &how),
     }
     .with_context(|| format!("the status of {}", spec.spec))?;
+    // Waited for, a run that ended unmerged is a failure (what scripts such as
+    // `just reproduce-all --slurm` test); asked for, the status is only shown.
+    if wait && !status.merged() {
+        bail!("the run ended unmerged:\n{status}");
+    }
     Ok(status.to_string())
 }
 

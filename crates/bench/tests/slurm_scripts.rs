@@ -316,3 +316,56 @@ fn the_retry_trap_requeues_the_task_until_its_retries_are_spent() {
         }
     }
 }
+
+/// `--require-clean` (what `just reproduce-all --slurm` passes) refuses a root that is not a
+/// clean git checkout before anything is written, and puts the same check in every task's
+/// command line, so a tree changed while the tasks wait in the queue is refused too.
+#[test]
+fn a_clean_checkout_is_required_at_submission_and_in_every_task() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let slurm = || {
+        Command::new(env!("CARGO_BIN_EXE_rfbench"))
+            .arg("--root")
+            .arg(root)
+            .args(["slurm", "learning-demo", "--shards", "2", "--require-clean"])
+            .output()
+            .unwrap()
+    };
+    let scripts = root.join("slurm/learning-demo/full");
+    let refused = slurm();
+    assert!(!refused.status.success(), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("not a git checkout"),
+        "{refused:?}"
+    );
+    assert!(!scripts.exists(), "nothing is written for a refused run");
+
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(root)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    git(&["init", "-q"]);
+    git(&["add", "."]);
+    git(&["commit", "-q", "-m", "workspace"]);
+    let written = slurm();
+    assert!(written.status.success(), "{written:?}");
+    let array = std::fs::read_to_string(scripts.join("array.sbatch")).unwrap();
+    assert!(array.contains("--resume --require-clean"), "{array}");
+
+    let spec = root.join("experiments/learning-demo.toml");
+    let text = std::fs::read_to_string(&spec).unwrap();
+    std::fs::write(&spec, format!("{text}\n# an edit\n")).unwrap();
+    let dirty = slurm();
+    assert!(!dirty.status.success(), "{dirty:?}");
+    assert!(
+        String::from_utf8_lossy(&dirty.stderr).contains("uncommitted changes"),
+        "{dirty:?}"
+    );
+}

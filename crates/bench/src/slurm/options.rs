@@ -31,6 +31,9 @@ pub struct SlurmOptions {
     /// Tasks and merge accept runs skipped for missing data (a shard with such runs otherwise
     /// fails, and the merge refuses it).
     pub allow_skipped: bool,
+    /// Every task refuses a checkout with uncommitted changes (`reproduce --require-clean`),
+    /// so each row names the commit that holds its code.
+    pub require_clean: bool,
 }
 
 impl SlurmOptions {
@@ -50,6 +53,7 @@ impl SlurmOptions {
             sbatch_args: Vec::new(),
             retries: 0,
             allow_skipped: false,
+            require_clean: false,
         }
     }
 }

@@ -133,9 +133,15 @@ pub(super) fn array_script(shared: &Shared, slurm: &SlurmOptions, datasets: &[St
     } else {
         ""
     };
+    let clean = if slurm.require_clean {
+        " --require-clean"
+    } else {
+        ""
+    };
     let command = format!(
         "{rfbench} --threads \"${{SLURM_CPUS_PER_TASK:-{}}}\" reproduce {} --shard \
-         \"${{SLURM_ARRAY_TASK_ID:?run this script as a task of a job array}}/{}\" --resume{allow}",
+         \"${{SLURM_ARRAY_TASK_ID:?run this script as a task of a job array}}/{}\" \
+         --resume{allow}{clean}",
         slurm.cpus, shared.arguments, slurm.shards
     );
     text.push_str(&run_line(&command, slurm.retries));

@@ -210,13 +210,15 @@ impl RawSpec {
             &raw_cells,
             run.repetitions,
             &grouped.component_repetitions,
+            overlay.is_profile(),
         )?;
         configs::check(c, &grouped.groups, &cells)?;
         // Columns no cell fills (a parameter of no component used) are dropped.
         columns.retain(|col| cells.iter().any(|cell| cell.get(col).is_some()));
 
         let axes = columns::axes(&grouped.groups);
-        let seeds = columns::seeds(c, kind, &self.seeds, &columns, &data_params, &axes)?;
+        let scopes = overlay.seed_scopes(self, c)?;
+        let seeds = columns::seeds(c, kind, &scopes, &columns, &data_params, &axes)?;
         let (metrics, tuned) = columns::metrics(c, kind, &cells, &columns)?;
         let sums = columns::sums(c, &self.sums, &columns, &metrics)?;
         self.validate_outputs(text, path, &columns, &metrics, &sums)?;

@@ -3,11 +3,16 @@
 //! beside the full one as `results/NAME/PROFILE.csv`. `quick` is the profile CI checks; a spec may have
 //! any number of others (a stand-in dataset, a small trial).
 
+use std::collections::BTreeMap;
+
 use toml::Spanned;
 
 use super::raw::{RawSpec, Table};
 use crate::outputs::Output;
 use crate::spec_error::{Checker, SpecResult};
+
+/// Each seed's scope by name, as `[seeds]` writes it.
+pub(crate) type SeedScopes = BTreeMap<String, Spanned<Vec<String>>>;
 
 /// Which values a run uses: the spec's own lists, or a named profile's replacements.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -70,6 +75,35 @@ impl<'a> Overlay<'a> {
     /// Whether a profile is applied (`false` for the full run).
     pub fn is_profile(&self) -> bool {
         self.profile.is_some()
+    }
+
+    /// The spec's `[seeds]` scopes with the profile's replacements (a profile that draws new
+    /// data in every repetition: `data_seed = ["repetition"]`).
+    pub fn seed_scopes(&self, raw: &RawSpec, c: Checker<'_>) -> SpecResult<SeedScopes> {
+        let mut scopes = raw.seeds.clone();
+        let Some((profile, table)) = self.profile else {
+            return Ok(scopes);
+        };
+        for (name, scope) in scopes.iter_mut() {
+            let Some(value) = table.get(name) else {
+                continue;
+            };
+            let axes: Option<Vec<String>> = value.get_ref().as_array().and_then(|items| {
+                items
+                    .iter()
+                    .map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            });
+            let Some(axes) = axes else {
+                return Err(c.at_span(
+                    &format!("profiles.{profile}.{name}"),
+                    &value.span(),
+                    "a seed's scope is a list of axis names (and \"repetition\")",
+                ));
+            };
+            *scope = Spanned::new(value.span(), axes);
+        }
+        Ok(scopes)
     }
 
     /// `section.name`'s value, or the profile's replacement, with the key to blame.
@@ -137,12 +171,14 @@ fn check_profile(raw: &RawSpec, c: Checker<'_>, name: &str, table: &Table) -> Sp
         let known = raw.run.contains_key(key)
             || raw.data.contains_key(key)
             || raw.kernel.contains_key(key)
-            || raw.grid.contains_key(key);
+            || raw.grid.contains_key(key)
+            || raw.seeds.contains_key(key);
         if !known {
             return Err(c.at_span(
                 &format!("profiles.{name}.{key}"),
                 &value.span(),
-                "a profile may only replace a key of [run], [data], [kernel] or [grid] that the spec sets",
+                "a profile may only replace a key of [run], [data], [kernel], [grid] or [seeds] \
+                 that the spec sets",
             ));
         }
     }

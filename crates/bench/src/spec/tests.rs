@@ -371,6 +371,16 @@ fn a_profile_ignores_the_tables_of_maps_it_drops_and_the_spec_does_not() {
         "[profiles.rm-only]\nmap = [\"random-maclaurin\"]\n\n[profiles.one-d]",
     );
     let plan = plan_with(&text, &Profile::Named("rm-only".into())).unwrap();
+    // A repetition cap of the dropped map is ignored too.
+    let capped = text.replace(
+        "n_components = [16]\n\n",
+        "n_components = [16]\nrepetitions = 1\n\n",
+    );
+    assert!(
+        capped.contains("repetitions = 1\n\n[profiles.quick]"),
+        "{capped}"
+    );
+    assert!(plan_with(&capped, &Profile::Named("rm-only".into())).is_ok());
     assert!(plan.cells.iter().all(|c| c.map.name == "random-maclaurin"));
     assert_eq!(plan.cells.len(), 4);
     // The full run, which runs both maps, plans too: TS's table sets its D.
@@ -387,4 +397,56 @@ fn a_profile_ignores_the_tables_of_maps_it_drops_and_the_spec_does_not() {
         e.problem.contains("`tensor-sketch`, which no cell runs"),
         "{e}"
     );
+}
+
+#[test]
+fn a_profile_may_rescope_a_seed_the_spec_scopes() {
+    let with_scope = SPEC.replace(
+        "[profiles.quick]",
+        "[seeds]\ndata_seed = [\"d\"]\n\n[profiles.quick]",
+    );
+    let text = with_scope.replace(
+        "[profiles.one-d]",
+        "[profiles.fresh-data]\ndata_seed = [\"d\", \"repetition\"]\n\n[profiles.one-d]",
+    );
+    let data_seed = |plan: &Plan| {
+        let s = plan
+            .seeds
+            .iter()
+            .find(|s| s.spec.column == "data_seed")
+            .unwrap();
+        (s.axes.clone(), s.with_repetition)
+    };
+    let full = plan_with(&text, &Profile::Full).unwrap();
+    assert_eq!(data_seed(&full), (vec!["d".to_string()], false));
+    let fresh = plan_with(&text, &Profile::Named("fresh-data".into())).unwrap();
+    assert_eq!(data_seed(&fresh), (vec!["d".to_string()], true));
+    // Written out, the kind's default scope gives the same seeds as leaving it out.
+    let default = plan_with(SPEC, &Profile::Full).unwrap();
+    let key = |plan: &Plan, rep| {
+        let s = plan
+            .seeds
+            .iter()
+            .find(|s| s.spec.column == "data_seed")
+            .unwrap();
+        plan.seed_key(s, &plan.cells[0], rep)
+    };
+    assert_eq!(key(&full, 1), key(&default, 1));
+    assert_ne!(key(&fresh, 1), key(&fresh, 0));
+
+    let text = with_scope.replace(
+        "[profiles.one-d]",
+        "[profiles.bad]\ndata_seed = \"d\"\n\n[profiles.one-d]",
+    );
+    let e = spec_error(&text, &Profile::Named("bad".into()));
+    assert_eq!(e.key.as_deref(), Some("profiles.bad.data_seed"));
+    assert!(e.problem.contains("list of axis names"), "{e}");
+
+    // A scope the spec does not write has no value to replace.
+    let text = SPEC.replace(
+        "[profiles.one-d]",
+        "[profiles.bad]\ndata_seed = [\"d\"]\n\n[profiles.one-d]",
+    );
+    let e = spec_error(&text, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("profiles.bad.data_seed"));
 }

@@ -22,12 +22,14 @@ pub(crate) struct CellTyping<'a> {
     pub datasets: &'a Registry,
 }
 
-/// Typed cells with their repetitions; a repetition cap that no cell uses is an error.
+/// Typed cells with their repetitions; a repetition cap that no cell uses is an error in the
+/// spec itself, and ignored in a profile (`in_profile`) that drops the component.
 pub(crate) fn typed_cells(
     t: &CellTyping<'_>,
     raw_cells: &[RawCell],
     repetitions: usize,
     caps: &[ComponentRepetitions],
+    in_profile: bool,
 ) -> SpecResult<Vec<Cell>> {
     let mut cells = Vec::with_capacity(raw_cells.len());
     for raw in raw_cells {
@@ -39,7 +41,7 @@ pub(crate) fn typed_cells(
             .fold(repetitions, usize::min);
         cells.push(cell);
     }
-    for cap in caps {
+    for cap in caps.iter().filter(|_| !in_profile) {
         if !cells
             .iter()
             .any(|cell| cell.has_component(cap.column, &cap.component))
