@@ -93,6 +93,33 @@ def sklearn_check(paths):
 EXAMPLE = "target/release/examples/make_classification_rows"
 
 
+def print_gains(path):
+    """Each map's accuracy minus the linear SVM's on the same draw (repetition), in points."""
+    by_draw = {}
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):
+            if row["status"] == "ok":
+                key = (row["map"], row["n_components"])
+                by_draw.setdefault(row["repetition"], {}).setdefault(key, []).append(
+                    float(row["accuracy"]))
+    print()
+    print("Gain over the linear SVM on the same draw (points): mean ± sd [min, max], and the "
+          "tutorial's gain's percentile:")
+    print()
+    print("| method | c | gain | tutorial's gain | its percentile |")
+    print("|---|---|---|---|---|")
+    keys = sorted({k for draw in by_draw.values() for k in draw if k[0] != "none"})
+    for key in keys:
+        gains = [statistics.mean(d[key]) - statistics.mean(d[("none", "")])
+                 for d in by_draw.values() if key in d and ("none", "") in d]
+        tutorial = TUTORIAL.get(key)
+        tutorial_gain = tutorial - TUTORIAL[("none", "")] if tutorial is not None else None
+        print(f"| {LABEL[key[0]]} | {key[1]} | {statistics.mean(gains):.2f} ± "
+              f"{statistics.stdev(gains):.2f} [{min(gains):.2f}, {max(gains):.2f}] | "
+              + (f"{tutorial_gain:.1f} | {percentile(tutorial_gain, gains):.0f} |"
+                 if tutorial_gain is not None else "- | - |"))
+
+
 def main():
     draws = accuracies(f"{RESULTS}/draws.csv")
     full = accuracies(f"{RESULTS}/full.csv")
@@ -117,6 +144,7 @@ def main():
             f"{percentile(tutorial, sample):.0f}" if tutorial is not None else "-",
         ]
         print("| " + " | ".join(cells) + " |")
+    print_gains(f"{RESULTS}/draws.csv")
     linear = statistics.mean(full[("none", "")])
     with open(REFERENCE, newline="") as f:
         rows = list(csv.DictReader(f))
