@@ -72,20 +72,26 @@ reproduce-all *FLAGS: build
     if [ "$slurm" = 1 ]; then
         shards=()
         if [[ " ${flags[*]:-} " != *" --shards"* ]]; then shards=(--shards "${SHARDS:-4}"); fi
+        submitted=()
+        failed=()
         for run in "${runs[@]}"; do
-            {{rfbench}} slurm "${run%/*}" --profile "${run#*/}" --require-clean --submit \
-                "${shards[@]}" ${flags[@]+"${flags[@]}"}
+            if {{rfbench}} slurm "${run%/*}" --profile "${run#*/}" --require-clean --submit \
+                "${shards[@]}" ${flags[@]+"${flags[@]}"}; then
+                submitted+=("$run")
+            else
+                failed+=("$run (not submitted: above)")
+            fi
         done
-        unmerged=()
-        for run in "${runs[@]}"; do
+        for run in ${submitted[@]+"${submitted[@]}"}; do
             if {{rfbench}} status "${run%/*}" --profile "${run#*/}" --wait > /dev/null; then
                 echo "reproduce-all: $run merged, $((SECONDS - start)) s since the start" >&2
             else
-                unmerged+=("$run")
+                failed+=("$run (ended unmerged: its status above says how to repair it)")
             fi
         done
-        if [ ${#unmerged[@]} -gt 0 ]; then
-            echo "reproduce-all: ended unmerged (each one's status above says how to repair it): ${unmerged[*]}" >&2
+        if [ ${#failed[@]} -gt 0 ]; then
+            echo "reproduce-all: not regenerated:" >&2
+            printf '  %s\n' "${failed[@]}" >&2
             exit 1
         fi
     else
