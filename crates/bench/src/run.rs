@@ -19,7 +19,7 @@ use rfbench_maps::Kernel;
 use crate::check::{self, CheckReport};
 use crate::error::{Error, Result};
 use crate::files::SpecFiles;
-use crate::kinds::{self, train_rows, CellContext, KernelSearch};
+use crate::kinds::{self, CellContext, KernelSearch};
 use crate::memory;
 use crate::outputs::{self, Labels, RenderContext, Rendered, Results};
 use crate::partial::{self, Partial};
@@ -30,7 +30,7 @@ use crate::seeds::derive_seed;
 use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
-use rfbench_data::{distance_percentile, DataError, Norm, Prepared, Step};
+use rfbench_data::{distance_percentile_among, DataError, Norm, Prepared, Step};
 use rfbench_registry::{BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
 
 /// Where a run reads its inputs and writes its outputs.
@@ -167,8 +167,15 @@ fn resolve_kernel(plan: &Plan, cell: &Cell, data: &Prepared) -> Result<ResolvedK
                 let seed = derive_seed(plan.master_seed, &format!("bandwidth|{}", cell.data_key()));
                 // Distances in the norm the kernel's bandwidth scales (the Laplacian's L1).
                 let norm = info.bandwidth_norm.unwrap_or(Norm::L2);
-                let rows = train_rows(data);
-                let sigma = distance_percentile(&rows, norm, rule.percentile, rule.pairs, seed)?;
+                // Pairs of training rows (they come first), read in place.
+                let sigma = distance_percentile_among(
+                    &data.x,
+                    data.n_train,
+                    norm,
+                    rule.percentile,
+                    rule.pairs,
+                    seed,
+                )?;
                 if !(sigma.is_finite() && sigma > 0.0) {
                     return Err(Error::Experiment(format!(
                         "dataset {:?}: the bandwidth rule ({rule}) gives {sigma}: the sampled rows coincide",

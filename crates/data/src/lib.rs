@@ -58,8 +58,8 @@ pub use idx::{parse_cifar10, parse_idx, read_idx, IdxTensor, CIFAR10_RECORD};
 pub use libsvm::parse_libsvm;
 pub use lock::LockFile;
 pub use preprocess::{
-    distance_percentile, min_max, random_split, split_rows, standardize, stratified_split,
-    subsample_indices, unit_norm, ColumnScaler, Norm,
+    distance_percentile, distance_percentile_among, min_max, random_split, split_rows, standardize,
+    stratified_split, subsample_indices, unit_norm, ColumnScaler, Norm,
 };
 pub use registry::{
     line_of, Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,

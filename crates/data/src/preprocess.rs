@@ -233,6 +233,19 @@ pub fn distance_percentile(
     n_pairs: usize,
     seed: u64,
 ) -> Result<f64> {
+    distance_percentile_among(x, x.n_rows(), norm, percentile, n_pairs, seed)
+}
+
+/// [`distance_percentile`] of the first `rows` rows of `x` (a prepared dataset's training rows,
+/// which come first), without copying them out.
+pub fn distance_percentile_among(
+    x: &CsrMatrix,
+    rows: usize,
+    norm: Norm,
+    percentile: f64,
+    n_pairs: usize,
+    seed: u64,
+) -> Result<f64> {
     let fail = |problem: String| DataError::Preprocess {
         step: "distance percentile",
         problem,
@@ -240,13 +253,12 @@ pub fn distance_percentile(
     if !(0.0..=100.0).contains(&percentile) {
         return Err(fail(format!("percentile {percentile} is not in [0, 100]")));
     }
-    if x.n_rows() < 2 || n_pairs == 0 {
+    let n = rows.min(x.n_rows());
+    if n < 2 || n_pairs == 0 {
         return Err(fail(format!(
-            "needs at least 2 rows and 1 pair, got {} rows and {n_pairs} pairs",
-            x.n_rows()
+            "needs at least 2 rows and 1 pair, got {n} rows and {n_pairs} pairs"
         )));
     }
-    let n = x.n_rows();
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut distances: Vec<f64> = (0..n_pairs)
         .map(|_| {
@@ -423,6 +435,12 @@ mod tests {
             3.0
         );
         let p5 = distance_percentile(&x, Norm::L2, 5.0, 500, 7).unwrap();
+        // Among the first rows: the same pairs as on those rows copied out.
+        let first: Vec<usize> = (0..x.n_rows() - 1).collect();
+        assert_eq!(
+            distance_percentile_among(&x, first.len(), Norm::L2, 5.0, 500, 7).unwrap(),
+            distance_percentile(&x.select_rows(&first), Norm::L2, 5.0, 500, 7).unwrap()
+        );
         assert_eq!(p5, 1.0, "a third of 500 pairs have distance 1");
         assert_eq!(p5, distance_percentile(&x, Norm::L2, 5.0, 500, 7).unwrap());
         assert!(distance_percentile(&x, Norm::L2, 101.0, 5, 7).is_err());

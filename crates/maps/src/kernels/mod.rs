@@ -29,7 +29,7 @@
 //! no product and are computed entry by entry. It matches `eval` to rounding (tested) and gives
 //! the same bits whatever the number of threads (the blocks are fixed).
 
-use ndarray::{s, Array2, ArrayView2, ArrayViewMut2};
+use ndarray::{s, Array2, ArrayView2, ArrayViewMut2, CowArray, Ix2};
 use serde::{Deserialize, Serialize};
 
 use crate::block_product::{for_each_row_block, product_into};
@@ -201,11 +201,12 @@ impl Kernel {
         b: impl Into<Rows<'b>>,
     ) -> Array2<f64> {
         let (a, b) = same_dimension(a, b);
-        let (a, b) = (to_dense(a), to_dense(b));
-        let b_sq_norms = squared_norms(b.view());
+        let (a, b) = (dense_rows(a), dense_rows(b));
+        let b = b.view();
+        let b_sq_norms = squared_norms(b);
         let mut out = Array2::zeros((a.nrows(), b.nrows()));
         for_each_row_block(out.view_mut(), |rows, block| {
-            self.block_serial(a.slice(s![rows, ..]), b.view(), &b_sq_norms, block);
+            self.block_serial(a.slice(s![rows, ..]), b, &b_sq_norms, block);
         });
         out
     }
@@ -346,6 +347,15 @@ pub(crate) fn densify(row: &Row<'_>, out: &mut [f64]) {
 }
 
 /// A standard-layout dense copy of `rows`.
+/// `rows` as a dense matrix: dense rows borrowed where they are (a copy of a large sample per
+/// call was most of a Gram-error run's page faults), sparse ones made dense.
+fn dense_rows(rows: Rows<'_>) -> CowArray<'_, f64, Ix2> {
+    match rows {
+        Rows::Dense(view) => CowArray::from(view),
+        sparse => CowArray::from(to_dense(sparse)),
+    }
+}
+
 pub(crate) fn to_dense(rows: Rows<'_>) -> Array2<f64> {
     let mut out = Array2::zeros((rows.n_rows(), rows.n_cols()));
     for (i, mut o) in out.rows_mut().into_iter().enumerate() {
