@@ -360,34 +360,32 @@ fn a_grid_of_millions_of_cells_is_refused() {
     assert!(e.key.is_some(), "{e}");
 }
 
+/// `SPEC` with `block` (a table and its keys) written before the table `before`.
+fn with_table(text: &str, before: &str, block: &str) -> String {
+    text.replace(before, &format!("{block}\n\n{before}"))
+}
+
 #[test]
 fn a_profile_ignores_the_tables_of_maps_it_drops_and_the_spec_does_not() {
-    let with_table = SPEC.replace(
-        "[profiles.quick]",
-        "[maps.tensor-sketch]\nn_components = [16]\n\n[profiles.quick]",
-    );
-    let text = with_table.replace(
+    let ts_table = "[maps.tensor-sketch]\nn_components = [16]";
+    let rm_only = "[profiles.rm-only]\nmap = [\"random-maclaurin\"]";
+    let text = with_table(
+        &with_table(SPEC, "[profiles.quick]", ts_table),
         "[profiles.one-d]",
-        "[profiles.rm-only]\nmap = [\"random-maclaurin\"]\n\n[profiles.one-d]",
+        rm_only,
     );
     let plan = plan_with(&text, &Profile::Named("rm-only".into())).unwrap();
-    // A repetition cap of the dropped map is ignored too.
-    let capped = text.replace(
-        "n_components = [16]\n\n",
-        "n_components = [16]\nrepetitions = 1\n\n",
-    );
-    assert!(
-        capped.contains("repetitions = 1\n\n[profiles.quick]"),
-        "{capped}"
-    );
-    assert!(plan_with(&capped, &Profile::Named("rm-only".into())).is_ok());
     assert!(plan.cells.iter().all(|c| c.map.name == "random-maclaurin"));
     assert_eq!(plan.cells.len(), 4);
     // The full run, which runs both maps, plans too: TS's table sets its D.
     let plan = plan_with(&text, &Profile::Full).unwrap();
     assert_eq!(plan.cells.len(), 6);
+    // A repetition cap of the dropped map is ignored too.
+    let capped = text.replace(ts_table, &format!("{ts_table}\nrepetitions = 1"));
+    assert_ne!(capped, text);
+    assert!(plan_with(&capped, &Profile::Named("rm-only".into())).is_ok());
 
-    let text = with_table.replace(
+    let text = with_table(SPEC, "[profiles.quick]", ts_table).replace(
         "map = [\"tensor-sketch\", \"random-maclaurin\"]",
         "map = [\"random-maclaurin\"]",
     );
@@ -401,21 +399,16 @@ fn a_profile_ignores_the_tables_of_maps_it_drops_and_the_spec_does_not() {
 
 #[test]
 fn a_profile_may_rescope_a_seed_the_spec_scopes() {
-    let with_scope = SPEC.replace(
-        "[profiles.quick]",
-        "[seeds]\ndata_seed = [\"d\"]\n\n[profiles.quick]",
-    );
-    let text = with_scope.replace(
-        "[profiles.one-d]",
-        "[profiles.fresh-data]\ndata_seed = [\"d\", \"repetition\"]\n\n[profiles.one-d]",
-    );
+    let with_scope = with_table(SPEC, "[profiles.quick]", "[seeds]\ndata_seed = [\"d\"]");
+    let fresh = "[profiles.fresh-data]\ndata_seed = [\"d\", \"repetition\"]";
+    let text = with_table(&with_scope, "[profiles.one-d]", fresh);
+    let seed_of = |plan: &Plan| -> PlannedSeed {
+        let found = plan.seeds.iter().find(|s| s.spec.column == "data_seed");
+        found.unwrap().clone()
+    };
     let data_seed = |plan: &Plan| {
-        let s = plan
-            .seeds
-            .iter()
-            .find(|s| s.spec.column == "data_seed")
-            .unwrap();
-        (s.axes.clone(), s.with_repetition)
+        let s = seed_of(plan);
+        (s.axes, s.with_repetition)
     };
     let full = plan_with(&text, &Profile::Full).unwrap();
     assert_eq!(data_seed(&full), (vec!["d".to_string()], false));
@@ -423,30 +416,19 @@ fn a_profile_may_rescope_a_seed_the_spec_scopes() {
     assert_eq!(data_seed(&fresh), (vec!["d".to_string()], true));
     // Written out, the kind's default scope gives the same seeds as leaving it out.
     let default = plan_with(SPEC, &Profile::Full).unwrap();
-    let key = |plan: &Plan, rep| {
-        let s = plan
-            .seeds
-            .iter()
-            .find(|s| s.spec.column == "data_seed")
-            .unwrap();
-        plan.seed_key(s, &plan.cells[0], rep)
-    };
+    let key = |plan: &Plan, rep| plan.seed_key(&seed_of(plan), &plan.cells[0], rep);
     assert_eq!(key(&full, 1), key(&default, 1));
     assert_ne!(key(&fresh, 1), key(&fresh, 0));
 
-    let text = with_scope.replace(
-        "[profiles.one-d]",
-        "[profiles.bad]\ndata_seed = \"d\"\n\n[profiles.one-d]",
-    );
+    let bad = "[profiles.bad]\ndata_seed = \"d\"";
+    let text = with_table(&with_scope, "[profiles.one-d]", bad);
     let e = spec_error(&text, &Profile::Named("bad".into()));
     assert_eq!(e.key.as_deref(), Some("profiles.bad.data_seed"));
     assert!(e.problem.contains("list of axis names"), "{e}");
 
     // A scope the spec does not write has no value to replace.
-    let text = SPEC.replace(
-        "[profiles.one-d]",
-        "[profiles.bad]\ndata_seed = [\"d\"]\n\n[profiles.one-d]",
-    );
+    let unscoped = "[profiles.bad]\ndata_seed = [\"d\"]";
+    let text = with_table(SPEC, "[profiles.one-d]", unscoped);
     let e = spec_error(&text, &Profile::Full);
     assert_eq!(e.key.as_deref(), Some("profiles.bad.data_seed"));
 }
