@@ -142,8 +142,13 @@ impl<K: Kernel + ?Sized> KernelRows<'_, '_, K> {
                     for (&j, &v) in indices.iter().zip(values) {
                         dense[j as usize] = v;
                     }
-                    let row = Row::Dense(ArrayView1::from(&dense[..]));
-                    fill_kernel_row(&entry, x, &row, row_of[p], cols, out);
+                    match entry.form {
+                        Some(_) => fill_sparse_dot_row(&entry, m, dense, row_of[p], cols, out),
+                        None => {
+                            let row = Row::Dense(ArrayView1::from(&dense[..]));
+                            fill_kernel_row(&entry, x, &row, row_of[p], cols, out)
+                        }
+                    }
                     for &j in indices {
                         dense[j as usize] = 0.0;
                     }
@@ -214,6 +219,45 @@ fn fill_kernel_row<K: Kernel + ?Sized>(
         .zip(cols.par_iter())
         .with_min_len(MIN_ENTRIES_PER_TASK)
         .for_each(|(v, &s)| *v = entry.value(xr, r, &x.row(s), s));
+}
+
+/// [`fill_kernel_row`] for sparse data and a dot-product kernel (`entry.form`): each value is
+/// the gather of data row `s`'s non-zeros against data row `r` made dense (`dense`), read from
+/// the CSR arrays directly rather than through a `Row` and two matches per entry, with the same
+/// products summed in the same order as [`Row::dot`] (so the same values).
+fn fill_sparse_dot_row<K: Kernel + ?Sized>(
+    entry: &Entry<'_, K>,
+    m: &rfbench_maps::CsrMatrix,
+    dense: &[f64],
+    r: usize,
+    cols: &[usize],
+    out: &mut [f64],
+) {
+    let norm = |t: usize| entry.norms.get(t).copied().unwrap_or(0.0);
+    let value = |s: usize| {
+        let (indices, values) = m.row_parts(s);
+        let dot: f64 = indices
+            .iter()
+            .zip(values)
+            .map(|(&j, &v)| dense[j as usize] * v)
+            .sum();
+        match entry.form.and_then(|f| f.from_dots(dot, norm(r), norm(s))) {
+            Some(v) => v,
+            None => entry
+                .kernel
+                .eval(&Row::Dense(ArrayView1::from(dense)), &m.row(s)),
+        }
+    };
+    if out.len() < MIN_ENTRIES_PER_TASK {
+        for (v, &s) in out.iter_mut().zip(cols) {
+            *v = value(s);
+        }
+        return;
+    }
+    out.par_iter_mut()
+        .zip(cols.par_iter())
+        .with_min_len(MIN_ENTRIES_PER_TASK)
+        .for_each(|(v, &s)| *v = value(s));
 }
 
 /// The solver's state, every per-variable array in position order.
