@@ -199,8 +199,7 @@ fn squared_norms(x: Rows<'_>, rows: &[usize], form: Option<rfbench_maps::Kernel>
     norms
 }
 
-/// `out[t] = k(xr, x_{cols[t]})`, in parallel; each entry is computed on its own, so the
-/// values do not depend on how the work is split.
+/// `out[t] = k(xr, x_{cols[t]})` ([`fill_entries`]).
 fn fill_kernel_row<K: Kernel + ?Sized>(
     entry: &Entry<'_, K>,
     x: Rows<'_>,
@@ -209,16 +208,22 @@ fn fill_kernel_row<K: Kernel + ?Sized>(
     cols: &[usize],
     out: &mut [f64],
 ) {
+    fill_entries(cols, out, |s| entry.value(xr, r, &x.row(s), s));
+}
+
+/// `out[t] = value(cols[t])`, in parallel when there are enough entries; each entry is computed
+/// on its own, so the values do not depend on how the work is split.
+fn fill_entries(cols: &[usize], out: &mut [f64], value: impl Fn(usize) -> f64 + Sync) {
     if out.len() < MIN_ENTRIES_PER_TASK {
         for (v, &s) in out.iter_mut().zip(cols) {
-            *v = entry.value(xr, r, &x.row(s), s);
+            *v = value(s);
         }
         return;
     }
     out.par_iter_mut()
         .zip(cols.par_iter())
         .with_min_len(MIN_ENTRIES_PER_TASK)
-        .for_each(|(v, &s)| *v = entry.value(xr, r, &x.row(s), s));
+        .for_each(|(v, &s)| *v = value(s));
 }
 
 /// [`fill_kernel_row`] for sparse data and a dot-product kernel (`entry.form`): each value is
@@ -248,16 +253,7 @@ fn fill_sparse_dot_row<K: Kernel + ?Sized>(
                 .eval(&Row::Dense(ArrayView1::from(dense)), &m.row(s)),
         }
     };
-    if out.len() < MIN_ENTRIES_PER_TASK {
-        for (v, &s) in out.iter_mut().zip(cols) {
-            *v = value(s);
-        }
-        return;
-    }
-    out.par_iter_mut()
-        .zip(cols.par_iter())
-        .with_min_len(MIN_ENTRIES_PER_TASK)
-        .for_each(|(v, &s)| *v = value(s));
+    fill_entries(cols, out, value);
 }
 
 /// The solver's state, every per-variable array in position order.
