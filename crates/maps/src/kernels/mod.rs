@@ -366,12 +366,13 @@ pub(crate) fn densify(row: &Row<'_>, out: &mut [f64]) {
 }
 
 /// A standard-layout dense copy of `rows`.
-/// `rows` as a dense matrix: dense rows borrowed where they are (a copy of a large sample per
-/// call was most of a Gram-error run's page faults), sparse ones made dense.
+/// `rows` as a dense row-major matrix: dense rows in that layout borrowed where they are (a
+/// copy of a large sample per call was most of a Gram-error run's page faults), other views and
+/// sparse rows copied, so the products see the layout they always saw.
 fn dense_rows(rows: Rows<'_>) -> CowArray<'_, f64, Ix2> {
     match rows {
-        Rows::Dense(view) => CowArray::from(view),
-        sparse => CowArray::from(to_dense(sparse)),
+        Rows::Dense(view) if view.is_standard_layout() => CowArray::from(view),
+        other => CowArray::from(to_dense(other)),
     }
 }
 
