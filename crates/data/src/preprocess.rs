@@ -435,11 +435,18 @@ mod tests {
             3.0
         );
         let p5 = distance_percentile(&x, Norm::L2, 5.0, 500, 7).unwrap();
-        // Among the first rows: the same pairs as on those rows copied out.
+        // Among the first rows: the same pairs as on those rows copied out (the largest
+        // distance among rows 0 and 1 is 1, among all three 3).
         let first: Vec<usize> = (0..x.n_rows() - 1).collect();
+        for percentile in [5.0, 100.0] {
+            assert_eq!(
+                distance_percentile_among(&x, first.len(), Norm::L2, percentile, 500, 7).unwrap(),
+                distance_percentile(&x.select_rows(&first), Norm::L2, percentile, 500, 7).unwrap()
+            );
+        }
         assert_eq!(
-            distance_percentile_among(&x, first.len(), Norm::L2, 5.0, 500, 7).unwrap(),
-            distance_percentile(&x.select_rows(&first), Norm::L2, 5.0, 500, 7).unwrap()
+            distance_percentile_among(&x, 2, Norm::L2, 100.0, 500, 7).unwrap(),
+            1.0
         );
         assert_eq!(p5, 1.0, "a third of 500 pairs have distance 1");
         assert_eq!(p5, distance_percentile(&x, Norm::L2, 5.0, 500, 7).unwrap());
