@@ -8,7 +8,7 @@
 //! to the 5th percentile of pairwise distances, estimated here on a seeded sample of pairs.
 //! Every random choice takes an explicit seed (ChaCha8), never OS entropy.
 
-use std::ops::Range;
+use std::ops::{Range, RangeInclusive};
 
 use ndarray::Array2;
 use rand::seq::index;
@@ -37,7 +37,7 @@ pub fn unit_norm(x: &mut CsrMatrix) {
 }
 
 /// Euclidean norm as `max |v| * sqrt(sum (v / max |v|)^2)`.
-fn scaled_norm(values: &[f64]) -> f64 {
+pub(crate) fn scaled_norm(values: &[f64]) -> f64 {
     let largest = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     if largest == 0.0 {
         return 0.0;
@@ -91,8 +91,14 @@ impl ColumnScaler {
         Ok(ColumnScaler { shift: mean, scale })
     }
 
-    /// Maps each column's training range to [0, 1]; a constant column maps to 0.
-    pub fn min_max(x: &CsrMatrix, rows: Range<usize>) -> Result<ColumnScaler> {
+    /// Maps each column's training range to `to` ([0, 1], or LIBSVM's `svm-scale` [-1, 1]); a
+    /// constant column maps to 0 (`svm-scale` leaves it out). On [0, 1] the shift is the
+    /// minimum and the scale the range, exactly.
+    pub fn min_max(
+        x: &CsrMatrix,
+        rows: Range<usize>,
+        to: RangeInclusive<f64>,
+    ) -> Result<ColumnScaler> {
         let count = check_rows(x, &rows, "min-max")?;
         let d = x.n_cols();
         let (mut lo, mut hi) = (vec![f64::INFINITY; d], vec![f64::NEG_INFINITY; d]);
@@ -112,12 +118,17 @@ impl ColumnScaler {
                 hi[j] = hi[j].max(0.0);
             }
         }
-        let scale = lo
+        // v' = lower + (upper - lower) (v - lo) / (hi - lo) = (v - shift) / scale.
+        let width = to.end() - to.start();
+        let (shift, scale) = lo
             .iter()
             .zip(&hi)
-            .map(|(l, h)| if h > l { h - l } else { 1.0 })
-            .collect();
-        Ok(ColumnScaler { shift: lo, scale })
+            .map(|(&l, &h)| match h > l {
+                true => (l - to.start() * ((h - l) / width), (h - l) / width),
+                false => (l, 1.0),
+            })
+            .unzip();
+        Ok(ColumnScaler { shift, scale })
     }
 
     /// The scaled matrix, dense: centring makes every zero non-zero.
@@ -167,7 +178,7 @@ pub fn standardize(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
 
 /// Min-max scales with the range of the first `n_train` rows (the training set).
 pub fn min_max(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
-    ColumnScaler::min_max(x, 0..n_train)?.transform(x)
+    ColumnScaler::min_max(x, 0..n_train, 0.0..=1.0)?.transform(x)
 }
 
 /// The norm of `x - y` a bandwidth scales: the Gaussian's and Matern's `|x - y|_2`, the
@@ -405,7 +416,7 @@ mod tests {
         assert_eq!(z[[3, 0]], 10.0 / 3.0, "test rows may leave [0, 1]");
         assert_eq!([z[[2, 1]], z[[3, 1]]], [1.0, -2.0]);
         assert!(min_max(&sample(), 0).is_err());
-        assert!(ColumnScaler::min_max(&sample(), 0..9).is_err());
+        assert!(ColumnScaler::min_max(&sample(), 0..9, 0.0..=1.0).is_err());
     }
 
     #[test]

@@ -9,6 +9,8 @@
 //!     "unit-norm",                                  # rows scaled to unit L2 norm
 //!     "standardize",                                # columns: train mean 0, train sd 1
 //!     "min-max",                                    # columns: train range to [0, 1]
+//!     { step = "min-max", lower = -1.0, upper = 1.0 }, # LIBSVM's svm-scale: train range to [-1, 1]
+//!     "max-row-norm",                               # every row / the largest train row norm
 //!     { step = "subsample", n = 5000, seed = 1 },   # keep 5,000 rows drawn with seed 1
 //!     { step = "split", test_fraction = 0.25 },     # new train/test split, stratified
 //! ]
@@ -40,8 +42,14 @@ pub enum Step {
     UnitNorm,
     /// Per column: subtract the training mean, divide by the training standard deviation.
     Standardize,
-    /// Per column: map the training range to [0, 1].
-    MinMax,
+    /// Per column: map the training range to [lower, upper] ([0, 1] unless the spec says;
+    /// LIBSVM's `svm-scale` maps to [-1, 1] by default). A column constant on the training rows
+    /// maps to 0, as `svm-scale` leaves it out.
+    MinMax { lower: f64, upper: f64 },
+    /// Divide every row by one number, the largest Euclidean norm of a training row: a global
+    /// scale, so `<x, y>` of training rows lies in [-1, 1] as after `unit-norm`, but the rows
+    /// keep their relative lengths (Pham & Pagh's Adult rows, issue 41).
+    MaxRowNorm,
     /// Keep `n` rows drawn without replacement with `seed`, in their original order (train
     /// rows stay train rows).
     Subsample { n: usize, seed: u64 },
@@ -56,10 +64,11 @@ pub enum Step {
 }
 
 /// The step names, for error messages.
-pub const STEP_NAMES: [&str; 6] = [
+pub const STEP_NAMES: [&str; 7] = [
     "unit-norm",
     "standardize",
     "min-max",
+    "max-row-norm",
     "subsample",
     "split",
     "train-rows",
@@ -70,11 +79,18 @@ const BANDWIDTH_MOVED: &str = "\"bandwidth\" is not a preprocessing step: the ba
     parameter, e.g. `sigma = { percentile = 5.0, pairs = 10000 }` or `sigma = \"median\"` in [kernel]";
 
 impl Step {
+    /// `"min-max"` without bounds: the training range to [0, 1].
+    pub const MIN_MAX: Step = Step::MinMax {
+        lower: 0.0,
+        upper: 1.0,
+    };
+
     pub fn name(&self) -> &'static str {
         match self {
             Step::UnitNorm => "unit-norm",
             Step::Standardize => "standardize",
-            Step::MinMax => "min-max",
+            Step::MinMax { .. } => "min-max",
+            Step::MaxRowNorm => "max-row-norm",
             Step::Subsample { .. } => "subsample",
             Step::Split { .. } => "split",
             Step::TrainRows => "train-rows",
@@ -89,7 +105,8 @@ impl Step {
                 "unit-norm" => Ok(Step::UnitNorm),
                 // Both spellings: the issue text and the papers use the British one.
                 "standardize" | "standardise" => Ok(Step::Standardize),
-                "min-max" => Ok(Step::MinMax),
+                "min-max" => Ok(Step::MIN_MAX),
+                "max-row-norm" => Ok(Step::MaxRowNorm),
                 "train-rows" => Ok(Step::TrainRows),
                 "bandwidth" => Err(BANDWIDTH_MOVED.into()),
                 "subsample" => Err(
@@ -118,8 +135,13 @@ impl Step {
         let mut table = toml::Table::new();
         table.insert("step".into(), self.name().into());
         match *self {
-            Step::UnitNorm | Step::Standardize | Step::MinMax | Step::TrainRows => {
+            Step::UnitNorm | Step::Standardize | Step::MaxRowNorm | Step::TrainRows => {
                 return Ok(self.name().into())
+            }
+            Step::MinMax { .. } if *self == Step::MIN_MAX => return Ok(self.name().into()),
+            Step::MinMax { lower, upper } => {
+                table.insert("lower".into(), lower.into());
+                table.insert("upper".into(), upper.into());
             }
             Step::Subsample { n, seed } => {
                 let integer = |v: u64, what: &str| {
@@ -149,10 +171,11 @@ impl Step {
                 let scaler = ColumnScaler::standardize(&data.x, 0..data.n_train)?;
                 data.x = dense_to_csr(scaler.transform(&data.x)?, "standardize")?;
             }
-            Step::MinMax => {
-                let scaler = ColumnScaler::min_max(&data.x, 0..data.n_train)?;
+            Step::MinMax { lower, upper } => {
+                let scaler = ColumnScaler::min_max(&data.x, 0..data.n_train, lower..=upper)?;
                 data.x = dense_to_csr(scaler.transform(&data.x)?, "min-max")?;
             }
+            Step::MaxRowNorm => max_row_norm(&mut data.x, data.n_train)?,
             Step::Subsample { n, seed } => {
                 let keep = subsample_indices(data.x.n_rows(), n, seed)?;
                 data.x = data.x.select_rows(&keep);
@@ -205,7 +228,8 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
         None => return Err("a step table needs `step = \"...\"` naming the step".into()),
     };
     let allowed: &[&str] = match name {
-        "unit-norm" | "standardize" | "standardise" | "min-max" | "train-rows" => &["step"],
+        "unit-norm" | "standardize" | "standardise" | "max-row-norm" | "train-rows" => &["step"],
+        "min-max" => &["step", "lower", "upper"],
         "bandwidth" => return Err(BANDWIDTH_MOVED.into()),
         "subsample" => &["step", "n", "seed"],
         "split" => &["step", "test_fraction", "stratify"],
@@ -241,8 +265,29 @@ fn from_table(table: &toml::Table) -> std::result::Result<Step, String> {
             })
         }
         "split" => split_from(table),
+        "min-max" => min_max_from(table),
         plain => Step::from_toml(&toml::Value::String(plain.into())),
     }
+}
+
+/// `{ step = "min-max", lower = ..., upper = ... }`: finite bounds, `lower < upper`; each
+/// defaults to [0, 1]'s.
+fn min_max_from(table: &toml::Table) -> std::result::Result<Step, String> {
+    let bound = |key: &str, default: f64| match table.get(key) {
+        None => Ok(default),
+        Some(toml::Value::Float(v)) if v.is_finite() => Ok(*v),
+        Some(toml::Value::Integer(v)) => Ok(*v as f64),
+        Some(other) => Err(format!(
+            "step \"min-max\": `{key}` must be a finite number, got {other}"
+        )),
+    };
+    let (lower, upper) = (bound("lower", 0.0)?, bound("upper", 1.0)?);
+    if lower >= upper {
+        return Err(format!(
+            "step \"min-max\": `lower` ({lower}) must be below `upper` ({upper})"
+        ));
+    }
+    Ok(Step::MinMax { lower, upper })
 }
 
 fn split_from(table: &toml::Table) -> std::result::Result<Step, String> {
@@ -268,6 +313,24 @@ fn split_from(table: &toml::Table) -> std::result::Result<Step, String> {
         test_fraction,
         stratify,
     })
+}
+
+/// Divides every row by the largest Euclidean norm among the first `n_train` rows.
+fn max_row_norm(x: &mut CsrMatrix, n_train: usize) -> Result<()> {
+    let largest = (0..n_train.min(x.n_rows()))
+        .map(|i| super::preprocess::scaled_norm(x.row_parts(i).1))
+        .fold(0.0f64, f64::max);
+    if !(largest > 0.0 && largest.is_finite()) {
+        return Err(DataError::Preprocess {
+            step: "max-row-norm",
+            problem: format!(
+                "the largest training row norm is {largest}: no row to scale by (every \
+                 training row zero, none, or a value too large)"
+            ),
+        });
+    }
+    x.scale_rows(&vec![1.0 / largest; x.n_rows()]);
+    Ok(())
 }
 
 /// The dense result of a column scaling, back in the sparse form the maps take (centring makes
@@ -341,7 +404,15 @@ mod tests {
     fn names_and_tables_parse() {
         assert_eq!(parse("\"unit-norm\""), Ok(Step::UnitNorm));
         assert_eq!(parse("\"standardise\""), Ok(Step::Standardize));
-        assert_eq!(parse("{ step = \"min-max\" }"), Ok(Step::MinMax));
+        assert_eq!(parse("{ step = \"min-max\" }"), Ok(Step::MIN_MAX));
+        assert_eq!(parse("\"max-row-norm\""), Ok(Step::MaxRowNorm));
+        assert_eq!(
+            parse("{ step = \"min-max\", lower = -1.0, upper = 1 }"),
+            Ok(Step::MinMax {
+                lower: -1.0,
+                upper: 1.0
+            })
+        );
         assert_eq!(
             parse("{ step = \"subsample\", n = 4, seed = 9 }"),
             Ok(Step::Subsample { n: 4, seed: 9 })
@@ -368,7 +439,12 @@ mod tests {
         let steps = [
             Step::UnitNorm,
             Step::Standardize,
-            Step::MinMax,
+            Step::MIN_MAX,
+            Step::MinMax {
+                lower: -1.0,
+                upper: 1.0,
+            },
+            Step::MaxRowNorm,
             Step::Subsample {
                 n: 7,
                 seed: 1 << 40,
@@ -409,6 +485,18 @@ mod tests {
                 "non-negative integer, got -5",
             ),
             ("{ step = \"unit-norm\", seed = 1 }", "unknown key `seed`"),
+            (
+                "{ step = \"min-max\", lower = 1.0, upper = 1.0 }",
+                "`lower` (1) must be below `upper` (1)",
+            ),
+            (
+                "{ step = \"min-max\", lower = \"a\" }",
+                "`lower` must be a finite number",
+            ),
+            (
+                "{ step = \"min-max\", upper = nan }",
+                "finite number, got nan",
+            ),
             ("\"split\"", "needs a test fraction"),
             ("{ step = \"split\" }", "needs `test_fraction`"),
             (
@@ -470,7 +558,7 @@ mod tests {
         for (i, v) in [1.0, 3.0, 0.0, 10.0, 2.0].into_iter().enumerate() {
             assert!((z[[i, 0]] - (v - m) / s).abs() < 1e-12, "row {i}");
         }
-        let z = apply_steps(dataset(), &[Step::MinMax], 0)
+        let z = apply_steps(dataset(), &[Step::MIN_MAX], 0)
             .unwrap()
             .x
             .to_dense();
@@ -483,6 +571,67 @@ mod tests {
             ..dataset()
         };
         assert!(apply_steps(no_train, &[Step::Standardize], 0).is_err());
+    }
+
+    /// svm-scale's default: each column's training range to [-1, 1] (a naive formula for the
+    /// reference), a constant column to 0; test rows beyond the range go beyond [-1, 1].
+    #[test]
+    fn min_max_to_minus_one_one_is_svm_scale() {
+        let step = Step::MinMax {
+            lower: -1.0,
+            upper: 1.0,
+        };
+        let z = apply_steps(dataset(), &[step], 0).unwrap().x.to_dense();
+        let x = dataset().x.to_dense();
+        for j in [0, 1] {
+            let train = x.column(j).slice(ndarray::s![..3]).to_vec();
+            let lo = train.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = train.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            for i in 0..5 {
+                let want = -1.0 + 2.0 * (x[[i, j]] - lo) / (hi - lo);
+                assert!(
+                    (z[[i, j]] - want).abs() < 1e-12,
+                    "({i}, {j}): {}",
+                    z[[i, j]]
+                );
+            }
+        }
+        assert_eq!(z[[1, 0]], 1.0);
+        assert_eq!(z[[3, 0]], -1.0 + 20.0 / 3.0);
+        // Column 2 is 5 on every training row: 0 there, as svm-scale omits it.
+        assert_eq!(z.column(2).slice(ndarray::s![..3]).to_vec(), [0.0; 3]);
+    }
+
+    /// One factor for every row: the largest training row's norm (row 2's, sqrt(41)), so that row
+    /// becomes unit-norm, the others keep their lengths relative to it, and test rows may exceed 1.
+    #[test]
+    fn max_row_norm_divides_every_row_by_the_largest_training_norm() {
+        let z = apply_steps(dataset(), &[Step::MaxRowNorm], 0)
+            .unwrap()
+            .x
+            .to_dense();
+        let x = dataset().x.to_dense();
+        let norm = |r: ndarray::ArrayView1<f64>| r.dot(&r).sqrt();
+        assert!((norm(z.row(2)) - 1.0).abs() < 1e-15);
+        for i in 0..5 {
+            let want = norm(x.row(i)) / 41f64.sqrt();
+            assert!((norm(z.row(i)) - want).abs() < 1e-12, "row {i}");
+        }
+        assert!(
+            norm(z.row(3)) > 2.0 - 1e-12,
+            "a test row longer than any training row"
+        );
+        let zeros = Dataset {
+            x: CsrMatrix::from_dense(ndarray::Array2::<f64>::zeros((3, 2)).view()).unwrap(),
+            y: vec![0.0; 3],
+            n_train: 2,
+            name: "zeros".into(),
+        };
+        let error = apply_steps(zeros, &[Step::MaxRowNorm], 0).unwrap_err();
+        assert!(
+            error.to_string().contains("largest training row norm is 0"),
+            "{error}"
+        );
     }
 
     #[test]

@@ -564,7 +564,7 @@ fn ladder(max: usize, quick: bool) -> Result<Vec<usize>> {
 /// matrix it becomes (16). A 637 KB LIBSVM file with a feature index near 10^7 aborted the
 /// process building an 8 GB copy.
 fn dense_fits(name: &str, normalise: Step, n: usize, d: usize) -> Result<()> {
-    if !matches!(normalise, Step::Standardize | Step::MinMax) {
+    if !matches!(normalise, Step::Standardize | Step::MinMax { .. }) {
         return Ok(());
     }
     let bytes = n as u128 * d as u128 * 24;
