@@ -250,6 +250,16 @@ fn the_committed_catalogue_is_current() {
         assert!(statuses.contains(&cells[2]), "{row}");
         assert!(row.contains("[reading](../docs/papers.md#"), "{row}");
     }
+    // prff-fig2's M = 25 claims, ties on the full run's 3 repetitions, are decided on its `m25`
+    // profile's 20 (crates/bench/src/catalogue/power.rs), and its row says so.
+    let row = text
+        .lines()
+        .find(|l| l.starts_with("| [prff-fig2]"))
+        .unwrap();
+    assert!(
+        row.contains("decided on profile m25's 20 repetitions"),
+        "{row}"
+    );
 }
 
 /// An axis label is repeated under every panel of its figure, so it names the quantity only: a

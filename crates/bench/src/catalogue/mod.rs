@@ -7,6 +7,7 @@
 //! Everything is computed from the committed specs and CSVs, nothing is measured: the file is a
 //! function of them, and `rfbench report --check` (run by the test suite) fails when it is stale.
 
+mod power;
 pub mod rankings;
 mod status;
 
@@ -92,7 +93,8 @@ pub fn markdown(root: &Path) -> Result<String> {
     let _ = writeln!(
         out,
         "Each paper item's status, from its claims' verdicts and the data that ran (the rule: \
-         crates/bench/src/catalogue/status.rs): REPRODUCED (every claim holds), PARTLY, NOT \
+         crates/bench/src/catalogue/status.rs; a claim is decided on the full profile, or on a \
+         profile that runs the same cells more times, which the row names): REPRODUCED (every claim holds), PARTLY, NOT \
          REPRODUCED (none holds, one or more do not), UNDECIDED (the tests cannot tell), NO \
          CLAIMS (none encoded yet), STAND-IN (ran only on labelled stand-in data), NOT RUN HERE \
          (its data needs the network).\n"
@@ -118,13 +120,24 @@ fn summary_row(root: &Path, name: &str, runs: &[Run]) -> Result<String> {
         Some(first) => first.plan.paper.clone(),
         None => load_plan(root, name, &Profile::Full)?.paper,
     };
-    // The chosen reading (the full profile) decides; other profiles are readings or
-    // stand-ins, discussed in the spec's section.
-    let main: Vec<&Run> = match runs.iter().find(|r| r.plan.profile == Profile::Full) {
+    // The chosen reading (the full profile) decides, with the claims a profile of more
+    // repetitions of its cells decides in its place ([`power`]); other profiles are readings
+    // or stand-ins, discussed in the spec's section.
+    let full = runs.iter().find(|r| r.plan.profile == Profile::Full);
+    let main: Vec<&Run> = match full {
         Some(full) => vec![full],
         None => runs.iter().collect(),
     };
-    let outcomes: Vec<ClaimOutcome> = main.iter().flat_map(|r| claims(r)).collect();
+    let mut outcomes: Vec<ClaimOutcome> = main.iter().flat_map(|r| claims(r)).collect();
+    let mut powered = Vec::new();
+    if let Some(full) = full {
+        let more_runs = runs
+            .iter()
+            .filter(|r| power::adds_repetitions(&full.plan, &r.plan))
+            .map(|r| (&r.plan, claims(r)))
+            .collect();
+        (outcomes, powered) = power::decided(outcomes, more_runs);
+    }
     let verdicts: Vec<Verdict> = outcomes.iter().map(|o| o.verdict).collect();
     let rows = main.iter().flat_map(|r| &r.results.rows);
     let status = status::of(&status::Evidence {
@@ -132,7 +145,7 @@ fn summary_row(root: &Path, name: &str, runs: &[Run]) -> Result<String> {
         first_not_run: rows.clone().find_map(|r| r.not_run()),
         verdicts: &verdicts,
         tally: &tally(&outcomes),
-        profile: main.first().map_or("", |r| r.plan.profile.name()),
+        profile: &deciding_profiles(main.first().map_or("", |r| r.plan.profile.name()), &powered),
     });
     let profiles: Vec<&str> = runs.iter().map(|r| r.plan.profile.name()).collect();
     let results = match profiles.is_empty() {
@@ -145,6 +158,20 @@ fn summary_row(root: &Path, name: &str, runs: &[Run]) -> Result<String> {
         status.label,
         status.why.replace('|', "/")
     ))
+}
+
+/// "full" or "full (6 of them decided on profile m25's 20 repetitions)".
+fn deciding_profiles(main: &str, powered: &[(String, usize, usize)]) -> String {
+    let parts: Vec<String> = powered
+        .iter()
+        .map(|(name, repetitions, claims)| {
+            format!("{claims} of them decided on profile {name}'s {repetitions} repetitions")
+        })
+        .collect();
+    match parts.is_empty() {
+        true => main.to_string(),
+        false => format!("{main} ({})", parts.join("; ")),
+    }
 }
 
 /// The labels of the datasets whose rows ran in `runs`, in order of first appearance.

@@ -26,7 +26,8 @@ pub struct Status {
     pub why: String,
 }
 
-/// What a spec's deciding runs (its full profile) did: the labels of the datasets that ran,
+/// What a spec's deciding runs (its full profile, with the claims a profile of more repetitions
+/// of its cells decides in its place: `super::power`) did: the labels of the datasets that ran,
 /// the first reason a row did not, its claims' verdicts and their tally.
 pub struct Evidence<'a> {
     pub datasets_ran: &'a [String],
