@@ -83,11 +83,11 @@ def baselines(full, m):
 
 
 def compare(label, chosen, others):
-    for name in ("rff", "orf", "nystroem"):
+    for name, shown in (("rff", "RFF"), ("orf", "ORF"), ("nystroem", "Nystroem")):
         t, df, p = welch(chosen, others[name])
         diff = statistics.mean(chosen) - statistics.mean(others[name])
         pv = "" if p is None else f", one-sided p = {p:.2g}"
-        print(f"    {label} - {name.upper()}: {diff:+.2f} points (Welch t = {t:.2f}, df = {df:.1f}{pv})")
+        print(f"    {label} - {shown}: {diff:+.2f} points (Welch t = {t:.2f}, df = {df:.1f}{pv})")
 
 
 def main():
