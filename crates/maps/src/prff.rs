@@ -705,7 +705,9 @@ mod tests {
         let batch = gaussian_data(16, 3, 5);
         let mut rng = ChaCha8Rng::seed_from_u64(6);
         let frequencies = gaussian_data(5, 3, 7) / sigma;
-        let phases: Vec<f64> = (0..5).map(|_| rng.random::<f64>() * 6.28).collect();
+        let phases: Vec<f64> = (0..5)
+            .map(|_| rng.random::<f64>() * std::f64::consts::TAU)
+            .collect();
         let w = gaussian_data(1, 3, 8).row(0).to_owned();
         let c = |row: ArrayView1<'_, f64>, f: ArrayView1<'_, f64>, b: f64| {
             (row.iter().zip(f).map(|(a, b)| a * b).sum::<f64>() + b).cos()
