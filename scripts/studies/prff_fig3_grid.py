@@ -3,12 +3,13 @@
 
 The paper tries PRFF at 63 settings (alpha x lambda) and reports the best. prff-fig3's profiles
 `grid` (scored on the test rows) and `grid-validation` (a tenth of the training rows held out as
-validation rows, the test rows unused) run PRFF on Adult at all 63 at M = 25, 100, 500. This
-prints, at each M:
+validation rows, the test rows unused) run PRFF on Adult at all 63 at M = 25, 100, 500;
+`grid-stand-in` and `grid-stand-in-validation` the same on the Fashion-MNIST stand-in at M = 25.
+This prints, per dataset and M:
 
 - the setting chosen on the test rows (the paper's apparent protocol) and its test accuracy;
 - the setting chosen on the validation rows, and the test accuracy of that setting (its `grid`
-  row: the same setting trained on the test profile's own 29,304-row training subsample);
+  row: the same setting trained on the test profile's own training subsample of the same size);
 - the full profile's PRFF (alpha = 50, lambda = 0), RFF, ORF and Nystroem, for comparison;
 - each selection's difference from RFF, ORF and Nystroem, with Welch's t and its one-sided p (PRFF above)
   when SciPy is installed.
@@ -19,26 +20,33 @@ between the two selections' test accuracies measures it.
 
     RFBENCH_MIRROR=... just reproduce prff-fig3 --profile grid-validation --require-clean
     RFBENCH_MIRROR=... just reproduce prff-fig3 --profile grid --require-clean
+    (the same for grid-stand-in-validation and grid-stand-in)
     python3 scripts/studies/prff_fig3_grid.py > results/studies/prff-fig3-grid.txt
 
 Standard library only (SciPy optional, for the p values); reads the committed CSVs.
 """
 import csv
 import math
+import os
 import statistics
 
 RESULTS = "results/prff-fig3"
-DATASET = "adult"
-# alpha (in units of 1/sigma^2) from the spec's learning rate: learning_rate = alpha x 0.6793 / 50.
-ALPHA_UNIT = 0.6793 / 50
+# Each dataset's pair of profiles (test rows, validation rows) and alpha's unit, from the spec's
+# learning rates: learning_rate = alpha x (the full profile's rate) / 50.
+GRIDS = [
+    ("adult", "grid", "grid-validation", 0.6793 / 50),
+    ("fashion-mnist", "grid-stand-in", "grid-stand-in-validation", 0.1042 / 50),
+]
+LABEL = {"adult": "Adult", "fashion-mnist": "Fashion-MNIST (stand-in for MNIST)"}
 
 
-def runs(profile):
-    """Accuracies (%) of the ok rows on Adult, by (map, n_components, learning_rate, l2_penalty)."""
+def runs(profile, dataset):
+    """Accuracies (%) of the ok rows on `dataset`, by (map, n_components, learning_rate,
+    l2_penalty)."""
     out = {}
     with open(f"{RESULTS}/{profile}.csv", newline="") as f:
         for row in csv.DictReader(f):
-            if row["status"] != "ok" or row["dataset"] != DATASET:
+            if row["status"] != "ok" or row["dataset"] != dataset:
                 continue
             key = (row["map"], int(row["n_components"]), row["learning_rate"], row["l2_penalty"])
             out.setdefault(key, []).append(float(row["accuracy"]))
@@ -49,8 +57,8 @@ def summary(values):
     return f"{statistics.mean(values):6.2f} ± {statistics.stdev(values):4.2f} (n = {len(values)})"
 
 
-def setting(key):
-    alpha = float(key[2]) / ALPHA_UNIT
+def setting(key, unit):
+    alpha = float(key[2]) / unit
     return f"alpha = {alpha:.3g}, lambda = {float(key[3]):g}"
 
 
@@ -91,10 +99,17 @@ def compare(label, chosen, others):
 
 
 def main():
-    test, validation, full = runs("grid"), runs("grid-validation"), runs("full")
+    for dataset, on_test_rows, on_validation_rows, unit in GRIDS:
+        if os.path.exists(f"{RESULTS}/{on_test_rows}.csv"):
+            report(dataset, on_test_rows, on_validation_rows, unit)
+
+
+def report(dataset, on_test_rows, on_validation_rows, unit):
+    test, validation = runs(on_test_rows, dataset), runs(on_validation_rows, dataset)
+    full = runs("full", dataset)
     settings = len({k[2:] for k in test})
-    print(f"PRFF on Adult at the paper's {settings} settings (prff-fig3, profiles grid and "
-          "grid-validation); accuracy (%) mean ± sd over the repetitions")
+    print(f"PRFF on {LABEL[dataset]} at the paper's {settings} settings (prff-fig3, profiles "
+          f"{on_test_rows} and {on_validation_rows}); accuracy (%) mean ± sd over the repetitions")
     for m in sorted({k[1] for k in test}):
         others = baselines(full, m)
         print(f"\nM = {m}")
@@ -102,15 +117,16 @@ def main():
             note = " (alpha = 50, lambda = 0)" if name == "prff" else ""
             print(f"  full profile, {name}{note}: {summary(others[name])}")
         on_test = best(test, m)
-        print(f"  chosen on the test rows: {setting(on_test)}: test {summary(test[on_test])}")
+        print(f"  chosen on the test rows: {setting(on_test, unit)}: test {summary(test[on_test])}")
         on_val = best(validation, m)
-        print(f"  chosen on the validation rows: {setting(on_val)}: validation "
+        print(f"  chosen on the validation rows: {setting(on_val, unit)}: validation "
               f"{summary(validation[on_val])}, test {summary(test[on_val])}")
         rank = sorted((k for k in test if k[1] == m), key=lambda k: -statistics.mean(test[k]))
         print(f"    its rank among the {len(rank)} settings on the test rows: "
               f"{rank.index(on_val) + 1}")
         compare("chosen on test", test[on_test], others)
         compare("chosen on validation", test[on_val], others)
+    print()
 
 
 if __name__ == "__main__":
