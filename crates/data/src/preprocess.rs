@@ -36,8 +36,26 @@ pub fn unit_norm(x: &mut CsrMatrix) {
     x.scale_rows(&factors);
 }
 
+/// Divides every row by the largest Euclidean norm among the first `n_train` rows.
+pub fn max_row_norm(x: &mut CsrMatrix, n_train: usize) -> Result<()> {
+    let largest = (0..n_train.min(x.n_rows()))
+        .map(|i| scaled_norm(x.row_parts(i).1))
+        .fold(0.0f64, f64::max);
+    if !(largest > 0.0 && largest.is_finite()) {
+        return Err(DataError::Preprocess {
+            step: "max-row-norm",
+            problem: format!(
+                "the largest training row norm is {largest}: no row to scale by (every \
+                 training row zero, none, or a value too large)"
+            ),
+        });
+    }
+    x.scale_rows(&vec![1.0 / largest; x.n_rows()]);
+    Ok(())
+}
+
 /// Euclidean norm as `max |v| * sqrt(sum (v / max |v|)^2)`.
-pub(crate) fn scaled_norm(values: &[f64]) -> f64 {
+fn scaled_norm(values: &[f64]) -> f64 {
     let largest = values.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     if largest == 0.0 {
         return 0.0;

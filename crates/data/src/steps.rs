@@ -32,7 +32,7 @@
 use rfbench_maps::CsrMatrix;
 
 use super::error::{DataError, Result};
-use super::preprocess::{split_rows, subsample_indices, unit_norm, ColumnScaler};
+use super::preprocess::{max_row_norm, split_rows, subsample_indices, unit_norm, ColumnScaler};
 use super::Dataset;
 
 /// One preprocessing step.
@@ -313,24 +313,6 @@ fn split_from(table: &toml::Table) -> std::result::Result<Step, String> {
         test_fraction,
         stratify,
     })
-}
-
-/// Divides every row by the largest Euclidean norm among the first `n_train` rows.
-fn max_row_norm(x: &mut CsrMatrix, n_train: usize) -> Result<()> {
-    let largest = (0..n_train.min(x.n_rows()))
-        .map(|i| super::preprocess::scaled_norm(x.row_parts(i).1))
-        .fold(0.0f64, f64::max);
-    if !(largest > 0.0 && largest.is_finite()) {
-        return Err(DataError::Preprocess {
-            step: "max-row-norm",
-            problem: format!(
-                "the largest training row norm is {largest}: no row to scale by (every \
-                 training row zero, none, or a value too large)"
-            ),
-        });
-    }
-    x.scale_rows(&vec![1.0 / largest; x.n_rows()]);
-    Ok(())
 }
 
 /// The dense result of a column scaling, back in the sparse form the maps take (centring makes

@@ -94,10 +94,10 @@ pub fn markdown(root: &Path) -> Result<String> {
         out,
         "Each paper item's status, from its claims' verdicts and the data that ran (the rule: \
          crates/bench/src/catalogue/status.rs; a claim is decided on the full profile, or on a \
-         profile that runs the same cells more times, which the row names): REPRODUCED (every claim holds), PARTLY, NOT \
-         REPRODUCED (none holds, one or more do not), UNDECIDED (the tests cannot tell), NO \
-         CLAIMS (none encoded yet), STAND-IN (ran only on labelled stand-in data), NOT RUN HERE \
-         (its data needs the network).\n"
+         profile that runs the same cells more times, which the row names): REPRODUCED (every \
+         claim holds), PARTLY, NOT REPRODUCED (none holds, one or more do not), UNDECIDED (the \
+         tests cannot tell), NO CLAIMS (none encoded yet), STAND-IN (ran only on labelled \
+         stand-in data), NOT RUN HERE (its data needs the network).\n"
     );
     let _ = writeln!(
         out,

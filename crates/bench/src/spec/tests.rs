@@ -360,7 +360,7 @@ fn a_grid_of_millions_of_cells_is_refused() {
     assert!(e.key.is_some(), "{e}");
 }
 
-/// `SPEC` with `block` (a table and its keys) written before the table `before`.
+/// `text` with `block` (a table and its keys) written before the table `before`.
 fn with_table(text: &str, before: &str, block: &str) -> String {
     text.replace(before, &format!("{block}\n\n{before}"))
 }

@@ -365,7 +365,6 @@ pub(crate) fn densify(row: &Row<'_>, out: &mut [f64]) {
     row.for_each_nonzero(|j, v| out[j] = v);
 }
 
-/// A standard-layout dense copy of `rows`.
 /// `rows` as a dense row-major matrix: dense rows in that layout borrowed where they are (a
 /// copy of a large sample per call was most of a Gram-error run's page faults), other views and
 /// sparse rows copied, so the products see the layout they always saw.
@@ -376,6 +375,7 @@ fn dense_rows(rows: Rows<'_>) -> CowArray<'_, f64, Ix2> {
     }
 }
 
+/// A standard-layout dense copy of `rows`.
 pub(crate) fn to_dense(rows: Rows<'_>) -> Array2<f64> {
     let mut out = Array2::zeros((rows.n_rows(), rows.n_cols()));
     for (i, mut o) in out.rows_mut().into_iter().enumerate() {
