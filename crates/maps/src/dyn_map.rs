@@ -7,7 +7,8 @@
 //! the row it maps alone, and is implemented once for every `FeatureMap`, so the two cannot
 //! disagree: a boxed map gives the bits of the map itself.
 
-use ndarray::{Array2, ArrayViewMut2};
+use ndarray::{Array2, ArrayView2, ArrayViewMut2, Axis};
+use rayon::prelude::*;
 
 use crate::csr::{Row, Rows};
 use crate::error::{MapError, Result};
@@ -36,7 +37,37 @@ pub trait DynFeatureMap: Send + Sync + std::fmt::Debug {
     /// length `D` and the row dimension `d` and finite values, else the errors of `transform`
     /// (`NonFinite` at row 0).
     fn map_row(&self, row: &Row<'_>, out: &mut [f64]) -> Result<()>;
+
+    /// `f32` records to `f32` features for a map without a single-precision path of its own: the
+    /// rows widened to `f64`, mapped by [`DynFeatureMap::transform_into`] and rounded, a block of
+    /// rows at a time, so the bits are those of `transform` rounded but the `n x D` double matrix
+    /// is never made (half the memory, and one pass over the output instead of three).
+    fn transform_f32_rounded(&self, x: ArrayView2<'_, f32>) -> Result<Array2<f32>> {
+        let mut out = crate::big_alloc::zeros(x.nrows(), self.output_dim());
+        crate::fourier_f32::check_batch_f32(
+            self.input_dim(),
+            self.output_dim(),
+            &x,
+            &out.view_mut(),
+        )?;
+        out.axis_chunks_iter_mut(Axis(0), ROUNDED_BLOCK_ROWS)
+            .into_par_iter()
+            .zip(x.axis_chunks_iter(Axis(0), ROUNDED_BLOCK_ROWS))
+            .try_for_each(|(mut out_block, x_block)| -> Result<()> {
+                let wide = x_block.mapv(f64::from);
+                let mut features = Array2::zeros(out_block.dim());
+                self.transform_into(Rows::Dense(wide.view()), features.view_mut())?;
+                out_block.zip_mut_with(&features, |o, &f| *o = f as f32);
+                Ok(())
+            })?;
+        Ok(out)
+    }
 }
+
+/// Rows per block of [`DynFeatureMap::transform_f32_rounded`]: a block's double-precision
+/// features (`64 D` values, 2 MB at D = 4000) are rounded while still in cache, and 10,000 rows
+/// make 157 blocks to share among the threads.
+const ROUNDED_BLOCK_ROWS: usize = 64;
 
 impl<M: FeatureMap + Send + Sync + std::fmt::Debug> DynFeatureMap for M {
     fn input_dim(&self) -> usize {

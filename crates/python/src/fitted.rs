@@ -34,9 +34,10 @@ pub trait Fitted: DynFeatureMap + Attributes {
     fn has_f32(&self) -> bool {
         false
     }
-    /// Float32 rows to float32 features by the map's own single-precision path, where it has one.
-    fn transform_f32(&self, _x: ArrayView2<'_, f32>) -> Option<Result<Array2<f32>, MapError>> {
-        None
+    /// Float32 rows to float32 features: the map's own single-precision path where it has one,
+    /// else the double-precision features rounded, a block at a time.
+    fn transform_f32(&self, x: ArrayView2<'_, f32>) -> Result<Array2<f32>, MapError> {
+        self.transform_f32_rounded(x)
     }
     /// Whether [`Fitted::transform_sparse`] gives the features.
     fn has_sparse(&self) -> bool {
@@ -83,11 +84,8 @@ macro_rules! fitted {
             fn has_f32(&self) -> bool {
                 true
             }
-            fn transform_f32(
-                &self,
-                x: ArrayView2<'_, f32>,
-            ) -> Option<Result<Array2<f32>, MapError>> {
-                Some(<$map>::transform_f32(self, x))
+            fn transform_f32(&self, x: ArrayView2<'_, f32>) -> Result<Array2<f32>, MapError> {
+                <$map>::transform_f32(self, x)
             }
         }
         fitted!(@loader $map, $loader);
@@ -269,8 +267,8 @@ impl FittedMap {
         ))
     }
 
-    /// Float32 rows to float32 features by the map's single-precision path (`native_float32`);
-    /// a `ValueError` for a map without one.
+    /// Float32 rows to float32 features, GIL released: the map's single-precision path where it
+    /// has one (`native_float32`), else its double-precision features rounded, block by block.
     #[pyo3(signature = (x, n_jobs = 0))]
     fn transform_float32<'py>(
         &self,
@@ -281,7 +279,6 @@ impl FittedMap {
         let (map, view) = (&*self.0, x.as_array());
         let features = py
             .detach(|| crate::threads::install(n_jobs, || map.transform_f32(view)))?
-            .ok_or_else(|| value_error("this map has no single-precision path"))?
             .map_err(value_error)?;
         Ok(features.into_pyarray(py))
     }

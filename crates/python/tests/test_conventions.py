@@ -20,6 +20,8 @@ from rfbench import (
     _rfbench,
 )
 
+from conftest import every_estimator
+
 X = np.random.RandomState(0).randn(50, 6)
 
 
@@ -99,6 +101,22 @@ def test_float32_in_float32_out():
         np.testing.assert_allclose(Z32, Z64, rtol=0, atol=1e-5)
     assert RandomFourierFeatures().fit(X).map_.native_float32
     assert not TensorSketch().fit(X).map_.native_float32
+
+
+def test_float32_without_a_single_precision_path_is_the_double_features_rounded():
+    # 150 rows: three of the extension's 64-row blocks, the last one short.
+    X64 = np.random.RandomState(1).rand(150, 6)
+    X32 = X64.astype(np.float32)
+    checked = 0
+    for estimator in every_estimator():
+        estimator.set_params(random_state=0).fit(X64)
+        if estimator.map_.sparse_output or estimator.map_.native_float32:
+            continue
+        Z32 = estimator.transform(X32)
+        assert Z32.dtype == np.float32, estimator
+        np.testing.assert_array_equal(Z32, estimator.transform(X32.astype(np.float64)).astype(np.float32))
+        checked += 1
+    assert checked >= 10
 
 
 def test_form_auto_is_paired_for_an_even_d_and_phase_for_an_odd_one():

@@ -204,7 +204,9 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if self.map_.sparse_output:
             data, indices, indptr, shape = self.map_.transform_sparse(rows_for_rust(X), n_jobs)
             Z = sp.csr_matrix((data, indices.astype(np.int64), indptr.astype(np.int64)), shape)
-        elif single and not sp.issparse(X) and self.map_.native_float32:
+        elif single and not sp.issparse(X):
+            # Single precision in the map where it has its own path (``native_float32``), else
+            # its double-precision features rounded block by block, never all n x D at once.
             Z = self.map_.transform_float32(np.ascontiguousarray(X), n_jobs)
         else:
             Z = self.map_.transform(rows_for_rust(X), n_jobs)

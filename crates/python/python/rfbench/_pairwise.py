@@ -85,6 +85,10 @@ class PairwiseNystroemMap:
         n_jobs = None if n_threads == 0 else n_threads
         return self.kernel_to_landmarks(X, n_jobs) @ self.normalization.T
 
+    def transform_float32(self, x, n_threads):
+        """The features of float32 rows, computed in double precision and rounded."""
+        return self.transform(x.astype(np.float64), n_threads).astype(np.float32)
+
     def sklearn_attributes(self):
         return {"components_": self.landmarks, "normalization_": self.normalization}
 
