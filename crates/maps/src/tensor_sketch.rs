@@ -254,13 +254,9 @@ impl TensorSketch {
                 o[sketch.bucket(i)] += sketch.sign(i) * v;
             }
         };
-        match row {
-            Row::Dense(x) => x.iter().enumerate().for_each(|(i, &v)| add(i, v)),
-            Row::Sparse { indices, values } => indices
-                .iter()
-                .zip(values.iter())
-                .for_each(|(&i, &v)| add(i as usize, v)),
-        }
+        // A zero adds nothing (not even a sign of zero: every bucket starts at +0), so dense
+        // rows skip theirs like sparse ones.
+        row.for_each_nonzero(&mut add);
         if let Some((i, v)) = extra {
             add(i, v);
         }
