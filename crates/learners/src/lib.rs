@@ -55,6 +55,8 @@ mod ridge;
 #[cfg(feature = "full-matrix-svm")]
 mod smo;
 mod smo_cached;
+#[cfg(target_arch = "x86_64")]
+mod smo_select_avx512;
 mod svm_dual;
 mod tridiagonal;
 mod tron;

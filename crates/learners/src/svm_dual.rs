@@ -2,8 +2,10 @@
 //! cached, shrinking one in `smo_cached`) and by the kernel SVM: where a variable sits in its box,
 //! LIBSVM's bias, and the objective. One module so neither solver imports the other.
 
-/// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`.
+/// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`. One byte, so that the
+/// vector selection loops (`smo_select_avx512`) read eight statuses at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub(crate) enum Bound {
     Lower,
     Upper,
