@@ -55,8 +55,7 @@ mod ridge;
 #[cfg(feature = "full-matrix-svm")]
 mod smo;
 mod smo_cached;
-#[cfg(target_arch = "x86_64")]
-mod smo_select_avx512;
+mod smo_select;
 mod svm_dual;
 mod tridiagonal;
 mod tron;

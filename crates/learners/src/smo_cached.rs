@@ -31,30 +31,15 @@ use rfbench_maps::{Row, Rows};
 
 use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::KernelCache;
-#[cfg(target_arch = "x86_64")]
-use crate::smo_select_avx512 as vector;
+use crate::smo_select::{
+    par_most_violating_up, par_second_order_partner, violations, CHUNK, PARALLEL_MIN, TAU,
+};
 use crate::svm_dual::{calculate_rho, dual_objective, Bound};
-
-/// LIBSVM's `TAU`: the curvature used when `K_ii + K_jj - 2 K_ij <= 0`.
-const TAU: f64 = 1e-12;
 
 /// Kernel entries per rayon task when filling a row, and the shortest fill that goes parallel:
 /// below this, waking a second thread costs more than it saves (a sparse dot product of Adult
 /// rows is ~50 ns, a rayon hand-off some microseconds, more on a loaded machine).
 const MIN_ENTRIES_PER_TASK: usize = 8192;
-
-/// Variables per chunk of the parallel selection and gradient update. Chunks are fixed by
-/// position, never by the thread count, and combine exactly (max, argmax with ties to the last
-/// index), so the result is the sequential loop's whatever the thread count.
-const CHUNK: usize = 8192;
-
-/// The shortest active set on which the selection and gradient update run in parallel. Each is
-/// ~10 us per 32k variables, so a hand-off per step must be cheap: on full a9a (32,561 rows),
-/// on a two-core machine shared by other jobs (load ~3), training with parallel steps from
-/// 16,384 variables took 354 s with 2 threads against 330 s with 1, hence this larger threshold.
-/// On a quiet machine two threads are faster than one (the row fills and prediction are
-/// parallel; docs/performance.md).
-const PARALLEL_MIN: usize = 4 * CHUNK;
 
 /// How a cached SMO run ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -584,145 +569,6 @@ fn update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64,
     }
 }
 
-fn in_up(y: f64, s: Bound) -> bool {
-    if y > 0.0 {
-        s != Bound::Upper
-    } else {
-        s != Bound::Lower
-    }
-}
-
-fn in_low(y: f64, s: Bound) -> bool {
-    if y > 0.0 {
-        s != Bound::Lower
-    } else {
-        s != Bound::Upper
-    }
-}
-
-/// `(max_{I_up} -y_t G_t, argmax)`; ties go to the last index, as in LIBSVM. In AVX-512F where
-/// the processor has it (all but the last `len % 8` variables), else the scalar loop.
-fn most_violating_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
-    #[cfg(target_arch = "x86_64")]
-    if y.len() >= vector::LANES && vector::available() {
-        let whole = y.len() - y.len() % vector::LANES;
-        // SAFETY: AVX-512F is available (checked) and the three slices hold `whole` values.
-        let head =
-            unsafe { vector::most_violating_up(&y[..whole], &grad[..whole], &status[..whole]) };
-        let (v, p) = most_violating_up_scalar(&y[whole..], &grad[whole..], &status[whole..]);
-        return later_max(head, (v, p.map(|p| p + whole)));
-    }
-    most_violating_up_scalar(y, grad, status)
-}
-
-/// [`most_violating_up`] one variable at a time: LIBSVM's loop.
-fn most_violating_up_scalar(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
-    let mut gmax = f64::NEG_INFINITY;
-    let mut pick = None;
-    for t in 0..y.len() {
-        let v = -y[t] * grad[t];
-        if in_up(y[t], status[t]) && v >= gmax {
-            gmax = v;
-            pick = Some(t);
-        }
-    }
-    (gmax, pick)
-}
-
-/// WSS 2's second index: over `I_low`, the largest second-order decrease of the objective with
-/// `i` (`-(Gmax + y_t G_t)^2 / (K_ii + K_tt - 2 K_it)`, ties to the last index), and
-/// `max_{I_low} y_t G_t`: `(max, decrease, index)`. In AVX-512F where the processor has it (all
-/// but the last `len % 8` variables), else the scalar loop.
-fn second_order_partner(
-    gmax: f64,
-    qd_i: f64,
-    ki: &[f64],
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
-    qd: &[f64],
-) -> (f64, f64, Option<usize>) {
-    #[cfg(target_arch = "x86_64")]
-    if y.len() >= vector::LANES && vector::available() {
-        let w = y.len() - y.len() % vector::LANES;
-        // SAFETY: AVX-512F is available (checked) and every slice holds at least `w` values.
-        let head = unsafe {
-            vector::second_order_partner(
-                gmax,
-                qd_i,
-                &ki[..w],
-                &y[..w],
-                &grad[..w],
-                &status[..w],
-                &qd[..w],
-                TAU,
-            )
-        };
-        let (g2, best, pick) = second_order_partner_scalar(
-            gmax,
-            qd_i,
-            &ki[w..],
-            &y[w..],
-            &grad[w..],
-            &status[w..],
-            &qd[w..],
-        );
-        return partner_max(head, (g2, best, pick.map(|p| p + w)));
-    }
-    second_order_partner_scalar(gmax, qd_i, ki, y, grad, status, qd)
-}
-
-/// Two parts' [`second_order_partner`] results combined: the larger maximum, the smaller
-/// decrease with ties to the larger index (the sequential loop's pick).
-fn partner_max(
-    a: (f64, f64, Option<usize>),
-    b: (f64, f64, Option<usize>),
-) -> (f64, f64, Option<usize>) {
-    let (gain, pick) = later_max((-a.1, a.2), (-b.1, b.2));
-    (if b.0 > a.0 { b.0 } else { a.0 }, -gain, pick)
-}
-
-/// [`second_order_partner`] one variable at a time: LIBSVM's loop, with a filter that skips a
-/// division where it cannot change the pick.
-fn second_order_partner_scalar(
-    gmax: f64,
-    qd_i: f64,
-    ki: &[f64],
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
-    qd: &[f64],
-) -> (f64, f64, Option<usize>) {
-    let mut gmax2 = f64::NEG_INFINITY;
-    let mut best = f64::INFINITY;
-    let mut pick = None;
-    for t in 0..y.len() {
-        if !in_low(y[t], status[t]) {
-            continue;
-        }
-        let v = y[t] * grad[t];
-        gmax2 = gmax2.max(v);
-        let grad_diff = gmax + v;
-        if grad_diff > 0.0 {
-            let quad = qd_i + qd[t] - 2.0 * ki[t];
-            let quad = if quad > 0.0 { quad } else { TAU };
-            // A multiplication first: most candidates cannot beat `best`, and a division's
-            // latency on every one of them dominated this loop. The margin (far above the
-            // product's rounding) never skips a candidate the division below would take, so
-            // the pick is exactly the plain loop's.
-            if grad_diff * grad_diff < -best * quad * (1.0 - 1e-12) {
-                continue;
-            }
-            let decrease = -grad_diff * grad_diff / quad;
-            if decrease <= best {
-                best = decrease;
-                pick = Some(t);
-            }
-        }
-    }
-    (gmax2, best, pick)
-}
-
 /// [`update_gradient`] over fixed chunks in parallel: element-wise, so the same values.
 fn par_update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
     if grad.len() < PARALLEL_MIN {
@@ -732,88 +578,6 @@ fn par_update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: 
         .zip(y.par_chunks(CHUNK))
         .zip(ki.par_chunks(CHUNK).zip(kj.par_chunks(CHUNK)))
         .for_each(|((g, y), (a, b))| update_gradient(g, y, a, b, si, sj));
-}
-
-/// Of two `(value, index)` candidates from disjoint ranges, the larger value, ties to the larger
-/// index: the sequential loops' `>=` choice, so chunked results combine to the same pick.
-fn later_max(a: (f64, Option<usize>), b: (f64, Option<usize>)) -> (f64, Option<usize>) {
-    match (a.1, b.1) {
-        (_, None) => a,
-        (None, _) => b,
-        (Some(ia), Some(ib)) => {
-            if b.0 > a.0 || (b.0 == a.0 && ib > ia) {
-                b
-            } else {
-                a
-            }
-        }
-    }
-}
-
-/// [`most_violating_up`] over fixed chunks in parallel; the same pick.
-fn par_most_violating_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
-    if y.len() < PARALLEL_MIN {
-        return most_violating_up(y, grad, status);
-    }
-    y.par_chunks(CHUNK)
-        .zip(grad.par_chunks(CHUNK))
-        .zip(status.par_chunks(CHUNK))
-        .enumerate()
-        .map(|(c, ((y, g), s))| {
-            let (v, p) = most_violating_up(y, g, s);
-            (v, p.map(|p| p + c * CHUNK))
-        })
-        .reduce(|| (f64::NEG_INFINITY, None), later_max)
-}
-
-/// [`second_order_partner`] over fixed chunks in parallel: `(max_{I_low} y_t G_t, pick)`, the
-/// same as the sequential loop (the decrease is minimised, i.e. its negation maximised).
-#[allow(clippy::too_many_arguments)]
-fn par_second_order_partner(
-    gmax: f64,
-    qd_i: f64,
-    ki: &[f64],
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
-    qd: &[f64],
-) -> (f64, Option<usize>) {
-    if y.len() < PARALLEL_MIN {
-        let (gmax2, _, pick) = second_order_partner(gmax, qd_i, ki, y, grad, status, qd);
-        return (gmax2, pick);
-    }
-    let (gmax2, _, pick) = (0..y.len().div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            let r = c * CHUNK..((c + 1) * CHUNK).min(y.len());
-            let (g2, best, pick) = second_order_partner(
-                gmax,
-                qd_i,
-                &ki[r.clone()],
-                &y[r.clone()],
-                &grad[r.clone()],
-                &status[r.clone()],
-                &qd[r.clone()],
-            );
-            (g2, best, pick.map(|p| p + r.start))
-        })
-        .reduce(|| (f64::NEG_INFINITY, f64::INFINITY, None), partner_max);
-    (gmax2, pick)
-}
-
-/// `(max_{I_up} -y_t G_t, max_{I_low} y_t G_t)`: LIBSVM's `Gmax1`, `Gmax2` of `do_shrinking`.
-fn violations(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, f64) {
-    let (mut g1, mut g2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-    for t in 0..y.len() {
-        let v = y[t] * grad[t];
-        if in_up(y[t], status[t]) {
-            g1 = g1.max(-v);
-        }
-        if in_low(y[t], status[t]) {
-            g2 = g2.max(v);
-        }
-    }
-    (g1, g2)
 }
 
 /// The two-variable subproblem of SMO, solved and clipped to `[0, C]^2` on the line
@@ -889,6 +653,7 @@ fn solve_pair(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::smo_select::{most_violating_up, second_order_partner};
     use crate::kernel_baselines::kernel_matrix;
     use crate::smo::solve_smo;
     use ndarray::Array2;
@@ -1084,113 +849,6 @@ mod tests {
             update_gradient(&mut a, &y, &ki, &qd, 0.3, -0.7);
             par_update_gradient(&mut b, &y, &ki, &qd, 0.3, -0.7);
             assert_eq!(a, b);
-        }
-    }
-
-    /// The second index's loop with its multiplication filter against the plain loop (a
-    /// division per candidate, LIBSVM's): the same maximum, decrease and pick, on random values,
-    /// values on a coarse grid (ties), and curvatures at or below zero (TAU).
-    #[test]
-    fn the_filtered_second_order_loop_picks_what_the_plain_loop_picks() {
-        fn plain(
-            gmax: f64,
-            qd_i: f64,
-            ki: &[f64],
-            y: &[f64],
-            grad: &[f64],
-            status: &[Bound],
-            qd: &[f64],
-        ) -> (f64, f64, Option<usize>) {
-            let (mut gmax2, mut best, mut pick) = (f64::NEG_INFINITY, f64::INFINITY, None);
-            for t in 0..y.len() {
-                if !in_low(y[t], status[t]) {
-                    continue;
-                }
-                let v = y[t] * grad[t];
-                gmax2 = gmax2.max(v);
-                let grad_diff = gmax + v;
-                if grad_diff > 0.0 {
-                    let quad = qd_i + qd[t] - 2.0 * ki[t];
-                    let decrease = -grad_diff * grad_diff / if quad > 0.0 { quad } else { TAU };
-                    if decrease <= best {
-                        best = decrease;
-                        pick = Some(t);
-                    }
-                }
-            }
-            (gmax2, best, pick)
-        }
-        let mut rng = ChaCha8Rng::seed_from_u64(31);
-        for round in 0..400 {
-            let n = rng.random_range(1..300);
-            let coarse = round % 2 == 0;
-            let value = |rng: &mut ChaCha8Rng, scale: f64| {
-                if coarse {
-                    f64::from(rng.random_range(-6..6i32)) * scale / 3.0
-                } else {
-                    rng.random_range(-scale..scale)
-                }
-            };
-            let y: Vec<f64> = (0..n)
-                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-                .collect();
-            let grad: Vec<f64> = (0..n).map(|_| value(&mut rng, 2.0)).collect();
-            let status: Vec<Bound> = (0..n)
-                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
-                .collect();
-            let qd: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.0).abs() + 0.5).collect();
-            let ki: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.5)).collect();
-            let (gmax, qd_i) = (value(&mut rng, 1.0), value(&mut rng, 1.0).abs());
-            let ours = second_order_partner(gmax, qd_i, &ki, &y, &grad, &status, &qd);
-            let reference = plain(gmax, qd_i, &ki, &y, &grad, &status, &qd);
-            assert_eq!(
-                (ours.0.to_bits(), ours.1.to_bits(), ours.2),
-                (reference.0.to_bits(), reference.1.to_bits(), reference.2),
-                "round {round}"
-            );
-        }
-    }
-
-    /// The selection loops as dispatched (AVX-512F on a processor that has it: eight lanes and a
-    /// scalar tail) against the scalar loops, bit for bit: values on a coarse grid (ties within
-    /// and across lanes, signed zeros), curvatures at or below zero, every length up to 300.
-    #[test]
-    fn the_vector_selection_loops_pick_what_the_scalar_loops_pick() {
-        let mut rng = ChaCha8Rng::seed_from_u64(47);
-        for round in 0..600 {
-            let n = rng.random_range(1..300);
-            let coarse = round % 3 != 0;
-            let value = |rng: &mut ChaCha8Rng, scale: f64| {
-                if coarse {
-                    f64::from(rng.random_range(-3..3i32)) * scale / 3.0
-                } else {
-                    rng.random_range(-scale..scale)
-                }
-            };
-            let y: Vec<f64> = (0..n)
-                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-                .collect();
-            let grad: Vec<f64> = (0..n).map(|_| value(&mut rng, 2.0)).collect();
-            let status: Vec<Bound> = (0..n)
-                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
-                .collect();
-            let qd: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.0).abs()).collect();
-            let ki: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.5)).collect();
-            let (gmax, qd_i) = (value(&mut rng, 1.0), value(&mut rng, 1.0).abs());
-            let bits = |r: (f64, Option<usize>)| (r.0.to_bits(), r.1);
-            assert_eq!(
-                bits(most_violating_up(&y, &grad, &status)),
-                bits(most_violating_up_scalar(&y, &grad, &status)),
-                "round {round}"
-            );
-            let ours = second_order_partner(gmax, qd_i, &ki, &y, &grad, &status, &qd);
-            let scalar = second_order_partner_scalar(gmax, qd_i, &ki, &y, &grad, &status, &qd);
-            // The maximum by value: which of +0 and -0 a maximum keeps is unspecified.
-            assert_eq!(
-                (ours.0, ours.1.to_bits(), ours.2),
-                (scalar.0, scalar.1.to_bits(), scalar.2),
-                "round {round}"
-            );
         }
     }
 

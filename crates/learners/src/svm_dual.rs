@@ -3,7 +3,7 @@
 //! LIBSVM's bias, and the objective. One module so neither solver imports the other.
 
 /// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`. One byte, so that the
-/// vector selection loops (`smo_select_avx512`) read eight statuses at once.
+/// vector selection loops (`smo_select::avx512`) read eight statuses at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub(crate) enum Bound {

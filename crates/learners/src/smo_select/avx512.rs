@@ -1,4 +1,4 @@
-//! The cached SMO's two working-set selection loops (module `smo_cached`) in AVX-512F: eight
+//! The cached SMO's two working-set selection loops (module `smo_select`) in AVX-512F: eight
 //! variables per instruction and no branch per variable. On the polynomial kernel on Adult, SMO
 //! takes millions of cheap steps, and the scalar loops (a data-dependent branch per variable)
 //! were 62 % of the training time under `perf`.
@@ -6,7 +6,7 @@
 //! **Same picks, same bits.** Every lane does the scalar loop's arithmetic on its variables in
 //! the same order of operations (IEEE per lane; Rust fuses no multiply-add), keeps its own running
 //! maximum with ties to its latest index, and the lanes combine by value, ties to the larger
-//! index: exactly the sequential loop's pick (tests in `smo_cached`). The callers run the last
+//! index: exactly the sequential loop's pick (tests in `smo_select`). The callers run the last
 //! `len % 8` variables through the scalar loops and combine the two parts the same way.
 
 use std::arch::x86_64::*;
@@ -21,7 +21,7 @@ pub(crate) fn available() -> bool {
     is_x86_feature_detected!("avx512f")
 }
 
-/// `smo_cached::most_violating_up` on `y.len()`, a multiple of [`LANES`], variables.
+/// `smo_select::most_violating_up` on `y.len()`, a multiple of [`LANES`], variables.
 ///
 /// # Safety
 /// The processor must support AVX-512F ([`available`]); `grad` and `status` at least as long
@@ -58,7 +58,7 @@ pub(crate) unsafe fn most_violating_up(
     combined(best, pick)
 }
 
-/// `smo_cached::second_order_partner` on `y.len()`, a multiple of [`LANES`], variables:
+/// `smo_select::second_order_partner` on `y.len()`, a multiple of [`LANES`], variables:
 /// `(max_{I_low} y_t G_t, the least decrease, its index)`. Every variable's decrease is computed
 /// (a vector division costs less than a branch per candidate).
 ///
