@@ -264,6 +264,49 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
 
+    /// The selection loops' inputs: labels, gradients, statuses, curvatures `K_tt`, the first
+    /// index's kernel row, `Gmax` and `K_ii`.
+    struct Case {
+        y: Vec<f64>,
+        grad: Vec<f64>,
+        status: Vec<Bound>,
+        qd: Vec<f64>,
+        ki: Vec<f64>,
+        gmax: f64,
+        qd_i: f64,
+    }
+
+    impl Case {
+        /// 1-299 variables of every status. Values on a grid of `steps` points each side of 0
+        /// (ties, signed zeros; curvatures at or below zero when `qd_floor` is 0) or uniform.
+        fn random(rng: &mut ChaCha8Rng, steps: Option<i32>, qd_floor: f64) -> Self {
+            let n = rng.random_range(1..300);
+            let value = |rng: &mut ChaCha8Rng, scale: f64| match steps {
+                Some(k) => f64::from(rng.random_range(-k..k)) * scale / 3.0,
+                None => rng.random_range(-scale..scale),
+            };
+            let y = (0..n)
+                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+                .collect();
+            let grad = (0..n).map(|_| value(rng, 2.0)).collect();
+            let status = (0..n)
+                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
+                .collect();
+            let qd = (0..n).map(|_| value(rng, 1.0).abs() + qd_floor).collect();
+            let ki = (0..n).map(|_| value(rng, 1.5)).collect();
+            let (gmax, qd_i) = (value(rng, 1.0), value(rng, 1.0).abs());
+            Self {
+                y,
+                grad,
+                status,
+                qd,
+                ki,
+                gmax,
+                qd_i,
+            }
+        }
+    }
+
     /// The second index's loop with its multiplication filter against the plain loop (a
     /// division per candidate, LIBSVM's): the same maximum, decrease and pick, on random values,
     /// values on a coarse grid (ties), and curvatures at or below zero (TAU).
@@ -299,25 +342,15 @@ mod tests {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         for round in 0..400 {
-            let n = rng.random_range(1..300);
-            let coarse = round % 2 == 0;
-            let value = |rng: &mut ChaCha8Rng, scale: f64| {
-                if coarse {
-                    f64::from(rng.random_range(-6..6i32)) * scale / 3.0
-                } else {
-                    rng.random_range(-scale..scale)
-                }
-            };
-            let y: Vec<f64> = (0..n)
-                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-                .collect();
-            let grad: Vec<f64> = (0..n).map(|_| value(&mut rng, 2.0)).collect();
-            let status: Vec<Bound> = (0..n)
-                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
-                .collect();
-            let qd: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.0).abs() + 0.5).collect();
-            let ki: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.5)).collect();
-            let (gmax, qd_i) = (value(&mut rng, 1.0), value(&mut rng, 1.0).abs());
+            let Case {
+                y,
+                grad,
+                status,
+                qd,
+                ki,
+                gmax,
+                qd_i,
+            } = Case::random(&mut rng, (round % 2 == 0).then_some(6), 0.5);
             let ours = second_order_partner(gmax, qd_i, &ki, &y, &grad, &status, &qd);
             let reference = plain(gmax, qd_i, &ki, &y, &grad, &status, &qd);
             assert_eq!(
@@ -335,25 +368,15 @@ mod tests {
     fn the_vector_selection_loops_pick_what_the_scalar_loops_pick() {
         let mut rng = ChaCha8Rng::seed_from_u64(47);
         for round in 0..600 {
-            let n = rng.random_range(1..300);
-            let coarse = round % 3 != 0;
-            let value = |rng: &mut ChaCha8Rng, scale: f64| {
-                if coarse {
-                    f64::from(rng.random_range(-3..3i32)) * scale / 3.0
-                } else {
-                    rng.random_range(-scale..scale)
-                }
-            };
-            let y: Vec<f64> = (0..n)
-                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-                .collect();
-            let grad: Vec<f64> = (0..n).map(|_| value(&mut rng, 2.0)).collect();
-            let status: Vec<Bound> = (0..n)
-                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
-                .collect();
-            let qd: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.0).abs()).collect();
-            let ki: Vec<f64> = (0..n).map(|_| value(&mut rng, 1.5)).collect();
-            let (gmax, qd_i) = (value(&mut rng, 1.0), value(&mut rng, 1.0).abs());
+            let Case {
+                y,
+                grad,
+                status,
+                qd,
+                ki,
+                gmax,
+                qd_i,
+            } = Case::random(&mut rng, (round % 3 != 0).then_some(3), 0.0);
             let bits = |r: (f64, Option<usize>)| (r.0.to_bits(), r.1);
             assert_eq!(
                 bits(most_violating_up(&y, &grad, &status)),

@@ -156,14 +156,19 @@ pub(crate) fn expand(
                     .flat_map(|cell| Components::of(cell).param_lists(kind))
                     .flat_map(|list| list.iter().map(|p| p.name))
                     .collect();
-                return Err(c.fail(
-                    &g.key,
-                    g.line,
+                let problem = if known.contains(name.as_str()) {
+                    // Taken, but from a table nearer the cell (a component's own) every time.
+                    format!(
+                        "every cell takes `{name}` from a more specific table (a component's \
+                         own), so this value is never used: remove it"
+                    )
+                } else {
                     format!(
                         "no component of this spec takes a parameter `{name}`; the spec's \
                          components take: {known:?}"
-                    ),
-                ));
+                    )
+                };
+                return Err(c.fail(&g.key, g.line, problem));
             }
         }
     }

@@ -221,6 +221,17 @@ fn cells_check_components_against_each_other() {
             .contains("no component of this spec takes a parameter `lambda`"),
         "{e}"
     );
+
+    // A value every cell takes from a component's own table instead is unused, not unknown.
+    let shadowed =
+        "[maps.tensor-sketch]\ndegree = 3\n\n[maps.random-maclaurin]\ndegree = 3\n\n[check]";
+    let e = spec_error(&SPEC.replace("[check]", shadowed), &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("kernel.degree"), "{e}");
+    assert!(
+        e.problem
+            .contains("every cell takes `degree` from a more specific table"),
+        "{e}"
+    );
 }
 
 #[test]
