@@ -156,8 +156,9 @@ pub(crate) fn expand(
                     .flat_map(|cell| Components::of(cell).param_lists(kind))
                     .flat_map(|list| list.iter().map(|p| p.name))
                     .collect();
-                let problem = if known.contains(name.as_str()) {
-                    // Taken, but from a table nearer the cell (a component's own) every time.
+                let problem = if g.scope == Scope::Global && known.contains(name.as_str()) {
+                    // A global value a cell's component takes, so every cell takes it from a
+                    // table nearer the cell (the component's own) instead.
                     format!(
                         "every cell takes `{name}` from a more specific table (a component's \
                          own), so this value is never used: remove it"
