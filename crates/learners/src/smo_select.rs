@@ -342,17 +342,9 @@ mod tests {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         for round in 0..400 {
-            let Case {
-                y,
-                grad,
-                status,
-                qd,
-                ki,
-                gmax,
-                qd_i,
-            } = Case::random(&mut rng, (round % 2 == 0).then_some(6), 0.5);
-            let ours = second_order_partner(gmax, qd_i, &ki, &y, &grad, &status, &qd);
-            let reference = plain(gmax, qd_i, &ki, &y, &grad, &status, &qd);
+            let c = Case::random(&mut rng, (round % 2 == 0).then_some(6), 0.5);
+            let ours = second_order_partner(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
+            let reference = plain(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
             assert_eq!(
                 (ours.0.to_bits(), ours.1.to_bits(), ours.2),
                 (reference.0.to_bits(), reference.1.to_bits(), reference.2),
@@ -368,23 +360,16 @@ mod tests {
     fn the_vector_selection_loops_pick_what_the_scalar_loops_pick() {
         let mut rng = ChaCha8Rng::seed_from_u64(47);
         for round in 0..600 {
-            let Case {
-                y,
-                grad,
-                status,
-                qd,
-                ki,
-                gmax,
-                qd_i,
-            } = Case::random(&mut rng, (round % 3 != 0).then_some(3), 0.0);
+            let c = Case::random(&mut rng, (round % 3 != 0).then_some(3), 0.0);
             let bits = |r: (f64, Option<usize>)| (r.0.to_bits(), r.1);
             assert_eq!(
-                bits(most_violating_up(&y, &grad, &status)),
-                bits(most_violating_up_scalar(&y, &grad, &status)),
+                bits(most_violating_up(&c.y, &c.grad, &c.status)),
+                bits(most_violating_up_scalar(&c.y, &c.grad, &c.status)),
                 "round {round}"
             );
-            let ours = second_order_partner(gmax, qd_i, &ki, &y, &grad, &status, &qd);
-            let scalar = second_order_partner_scalar(gmax, qd_i, &ki, &y, &grad, &status, &qd);
+            let ours = second_order_partner(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
+            let scalar =
+                second_order_partner_scalar(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
             // The maximum by value: which of +0 and -0 a maximum keeps is unspecified.
             assert_eq!(
                 (ours.0, ours.1.to_bits(), ours.2),
