@@ -172,8 +172,8 @@ fn negate(x: __m512d) -> __m512d {
     ))
 }
 
-/// The lanes' running maxima combined by [`super::later_max`] (the largest value, ties to the
-/// larger index); `None` when no lane picked (index -1).
+/// The lanes' running maxima combined: the largest value, ties to the larger index; `None`
+/// when no lane picked (index -1).
 #[target_feature(enable = "avx512f")]
 #[inline]
 fn combined(value: __m512d, pick: __m512i) -> (f64, Option<usize>) {
@@ -183,9 +183,12 @@ fn combined(value: __m512d, pick: __m512i) -> (f64, Option<usize>) {
         _mm512_storeu_pd(values.as_mut_ptr(), value);
         _mm512_storeu_si512(picks.as_mut_ptr().cast(), pick);
     }
-    values
-        .iter()
-        .zip(&picks)
-        .map(|(&v, &p)| (v, usize::try_from(p).ok()))
-        .fold((f64::NEG_INFINITY, None), super::later_max)
+    let mut best: (f64, Option<usize>) = (f64::NEG_INFINITY, None);
+    for (&v, &p) in values.iter().zip(&picks) {
+        if p >= 0 && (best.1.is_none() || v > best.0 || (v == best.0 && Some(p as usize) > best.1))
+        {
+            best = (v, Some(p as usize));
+        }
+    }
+    best
 }
