@@ -55,6 +55,7 @@ mod ridge;
 #[cfg(feature = "full-matrix-svm")]
 mod smo;
 mod smo_cached;
+mod smo_gradient;
 mod smo_select;
 mod svm_dual;
 mod tridiagonal;

@@ -31,9 +31,8 @@ use rfbench_maps::{Row, Rows};
 
 use crate::kernel_baselines::KernelFunction as Kernel;
 use crate::kernel_cache::KernelCache;
-use crate::smo_select::{
-    par_most_violating_up, par_second_order_partner, violations, CHUNK, PARALLEL_MIN, TAU,
-};
+use crate::smo_gradient::{add_scaled_row, add_scaled_signed, free_dot, par_update_gradient};
+use crate::smo_select::{par_most_violating_up, par_second_order_partner, sets, violations, TAU};
 use crate::svm_dual::{calculate_rho, dual_objective, Bound};
 
 /// Kernel entries per rayon task when filling a row, and the shortest fill that goes parallel:
@@ -249,7 +248,11 @@ struct Solver<'k, 'x, K: ?Sized> {
     y: Vec<f64>,
     alpha: Vec<f64>,
     status: Vec<Bound>,
-    grad: Vec<f64>,
+    /// The gradient signed by the label, `y_t G_t` (module `smo_gradient`): what the selection
+    /// compares, and exactly LIBSVM's product.
+    yg: Vec<f64>,
+    /// Each variable's working sets (`smo_select::sets`), kept with its status.
+    sets: Vec<u8>,
     grad_bar: Vec<f64>,
     qd: Vec<f64>,
     /// Problem index (into the caller's `rows`) of each position.
@@ -292,7 +295,8 @@ pub(crate) fn solve_cached<K: Kernel + ?Sized>(
         y: y.to_vec(),
         alpha: vec![0.0; l],
         status: vec![Bound::Lower; l],
-        grad: vec![-1.0; l],
+        yg: y.iter().map(|&y| -y).collect(),
+        sets: y.iter().map(|&y| sets(y, Bound::Lower)).collect(),
         grad_bar: vec![0.0; l],
         qd,
         index_of: (0..l).collect(),
@@ -342,8 +346,9 @@ pub(crate) fn solve_cached<K: Kernel + ?Sized>(
         sv.active = l;
         sv.max_violation()
     };
-    let rho = calculate_rho(&sv.grad, &sv.y, &sv.status);
-    let objective = dual_objective(&sv.alpha, &sv.grad);
+    let grad: Vec<f64> = sv.y.iter().zip(&sv.yg).map(|(y, g)| y * g).collect();
+    let rho = calculate_rho(&grad, &sv.y, &sv.status);
+    let objective = dual_objective(&sv.alpha, &grad);
     let mut alpha = vec![0.0; l];
     for (p, &t) in sv.index_of.iter().enumerate() {
         alpha[t] = sv.alpha[p];
@@ -381,8 +386,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
     /// LIBSVM's `select_working_set` (WSS 2) over the active prefix.
     fn select_working_set(&mut self) -> Selection {
         let n = self.active;
-        let (gmax, pick_i) =
-            par_most_violating_up(&self.y[..n], &self.grad[..n], &self.status[..n]);
+        let (gmax, pick_i) = par_most_violating_up(&self.yg[..n], &self.sets[..n]);
         let Some(i) = pick_i else {
             return Selection::Optimal(self.max_violation());
         };
@@ -391,9 +395,8 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
             gmax,
             self.qd[i],
             &self.q.cache.row(i)[..n],
-            &self.y[..n],
-            &self.grad[..n],
-            &self.status[..n],
+            &self.yg[..n],
+            &self.sets[..n],
             &self.qd[..n],
         );
         match pick_j {
@@ -404,11 +407,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
 
     /// `max_{I_up} -y_t G_t + max_{I_low} y_t G_t` over the active prefix.
     fn max_violation(&self) -> f64 {
-        let (g1, g2) = violations(
-            &self.y[..self.active],
-            &self.grad[..self.active],
-            &self.status[..self.active],
-        );
+        let (g1, g2) = violations(&self.yg[..self.active], &self.sets[..self.active]);
         g1 + g2
     }
 
@@ -426,8 +425,8 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
             old_j,
             y[i],
             y[j],
-            self.grad[i],
-            self.grad[j],
+            y[i] * self.yg[i],
+            y[j] * self.yg[j],
             self.qd[i],
             self.qd[j],
             kij,
@@ -437,8 +436,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
         self.alpha[j] = aj;
         let (si, sj) = (y[i] * (ai - old_i), y[j] * (aj - old_j));
         par_update_gradient(
-            &mut self.grad[..n],
-            &y[..n],
+            &mut self.yg[..n],
             &self.q.cache.row(i)[..n],
             &self.q.cache.row(j)[..n],
             si,
@@ -447,6 +445,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
         for p in [i, j] {
             let was_upper = self.status[p] == Bound::Upper;
             self.status[p] = self.status_of(self.alpha[p]);
+            self.sets[p] = sets(self.y[p], self.status[p]);
             let is_upper = self.status[p] == Bound::Upper;
             if was_upper != is_upper {
                 // G_bar_t += or -= C Q_tp over all l variables: a full row.
@@ -465,7 +464,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
     /// LIBSVM's `do_shrinking`.
     fn do_shrinking(&mut self) {
         let n = self.active;
-        let (gmax1, gmax2) = violations(&self.y[..n], &self.grad[..n], &self.status[..n]);
+        let (gmax1, gmax2) = violations(&self.yg[..n], &self.sets[..n]);
         if !self.unshrink && gmax1 + gmax2 <= self.eps * 10.0 {
             self.unshrink = true;
             self.reconstruct_gradient();
@@ -490,7 +489,8 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
     /// LIBSVM's `be_shrunk`: a bounded variable that cannot enter a violating pair at the current
     /// maximal violations.
     fn be_shrunk(&self, t: usize, gmax1: f64, gmax2: f64) -> bool {
-        let (y, g) = (self.y[t], self.grad[t]);
+        let y = self.y[t];
+        let g = y * self.yg[t];
         match self.status[t] {
             Bound::Upper => -g > if y > 0.0 { gmax1 } else { gmax2 },
             Bound::Lower => g > if y > 0.0 { gmax2 } else { gmax1 },
@@ -501,7 +501,8 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
     fn swap_index(&mut self, i: usize, j: usize) {
         self.q.swap(i, j);
         self.y.swap(i, j);
-        self.grad.swap(i, j);
+        self.yg.swap(i, j);
+        self.sets.swap(i, j);
         self.status.swap(i, j);
         self.alpha.swap(i, j);
         self.index_of.swap(i, j);
@@ -518,7 +519,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
             return;
         }
         for t in n..l {
-            self.grad[t] = self.grad_bar[t] - 1.0;
+            self.yg[t] = self.y[t] * (self.grad_bar[t] - 1.0);
         }
         let free = self.status[..n]
             .iter()
@@ -529,7 +530,7 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
                 self.q.fetch(t, n);
                 let kt = &self.q.cache.row(t)[..n];
                 let sum = free_dot(kt, &self.alpha[..n], &self.y[..n], &self.status[..n]);
-                self.grad[t] += self.y[t] * sum;
+                self.yg[t] += sum;
             }
         } else {
             for s in 0..n {
@@ -537,65 +538,11 @@ impl<K: Kernel + ?Sized> Solver<'_, '_, K> {
                     self.q.fetch(s, l);
                     let step = self.alpha[s] * self.y[s];
                     let ks = &self.q.cache.row(s)[n..l];
-                    add_scaled_row(&mut self.grad[n..l], &self.y[n..l], ks, step);
+                    add_scaled_signed(&mut self.yg[n..l], ks, step);
                 }
             }
         }
     }
-}
-
-/// `sum_{free s} a_s y_s k_s`.
-fn free_dot(k: &[f64], alpha: &[f64], y: &[f64], status: &[Bound]) -> f64 {
-    let mut sum = 0.0;
-    for (((&ks, &a), &ys), &st) in k.iter().zip(alpha).zip(y).zip(status) {
-        if st == Bound::Free {
-            sum += a * ys * ks;
-        }
-    }
-    sum
-}
-
-/// `out_t += step * y_t * k_t` (`Q_ts = y_t y_s K_ts`, `step = y_s` times the change).
-fn add_scaled_row(out: &mut [f64], y: &[f64], k: &[f64], step: f64) {
-    for ((o, &yt), &kt) in out.iter_mut().zip(y).zip(k) {
-        *o += step * yt * kt;
-    }
-}
-
-/// `G_t += y_t (s_i K_it + s_j K_jt)`: the gradient after a step on `(i, j)`, `s = y da`.
-/// Compiled for AVX-512F too, used where the processor has it: the same operations per element
-/// (Rust fuses no multiply-add), eight at a time.
-fn update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked just above).
-        return unsafe { update_gradient_avx512(grad, y, ki, kj, si, sj) };
-    }
-    update_gradient_portable(grad, y, ki, kj, si, sj)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-fn update_gradient_avx512(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
-    update_gradient_portable(grad, y, ki, kj, si, sj)
-}
-
-#[inline(always)]
-fn update_gradient_portable(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
-    for (((g, &yt), &a), &b) in grad.iter_mut().zip(y).zip(ki).zip(kj) {
-        *g += yt * (si * a + sj * b);
-    }
-}
-
-/// [`update_gradient`] over fixed chunks in parallel: element-wise, so the same values.
-fn par_update_gradient(grad: &mut [f64], y: &[f64], ki: &[f64], kj: &[f64], si: f64, sj: f64) {
-    if grad.len() < PARALLEL_MIN {
-        return update_gradient(grad, y, ki, kj, si, sj);
-    }
-    grad.par_chunks_mut(CHUNK)
-        .zip(y.par_chunks(CHUNK))
-        .zip(ki.par_chunks(CHUNK).zip(kj.par_chunks(CHUNK)))
-        .for_each(|((g, y), (a, b))| update_gradient(g, y, a, b, si, sj));
 }
 
 /// The two-variable subproblem of SMO, solved and clipped to `[0, C]^2` on the line
@@ -673,7 +620,6 @@ mod tests {
     use super::*;
     use crate::kernel_baselines::kernel_matrix;
     use crate::smo::solve_smo;
-    use crate::smo_select::{most_violating_up, second_order_partner};
     use ndarray::Array2;
     use rand::{Rng, SeedableRng};
     use rand_chacha::ChaCha8Rng;
@@ -832,58 +778,5 @@ mod tests {
         assert!(!out.report.converged);
         assert_eq!(out.report.iterations, 7);
         assert!(out.report.gap >= 1e-3, "{:?}", out.report);
-    }
-
-    /// The chunked parallel loops against the sequential ones, on sizes around the chunk
-    /// boundaries, with many ties (values on a coarse grid) and all three kinds of variables.
-    #[test]
-    fn parallel_selection_and_update_equal_the_sequential_loops() {
-        let mut rng = ChaCha8Rng::seed_from_u64(9);
-        for n in [
-            10,
-            PARALLEL_MIN - 1,
-            PARALLEL_MIN,
-            PARALLEL_MIN + CHUNK + 17,
-        ] {
-            let y: Vec<f64> = (0..n)
-                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-                .collect();
-            let grad: Vec<f64> = (0..n)
-                .map(|_| f64::from(rng.random_range(-8..8i32)) / 4.0)
-                .collect();
-            let status: Vec<Bound> = (0..n)
-                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
-                .collect();
-            let ki: Vec<f64> = (0..n)
-                .map(|_| f64::from(rng.random_range(0..4i32)) / 2.0)
-                .collect();
-            let qd = vec![2.0; n];
-            let up = most_violating_up(&y, &grad, &status);
-            assert_eq!(par_most_violating_up(&y, &grad, &status), up, "n {n}");
-            let (g2, _, pick) = second_order_partner(up.0, 2.0, &ki, &y, &grad, &status, &qd);
-            let par = par_second_order_partner(up.0, 2.0, &ki, &y, &grad, &status, &qd);
-            assert_eq!(par, (g2, pick), "n {n}");
-            let (mut a, mut b) = (grad.clone(), grad.clone());
-            update_gradient(&mut a, &y, &ki, &qd, 0.3, -0.7);
-            par_update_gradient(&mut b, &y, &ki, &qd, 0.3, -0.7);
-            assert_eq!(a, b);
-        }
-    }
-
-    /// The slice kernels against the obvious formulas.
-    #[test]
-    fn gradient_updates_match_the_q_matrix_formulas() {
-        let y = [1.0, -1.0, 1.0];
-        let (ki, kj) = ([0.5, 0.25, -2.0], [1.0, 3.0, 0.125]);
-        let mut g = [0.0, 1.0, -1.0];
-        update_gradient(&mut g, &y, &ki, &kj, 0.5, -2.0);
-        for t in 0..3 {
-            let q = |k: &[f64; 3], s: f64| s * y[t] * k[t];
-            let expect = [0.0, 1.0, -1.0][t] + q(&ki, 0.5) + q(&kj, -2.0);
-            assert_eq!(g[t], expect);
-        }
-        let mut out = [1.0; 3];
-        add_scaled_row(&mut out, &y, &ki, 2.0);
-        assert_eq!(out, [2.0, 0.5, -3.0]);
     }
 }

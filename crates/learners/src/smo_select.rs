@@ -5,6 +5,12 @@
 //! Each loop has three forms that pick the same variable bit for bit: the scalar loop (LIBSVM's),
 //! eight lanes in AVX-512F (module `avx512`, where the processor has it) and fixed chunks in
 //! parallel for long active sets; all combine partial results by value, ties to the larger index.
+//!
+//! The loops read what they compare and nothing else: the signed gradient `y_t G_t` (which the
+//! solver keeps instead of `G`: with `y = ±1` it is exactly LIBSVM's product) and one byte of
+//! working-set membership per variable ([`sets`]), not the label, gradient and status of each.
+//! On the polynomial kernel on Adult, SMO takes millions of cheap steps over ~32,000 variables,
+//! and these loops are most of its time.
 
 use rayon::prelude::*;
 
@@ -31,6 +37,17 @@ pub(crate) const CHUNK: usize = 8192;
 /// parallel; docs/performance.md).
 pub(crate) const PARALLEL_MIN: usize = 4 * CHUNK;
 
+/// [`sets`]' bit for `I_up`.
+pub(crate) const UP: u8 = 1;
+/// [`sets`]' bit for `I_low`.
+pub(crate) const LOW: u8 = 2;
+
+/// The working sets a variable with label `y` and status `s` is in: [`UP`], [`LOW`] or both (a
+/// free variable). The solver keeps one per variable, updated when its status changes.
+pub(crate) fn sets(y: f64, s: Bound) -> u8 {
+    (u8::from(in_up(y, s)) * UP) | (u8::from(in_low(y, s)) * LOW)
+}
+
 /// In `I_up`: `y = +1` below `C`, or `y = -1` above 0.
 fn in_up(y: f64, s: Bound) -> bool {
     if y > 0.0 {
@@ -49,28 +66,28 @@ fn in_low(y: f64, s: Bound) -> bool {
     }
 }
 
-/// `(max_{I_up} -y_t G_t, argmax)`; ties go to the last index, as in LIBSVM. In AVX-512F where
-/// the processor has it (all but the last `len % 8` variables), else the scalar loop.
-pub(crate) fn most_violating_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
+/// `(max_{I_up} -y_t G_t, argmax)` from the signed gradient `yg` and the [`sets`]; ties go to
+/// the last index, as in LIBSVM. In AVX-512F where the processor has it (all but the last
+/// `len % 8` variables), else the scalar loop.
+pub(crate) fn most_violating_up(yg: &[f64], sets: &[u8]) -> (f64, Option<usize>) {
     #[cfg(target_arch = "x86_64")]
-    if y.len() >= vector::LANES && vector::available() {
-        let whole = y.len() - y.len() % vector::LANES;
-        // SAFETY: AVX-512F is available (checked) and the three slices hold `whole` values.
-        let head =
-            unsafe { vector::most_violating_up(&y[..whole], &grad[..whole], &status[..whole]) };
-        let (v, p) = most_violating_up_scalar(&y[whole..], &grad[whole..], &status[whole..]);
+    if yg.len() >= vector::LANES && vector::available() {
+        let whole = yg.len() - yg.len() % vector::LANES;
+        // SAFETY: AVX-512F is available (checked) and both slices hold `whole` values.
+        let head = unsafe { vector::most_violating_up(&yg[..whole], &sets[..whole], UP) };
+        let (v, p) = most_violating_up_scalar(&yg[whole..], &sets[whole..]);
         return later_max(head, (v, p.map(|p| p + whole)));
     }
-    most_violating_up_scalar(y, grad, status)
+    most_violating_up_scalar(yg, sets)
 }
 
 /// [`most_violating_up`] one variable at a time: LIBSVM's loop.
-fn most_violating_up_scalar(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
+fn most_violating_up_scalar(yg: &[f64], sets: &[u8]) -> (f64, Option<usize>) {
     let mut gmax = f64::NEG_INFINITY;
     let mut pick = None;
-    for t in 0..y.len() {
-        let v = -y[t] * grad[t];
-        if in_up(y[t], status[t]) && v >= gmax {
+    for t in 0..yg.len() {
+        let v = -yg[t];
+        if sets[t] & UP != 0 && v >= gmax {
             gmax = v;
             pick = Some(t);
         }
@@ -80,45 +97,38 @@ fn most_violating_up_scalar(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, 
 
 /// WSS 2's second index: over `I_low`, the largest second-order decrease of the objective with
 /// `i` (`-(Gmax + y_t G_t)^2 / (K_ii + K_tt - 2 K_it)`, ties to the last index), and
-/// `max_{I_low} y_t G_t`: `(max, decrease, index)`. In AVX-512F where the processor has it (all
-/// but the last `len % 8` variables), else the scalar loop.
+/// `max_{I_low} y_t G_t`: `(max, decrease, index)`, from the signed gradient `yg` and the
+/// [`sets`]. In AVX-512F where the processor has it (all but the last `len % 8` variables), else
+/// the scalar loop.
 pub(crate) fn second_order_partner(
     gmax: f64,
     qd_i: f64,
     ki: &[f64],
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
+    yg: &[f64],
+    sets: &[u8],
     qd: &[f64],
 ) -> (f64, f64, Option<usize>) {
     #[cfg(target_arch = "x86_64")]
-    if y.len() >= vector::LANES && vector::available() {
-        let w = y.len() - y.len() % vector::LANES;
+    if yg.len() >= vector::LANES && vector::available() {
+        let w = yg.len() - yg.len() % vector::LANES;
         // SAFETY: AVX-512F is available (checked) and every slice holds at least `w` values.
         let head = unsafe {
             vector::second_order_partner(
                 gmax,
                 qd_i,
                 &ki[..w],
-                &y[..w],
-                &grad[..w],
-                &status[..w],
+                &yg[..w],
+                &sets[..w],
                 &qd[..w],
                 TAU,
+                LOW,
             )
         };
-        let (g2, best, pick) = second_order_partner_scalar(
-            gmax,
-            qd_i,
-            &ki[w..],
-            &y[w..],
-            &grad[w..],
-            &status[w..],
-            &qd[w..],
-        );
+        let (g2, best, pick) =
+            second_order_partner_scalar(gmax, qd_i, &ki[w..], &yg[w..], &sets[w..], &qd[w..]);
         return partner_max(head, (g2, best, pick.map(|p| p + w)));
     }
-    second_order_partner_scalar(gmax, qd_i, ki, y, grad, status, qd)
+    second_order_partner_scalar(gmax, qd_i, ki, yg, sets, qd)
 }
 
 /// Two parts' [`second_order_partner`] results combined: the larger maximum, the smaller
@@ -137,19 +147,18 @@ fn second_order_partner_scalar(
     gmax: f64,
     qd_i: f64,
     ki: &[f64],
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
+    yg: &[f64],
+    sets: &[u8],
     qd: &[f64],
 ) -> (f64, f64, Option<usize>) {
     let mut gmax2 = f64::NEG_INFINITY;
     let mut best = f64::INFINITY;
     let mut pick = None;
-    for t in 0..y.len() {
-        if !in_low(y[t], status[t]) {
+    for t in 0..yg.len() {
+        if sets[t] & LOW == 0 {
             continue;
         }
-        let v = y[t] * grad[t];
+        let v = yg[t];
         gmax2 = gmax2.max(v);
         let grad_diff = gmax + v;
         if grad_diff > 0.0 {
@@ -189,20 +198,15 @@ fn later_max(a: (f64, Option<usize>), b: (f64, Option<usize>)) -> (f64, Option<u
 }
 
 /// [`most_violating_up`] over fixed chunks in parallel; the same pick.
-pub(crate) fn par_most_violating_up(
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
-) -> (f64, Option<usize>) {
-    if y.len() < PARALLEL_MIN {
-        return most_violating_up(y, grad, status);
+pub(crate) fn par_most_violating_up(yg: &[f64], sets: &[u8]) -> (f64, Option<usize>) {
+    if yg.len() < PARALLEL_MIN {
+        return most_violating_up(yg, sets);
     }
-    y.par_chunks(CHUNK)
-        .zip(grad.par_chunks(CHUNK))
-        .zip(status.par_chunks(CHUNK))
+    yg.par_chunks(CHUNK)
+        .zip(sets.par_chunks(CHUNK))
         .enumerate()
-        .map(|(c, ((y, g), s))| {
-            let (v, p) = most_violating_up(y, g, s);
+        .map(|(c, (g, s))| {
+            let (v, p) = most_violating_up(g, s);
             (v, p.map(|p| p + c * CHUNK))
         })
         .reduce(|| (f64::NEG_INFINITY, None), later_max)
@@ -215,26 +219,24 @@ pub(crate) fn par_second_order_partner(
     gmax: f64,
     qd_i: f64,
     ki: &[f64],
-    y: &[f64],
-    grad: &[f64],
-    status: &[Bound],
+    yg: &[f64],
+    sets: &[u8],
     qd: &[f64],
 ) -> (f64, Option<usize>) {
-    if y.len() < PARALLEL_MIN {
-        let (gmax2, _, pick) = second_order_partner(gmax, qd_i, ki, y, grad, status, qd);
+    if yg.len() < PARALLEL_MIN {
+        let (gmax2, _, pick) = second_order_partner(gmax, qd_i, ki, yg, sets, qd);
         return (gmax2, pick);
     }
-    let (gmax2, _, pick) = (0..y.len().div_ceil(CHUNK))
+    let (gmax2, _, pick) = (0..yg.len().div_ceil(CHUNK))
         .into_par_iter()
         .map(|c| {
-            let r = c * CHUNK..((c + 1) * CHUNK).min(y.len());
+            let r = c * CHUNK..((c + 1) * CHUNK).min(yg.len());
             let (g2, best, pick) = second_order_partner(
                 gmax,
                 qd_i,
                 &ki[r.clone()],
-                &y[r.clone()],
-                &grad[r.clone()],
-                &status[r.clone()],
+                &yg[r.clone()],
+                &sets[r.clone()],
                 &qd[r.clone()],
             );
             (g2, best, pick.map(|p| p + r.start))
@@ -244,14 +246,13 @@ pub(crate) fn par_second_order_partner(
 }
 
 /// `(max_{I_up} -y_t G_t, max_{I_low} y_t G_t)`: LIBSVM's `Gmax1`, `Gmax2` of `do_shrinking`.
-pub(crate) fn violations(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, f64) {
+pub(crate) fn violations(yg: &[f64], sets: &[u8]) -> (f64, f64) {
     let (mut g1, mut g2) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-    for t in 0..y.len() {
-        let v = y[t] * grad[t];
-        if in_up(y[t], status[t]) {
+    for (&v, &s) in yg.iter().zip(sets) {
+        if s & UP != 0 {
             g1 = g1.max(-v);
         }
-        if in_low(y[t], status[t]) {
+        if s & LOW != 0 {
             g2 = g2.max(v);
         }
     }
@@ -305,13 +306,36 @@ mod tests {
                 qd_i,
             }
         }
+
+        /// What the loops read: the signed gradients `y_t G_t` and the set bytes.
+        fn signed(&self) -> (Vec<f64>, Vec<u8>) {
+            let yg = self.y.iter().zip(&self.grad).map(|(y, g)| y * g).collect();
+            let sets = self
+                .y
+                .iter()
+                .zip(&self.status)
+                .map(|(&y, &s)| sets(y, s))
+                .collect();
+            (yg, sets)
+        }
     }
 
-    /// The second index's loop with its multiplication filter against the plain loop (a
-    /// division per candidate, LIBSVM's): the same maximum, decrease and pick, on random values,
-    /// values on a coarse grid (ties), and curvatures at or below zero (TAU).
+    /// The loops as dispatched, on signed gradients and set bytes, against LIBSVM's loops on
+    /// labels, gradients and statuses (a division per candidate, no filter): the same maxima,
+    /// decrease and picks, on random values, values on a coarse grid (ties), and curvatures at or
+    /// below zero (TAU).
     #[test]
-    fn the_filtered_second_order_loop_picks_what_the_plain_loop_picks() {
+    fn the_selection_loops_pick_what_libsvms_loops_pick() {
+        fn plain_up(y: &[f64], grad: &[f64], status: &[Bound]) -> (f64, Option<usize>) {
+            let (mut gmax, mut pick) = (f64::NEG_INFINITY, None);
+            for t in 0..y.len() {
+                let v = -y[t] * grad[t];
+                if in_up(y[t], status[t]) && v >= gmax {
+                    (gmax, pick) = (v, Some(t));
+                }
+            }
+            (gmax, pick)
+        }
         fn plain(
             gmax: f64,
             qd_i: f64,
@@ -343,7 +367,15 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         for round in 0..400 {
             let c = Case::random(&mut rng, (round % 2 == 0).then_some(6), 0.5);
-            let ours = second_order_partner(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
+            let (yg, sets) = c.signed();
+            let up = most_violating_up(&yg, &sets);
+            let reference = plain_up(&c.y, &c.grad, &c.status);
+            assert_eq!(
+                (up.0.to_bits(), up.1),
+                (reference.0.to_bits(), reference.1),
+                "round {round}"
+            );
+            let ours = second_order_partner(c.gmax, c.qd_i, &c.ki, &yg, &sets, &c.qd);
             let reference = plain(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
             assert_eq!(
                 (ours.0.to_bits(), ours.1.to_bits(), ours.2),
@@ -361,21 +393,55 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(47);
         for round in 0..600 {
             let c = Case::random(&mut rng, (round % 3 != 0).then_some(3), 0.0);
+            let (yg, sets) = c.signed();
             let bits = |r: (f64, Option<usize>)| (r.0.to_bits(), r.1);
             assert_eq!(
-                bits(most_violating_up(&c.y, &c.grad, &c.status)),
-                bits(most_violating_up_scalar(&c.y, &c.grad, &c.status)),
+                bits(most_violating_up(&yg, &sets)),
+                bits(most_violating_up_scalar(&yg, &sets)),
                 "round {round}"
             );
-            let ours = second_order_partner(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
-            let scalar =
-                second_order_partner_scalar(c.gmax, c.qd_i, &c.ki, &c.y, &c.grad, &c.status, &c.qd);
+            let ours = second_order_partner(c.gmax, c.qd_i, &c.ki, &yg, &sets, &c.qd);
+            let scalar = second_order_partner_scalar(c.gmax, c.qd_i, &c.ki, &yg, &sets, &c.qd);
             // The maximum by value: which of +0 and -0 a maximum keeps is unspecified.
             assert_eq!(
                 (ours.0, ours.1.to_bits(), ours.2),
                 (scalar.0, scalar.1.to_bits(), scalar.2),
                 "round {round}"
             );
+        }
+    }
+
+    /// The chunked parallel selection loops against the sequential ones, on sizes around the chunk
+    /// boundaries, with many ties (values on a coarse grid) and all three kinds of variables.
+    #[test]
+    fn parallel_selection_equals_the_sequential_loops() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for n in [
+            10,
+            PARALLEL_MIN - 1,
+            PARALLEL_MIN,
+            PARALLEL_MIN + CHUNK + 17,
+        ] {
+            let y: Vec<f64> = (0..n)
+                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
+                .collect();
+            let grad: Vec<f64> = (0..n)
+                .map(|_| f64::from(rng.random_range(-8..8i32)) / 4.0)
+                .collect();
+            let status: Vec<Bound> = (0..n)
+                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
+                .collect();
+            let ki: Vec<f64> = (0..n)
+                .map(|_| f64::from(rng.random_range(0..4i32)) / 2.0)
+                .collect();
+            let qd = vec![2.0; n];
+            let yg: Vec<f64> = y.iter().zip(&grad).map(|(y, g)| y * g).collect();
+            let sets: Vec<u8> = y.iter().zip(&status).map(|(&y, &s)| sets(y, s)).collect();
+            let up = most_violating_up(&yg, &sets);
+            assert_eq!(par_most_violating_up(&yg, &sets), up, "n {n}");
+            let (g2, _, pick) = second_order_partner(up.0, 2.0, &ki, &yg, &sets, &qd);
+            let par = par_second_order_partner(up.0, 2.0, &ki, &yg, &sets, &qd);
+            assert_eq!(par, (g2, pick), "n {n}");
         }
     }
 }

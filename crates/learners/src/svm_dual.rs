@@ -2,10 +2,8 @@
 //! cached, shrinking one in `smo_cached`) and by the kernel SVM: where a variable sits in its box,
 //! LIBSVM's bias, and the objective. One module so neither solver imports the other.
 
-/// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`. One byte, so that the
-/// vector selection loops (`smo_select::avx512`) read eight statuses at once.
+/// Where a dual variable sits in `[0, C]`: LIBSVM's `alpha_status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
 pub(crate) enum Bound {
     Lower,
     Upper,
