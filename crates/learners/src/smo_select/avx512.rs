@@ -41,15 +41,7 @@ pub(crate) unsafe fn most_violating_up(yg: &[f64], sets: &[u8], up: u8) -> (f64,
         best.offer(_mm512_test_epi64_mask(s, up), negate(g), t);
     };
     let (mut even, mut odd) = (LaneMax::new(), LaneMax::new());
-    let mut t = 0;
-    while t + 2 * LANES <= n {
-        step(&mut even, t);
-        step(&mut odd, t + LANES);
-        t += 2 * LANES;
-    }
-    if t < n {
-        step(&mut even, t);
-    }
+    alternate(n, &mut even, &mut odd, step);
     combined(&[even, odd])
 }
 
@@ -107,15 +99,7 @@ pub(crate) unsafe fn second_order_partner(
     };
     let start = || (_mm512_set1_pd(f64::NEG_INFINITY), LaneMax::new());
     let (mut even, mut odd) = (start(), start());
-    let mut t = 0;
-    while t + 2 * LANES <= n {
-        step(&mut even, t);
-        step(&mut odd, t + LANES);
-        t += 2 * LANES;
-    }
-    if t < n {
-        step(&mut even, t);
-    }
+    alternate(n, &mut even, &mut odd, step);
     let mut lanes = [0.0; 2 * LANES];
     // SAFETY: `lanes` holds two vectors; the stores are unaligned.
     unsafe {
@@ -127,6 +111,20 @@ pub(crate) unsafe fn second_order_partner(
         .fold(f64::NEG_INFINITY, |a, &b| if b > a { b } else { a });
     let (gain, pick) = combined(&[even.1, odd.1]);
     (gmax2, -gain, pick)
+}
+
+/// `step` on the vectors at `0, 8, ..., n - 8`, alternately into `even` and `odd`.
+#[inline(always)]
+fn alternate<S>(n: usize, even: &mut S, odd: &mut S, mut step: impl FnMut(&mut S, usize)) {
+    let mut t = 0;
+    while t + 2 * LANES <= n {
+        step(even, t);
+        step(odd, t + LANES);
+        t += 2 * LANES;
+    }
+    if t < n {
+        step(even, t);
+    }
 }
 
 /// A running maximum in each lane and the variable it came from, ties to the latest offer.
