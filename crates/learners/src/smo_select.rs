@@ -278,10 +278,9 @@ mod tests {
     }
 
     impl Case {
-        /// 1-299 variables of every status. Values on a grid of `steps` points each side of 0
+        /// `n` variables of every status. Values on a grid of `steps` points each side of 0
         /// (ties, signed zeros; curvatures at or below zero when `qd_floor` is 0) or uniform.
-        fn random(rng: &mut ChaCha8Rng, steps: Option<i32>, qd_floor: f64) -> Self {
-            let n = rng.random_range(1..300);
+        fn random(rng: &mut ChaCha8Rng, n: usize, steps: Option<i32>, qd_floor: f64) -> Self {
             let value = |rng: &mut ChaCha8Rng, scale: f64| match steps {
                 Some(k) => f64::from(rng.random_range(-k..k)) * scale / 3.0,
                 None => rng.random_range(-scale..scale),
@@ -366,7 +365,8 @@ mod tests {
         }
         let mut rng = ChaCha8Rng::seed_from_u64(31);
         for round in 0..400 {
-            let c = Case::random(&mut rng, (round % 2 == 0).then_some(6), 0.5);
+            let n = rng.random_range(1..300);
+            let c = Case::random(&mut rng, n, (round % 2 == 0).then_some(6), 0.5);
             let (yg, sets) = c.signed();
             let up = most_violating_up(&yg, &sets);
             let reference = plain_up(&c.y, &c.grad, &c.status);
@@ -392,7 +392,8 @@ mod tests {
     fn the_vector_selection_loops_pick_what_the_scalar_loops_pick() {
         let mut rng = ChaCha8Rng::seed_from_u64(47);
         for round in 0..600 {
-            let c = Case::random(&mut rng, (round % 3 != 0).then_some(3), 0.0);
+            let n = rng.random_range(1..300);
+            let c = Case::random(&mut rng, n, (round % 3 != 0).then_some(3), 0.0);
             let (yg, sets) = c.signed();
             let bits = |r: (f64, Option<usize>)| (r.0.to_bits(), r.1);
             assert_eq!(
@@ -411,8 +412,9 @@ mod tests {
         }
     }
 
-    /// The chunked parallel selection loops against the sequential ones, on sizes around the chunk
-    /// boundaries, with many ties (values on a coarse grid) and all three kinds of variables.
+    /// The chunked parallel selection loops against the sequential ones, on sizes around the
+    /// chunk boundaries, with many ties (values on a coarse grid) and all three kinds of
+    /// variables.
     #[test]
     fn parallel_selection_equals_the_sequential_loops() {
         let mut rng = ChaCha8Rng::seed_from_u64(9);
@@ -422,25 +424,12 @@ mod tests {
             PARALLEL_MIN,
             PARALLEL_MIN + CHUNK + 17,
         ] {
-            let y: Vec<f64> = (0..n)
-                .map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 })
-                .collect();
-            let grad: Vec<f64> = (0..n)
-                .map(|_| f64::from(rng.random_range(-8..8i32)) / 4.0)
-                .collect();
-            let status: Vec<Bound> = (0..n)
-                .map(|_| [Bound::Lower, Bound::Upper, Bound::Free][rng.random_range(0..3)])
-                .collect();
-            let ki: Vec<f64> = (0..n)
-                .map(|_| f64::from(rng.random_range(0..4i32)) / 2.0)
-                .collect();
-            let qd = vec![2.0; n];
-            let yg: Vec<f64> = y.iter().zip(&grad).map(|(y, g)| y * g).collect();
-            let sets: Vec<u8> = y.iter().zip(&status).map(|(&y, &s)| sets(y, s)).collect();
+            let c = Case::random(&mut rng, n, Some(8), 0.0);
+            let (yg, sets) = c.signed();
             let up = most_violating_up(&yg, &sets);
             assert_eq!(par_most_violating_up(&yg, &sets), up, "n {n}");
-            let (g2, _, pick) = second_order_partner(up.0, 2.0, &ki, &yg, &sets, &qd);
-            let par = par_second_order_partner(up.0, 2.0, &ki, &yg, &sets, &qd);
+            let (g2, _, pick) = second_order_partner(up.0, c.qd_i, &c.ki, &yg, &sets, &c.qd);
+            let par = par_second_order_partner(up.0, c.qd_i, &c.ki, &yg, &sets, &c.qd);
             assert_eq!(par, (g2, pick), "n {n}");
         }
     }
