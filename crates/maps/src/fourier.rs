@@ -28,6 +28,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::block_product::tiled_product_then;
+use crate::blocks::Matrix;
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -476,8 +477,8 @@ pub(crate) fn check_batch<M: FeatureMap>(
 #[serde(try_from = "DenseFourierData")]
 pub(crate) struct DenseFourier {
     /// `weights[[i, j]] = (w_j)_i`: row `i` is what a non-zero `x_i` adds to the projections.
-    #[serde(with = "crate::packed::array2")]
-    weights: ndarray::Array2<f64>,
+    #[serde(with = "crate::packed::matrix")]
+    weights: Matrix,
     output: FourierOutput,
 }
 
@@ -485,8 +486,8 @@ pub(crate) struct DenseFourier {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DenseFourierData {
-    #[serde(with = "crate::packed::array2")]
-    weights: ndarray::Array2<f64>,
+    #[serde(with = "crate::packed::matrix")]
+    weights: Matrix,
     output: FourierOutput,
 }
 
@@ -495,26 +496,33 @@ impl TryFrom<DenseFourierData> for DenseFourier {
 
     fn try_from(data: DenseFourierData) -> Result<Self> {
         let name = "frequency matrix";
-        let (d, m) = data.weights.dim();
+        let (d, m) = data.weights.view().dim();
         ensure(d >= 1, name, || "no input dimension".into())?;
         ensure(m == data.output.n_frequencies(), name, || {
             format!("{m} columns for m = {}", data.output.n_frequencies())
         })?;
-        ensure(crate::packed::all_finite([&data.weights]), name, || {
-            "non-finite frequency".into()
-        })?;
-        // Deserialised arrays are in standard layout, which `map_row` relies on.
-        Ok(Self::new(
-            crate::packed::standard_layout(data.weights),
-            data.output,
-        ))
+        ensure(
+            crate::packed::all_finite([data.weights.view()]),
+            name,
+            || "non-finite frequency".into(),
+        )?;
+        // A matrix is in standard layout, which `map_row` relies on.
+        Ok(Self::from_matrix(data.weights, data.output))
     }
 }
 
 impl DenseFourier {
     pub(crate) fn new(weights: ndarray::Array2<f64>, output: FourierOutput) -> Self {
-        assert_eq!(weights.ncols(), output.n_frequencies());
+        Self::from_matrix(Matrix::owned(weights), output)
+    }
+
+    pub(crate) fn from_matrix(weights: Matrix, output: FourierOutput) -> Self {
+        assert_eq!(weights.view().ncols(), output.n_frequencies());
         Self { weights, output }
+    }
+
+    pub(crate) fn matrix(&self) -> &Matrix {
+        &self.weights
     }
 
     pub(crate) fn weights(&self) -> ArrayView2<'_, f64> {
@@ -526,7 +534,7 @@ impl DenseFourier {
     }
 
     pub(crate) fn memory_bytes(&self) -> usize {
-        self.weights.len() * std::mem::size_of::<f64>() + self.output.memory_bytes()
+        self.weights().len() * std::mem::size_of::<f64>() + self.output.memory_bytes()
     }
 
     /// One row: `out[..m] = sum over non-zeros x_i W[i, ..]` (in increasing `i`, so the dense and
@@ -535,8 +543,9 @@ impl DenseFourier {
         let m = self.output.n_frequencies();
         let proj = &mut out[..m];
         proj.iter_mut().for_each(|v| *v = 0.0);
+        let weights = self.weights();
         row.for_each_nonzero(|i, x| {
-            let w = self.weights.row(i);
+            let w = weights.row(i);
             let w = w.as_slice().expect("standard layout");
             proj.iter_mut().zip(w).for_each(|(p, &wi)| *p += x * wi);
         });
@@ -556,7 +565,7 @@ impl DenseFourier {
             let mut buffer = Vec::new();
             for (x_row, mut out_row) in x.rows().into_iter().zip(out.rows_mut()) {
                 let mut proj = out_row.slice_mut(s![..m]);
-                general_mat_vec_mul(1.0, &self.weights.t(), &x_row, 0.0, &mut proj);
+                general_mat_vec_mul(1.0, &self.weights().t(), &x_row, 0.0, &mut proj);
                 match out_row.as_slice_mut() {
                     Some(slice) => self.output.finish_in_place(slice),
                     None => {
@@ -573,7 +582,7 @@ impl DenseFourier {
         let paired = self.output.form == FourierForm::Paired;
         tiled_product_then(
             x,
-            self.weights.view(),
+            self.weights(),
             out,
             paired,
             |cols, proj, sin| match sin {

@@ -55,6 +55,7 @@ extern crate openblas_src;
 pub mod backend;
 mod big_alloc;
 mod block_product;
+pub mod blocks;
 mod count_sketch;
 mod csr;
 mod dense_map;

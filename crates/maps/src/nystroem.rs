@@ -24,12 +24,13 @@
 //! polynomial), the same blocks as [`Kernel::cross_gram`], then `K N'` for a block of rows, as
 //! scikit-learn's `Nystroem` does; the Laplacian's L1 distances are computed entry by entry.
 
-use ndarray::{s, Array1, Array2, ArrayView1, ArrayViewMut2};
+use ndarray::{s, Array1, Array2, ArrayView1, ArrayView2, ArrayViewMut2};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 use crate::block_product::{for_each_row_block, product_into};
+use crate::blocks::Matrix;
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -170,8 +171,8 @@ impl NystroemValidParams {
         let normalization = scaled.dot(&eigenvectors.t());
         Ok(Nystroem {
             kernel,
-            landmarks,
-            normalization,
+            landmarks: Matrix::owned(landmarks),
+            normalization: Matrix::owned(normalization),
             rank,
         })
     }
@@ -199,11 +200,11 @@ pub fn landmark_indices(n_rows: usize, n_components: usize, seed: u64) -> Result
 pub struct Nystroem {
     kernel: Kernel,
     /// `m x d`, one landmark per row.
-    #[serde(with = "crate::packed::array2")]
-    landmarks: Array2<f64>,
+    #[serde(with = "crate::packed::matrix")]
+    landmarks: Matrix,
     /// `K_mm^{-1/2}` (pseudo-inverse square root), symmetric `m x m`.
-    #[serde(with = "crate::packed::array2")]
-    normalization: Array2<f64>,
+    #[serde(with = "crate::packed::matrix")]
+    normalization: Matrix,
     rank: usize,
 }
 
@@ -212,10 +213,10 @@ pub struct Nystroem {
 #[serde(deny_unknown_fields)]
 struct NystroemData {
     kernel: Kernel,
-    #[serde(with = "crate::packed::array2")]
-    landmarks: Array2<f64>,
-    #[serde(with = "crate::packed::array2")]
-    normalization: Array2<f64>,
+    #[serde(with = "crate::packed::matrix")]
+    landmarks: Matrix,
+    #[serde(with = "crate::packed::matrix")]
+    normalization: Matrix,
     rank: usize,
 }
 
@@ -230,26 +231,26 @@ impl TryFrom<NystroemData> for Nystroem {
             rank,
         } = data;
         kernel.check()?;
-        let (m, d) = landmarks.dim();
+        let (m, d) = landmarks.view().dim();
         ensure(
-            m >= 1 && d >= 1 && normalization.dim() == (m, m) && rank <= m,
+            m >= 1 && d >= 1 && normalization.view().dim() == (m, m) && rank <= m,
             "Nystroem",
             || {
                 format!(
                     "{m} x {d} landmarks with a {:?} normalisation and rank {rank}",
-                    normalization.dim()
+                    normalization.view().dim()
                 )
             },
         )?;
         ensure(
-            crate::packed::all_finite([&landmarks, &normalization]),
+            crate::packed::all_finite([landmarks.view(), normalization.view()]),
             "Nystroem",
             || "non-finite landmark or normalisation entry".into(),
         )?;
         Ok(Self {
             kernel,
-            landmarks: crate::packed::standard_layout(landmarks),
-            normalization: crate::packed::standard_layout(normalization),
+            landmarks,
+            normalization,
             rank,
         })
     }
@@ -261,13 +262,13 @@ impl Nystroem {
     }
 
     /// The landmarks, one per row.
-    pub fn landmarks(&self) -> &Array2<f64> {
-        &self.landmarks
+    pub fn landmarks(&self) -> ArrayView2<'_, f64> {
+        self.landmarks.view()
     }
 
     /// `K_mm^{-1/2}`.
-    pub fn normalization(&self) -> &Array2<f64> {
-        &self.normalization
+    pub fn normalization(&self) -> ArrayView2<'_, f64> {
+        self.normalization.view()
     }
 
     /// Number of eigenvalues of `K_mm` above the cutoff: the rank of the approximation.
@@ -286,17 +287,17 @@ pub struct NystroemScratch {
 impl FeatureMap for Nystroem {
     /// The landmarks (`8 m d`) and `K_mm^{-1/2}` (`8 m²`).
     fn memory_bytes(&self) -> usize {
-        (self.landmarks.len() + self.normalization.len()) * std::mem::size_of::<f64>()
+        (self.landmarks().len() + self.normalization().len()) * std::mem::size_of::<f64>()
     }
 
     type Scratch = NystroemScratch;
 
     fn input_dim(&self) -> usize {
-        self.landmarks.ncols()
+        self.landmarks().ncols()
     }
 
     fn output_dim(&self) -> usize {
-        self.landmarks.nrows()
+        self.landmarks().nrows()
     }
 
     fn new_scratch(&self) -> NystroemScratch {
@@ -311,11 +312,15 @@ impl FeatureMap for Nystroem {
         // the m kernel evaluations it feeds, and dense and sparse input give identical bits.
         densify(row, &mut scratch.dense);
         let x = Row::Dense(ArrayView1::from(&scratch.dense[..]));
-        for (k, l) in scratch.kernel_values.iter_mut().zip(self.landmarks.rows()) {
+        for (k, l) in scratch
+            .kernel_values
+            .iter_mut()
+            .zip(self.landmarks().rows())
+        {
             *k = self.kernel.eval(&x, &Row::Dense(l));
         }
         let k = ArrayView1::from(&scratch.kernel_values[..]);
-        for (o, w) in out.iter_mut().zip(self.normalization.rows()) {
+        for (o, w) in out.iter_mut().zip(self.normalization().rows()) {
             *o = w.dot(&k);
         }
     }
@@ -333,7 +338,7 @@ impl FeatureMap for Nystroem {
     ) -> Result<()> {
         let rows = rows.into();
         check_batch(self, &rows, &out)?;
-        let sq_norms = squared_norms(self.landmarks.view());
+        let sq_norms = squared_norms(self.landmarks());
         for_each_row_block(out, |range, out_block| {
             let dense_rows;
             let x = match &rows {
@@ -349,8 +354,8 @@ impl FeatureMap for Nystroem {
             };
             let mut k = Array2::zeros((x.nrows(), self.output_dim()));
             self.kernel
-                .block_serial(x, self.landmarks.view(), &sq_norms, k.view_mut());
-            product_into(k.view(), self.normalization.t(), out_block);
+                .block_serial(x, self.landmarks(), &sq_norms, k.view_mut());
+            product_into(k.view(), self.normalization().t(), out_block);
         });
         Ok(())
     }
@@ -446,7 +451,7 @@ mod tests {
         let (x, y) = (gaussian_data(60, 4, 3), gaussian_data(15, 4, 4));
         for kernel in kernels() {
             let map = NystroemParams::new(kernel, 12).seed(5).fit(&x).unwrap();
-            let l = map.landmarks().clone();
+            let l = map.landmarks().to_owned();
             let naive = kernel
                 .cross_gram(&y, &l)
                 .dot(&naive_matrix(&kernel, &l, &l).inv().unwrap())
@@ -518,7 +523,7 @@ mod tests {
                 &squared_norms(l.view()),
                 block.view_mut(),
             );
-            let reference = naive_matrix(&kernel, &x, l);
+            let reference = naive_matrix(&kernel, &x, &l.to_owned());
             let kernel_scale = max_abs(&reference).max(1.0);
             assert!(
                 max_abs(&(&block - &reference)) < 1e-12 * kernel_scale,
@@ -527,7 +532,7 @@ mod tests {
             let batched = map.transform(&x).unwrap();
             let mut scratch = map.new_scratch();
             let mut row = vec![0.0; 30];
-            let scale = max_abs(map.normalization()) * kernel_scale;
+            let scale = max_abs(&map.normalization().to_owned()) * kernel_scale;
             for i in 0..x.nrows() {
                 map.map_row(&Row::Dense(x.row(i)), &mut row, &mut scratch);
                 for (a, b) in batched.row(i).iter().zip(&row) {

@@ -7,29 +7,50 @@
 //! buffer (issue 44). As one byte string the reader converts the block in a single pass. The
 //! maps' deserialisers check the values afterwards as before.
 
-use ndarray::Array2;
+use std::cell::Cell;
+
+use ndarray::{Array2, ArrayView2};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::blocks::{self, Matrix, Taken};
+
 /// `values` as little-endian bytes.
-fn to_bytes<'a>(values: impl ExactSizeIterator<Item = &'a f64>) -> Vec<u8> {
+fn to_bytes<'a>(values: impl ExactSizeIterator<Item = &'a f64>) -> Bytes {
     let mut out = Vec::with_capacity(values.len() * 8);
     for v in values {
         out.extend_from_slice(&v.to_le_bytes());
     }
-    out
+    Bytes(Cell::new(out))
 }
 
-/// A byte string, serialised as one (serde writes a `&[u8]` element by element).
-struct Bytes<'a>(&'a [u8]);
+/// A byte string, serialised as one (serde writes a `&[u8]` element by element), or out of line
+/// with an empty one in its place while a [`blocks::split`] runs.
+struct Bytes(Cell<Vec<u8>>);
 
-impl Serialize for Bytes<'_> {
+impl Serialize for Bytes {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_bytes(self.0)
+        match blocks::put(self.0.take()) {
+            Some(inline) => s.serialize_bytes(&inline),
+            None => s.serialize_bytes(&[]),
+        }
     }
 }
 
-/// Floats read from one byte string of little-endian `f64`.
-struct Block(Vec<f64>);
+/// Floats read from one byte string of little-endian `f64`, or from the next out-of-line buffer
+/// while a [`blocks::join`] runs (the byte string is then empty).
+enum Block {
+    Inline(Vec<f64>),
+    OutOfLine(Taken),
+}
+
+impl Block {
+    fn into_vec(self) -> Vec<f64> {
+        match self {
+            Block::Inline(values) => values,
+            Block::OutOfLine(taken) => blocks::floats_from_bytes(taken.bytes()),
+        }
+    }
+}
 
 impl<'de> Deserialize<'de> for Block {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -42,14 +63,24 @@ impl<'de> Deserialize<'de> for Block {
             }
 
             fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Block, E> {
-                if !v.len().is_multiple_of(8) {
-                    return Err(E::invalid_length(v.len(), &self));
+                let taken = match blocks::take() {
+                    None => None,
+                    Some(Err(missing)) => return Err(E::custom(missing)),
+                    Some(Ok(_)) if !v.is_empty() => {
+                        return Err(E::custom(
+                            "an array written in line where one out of line was expected",
+                        ))
+                    }
+                    Some(Ok(taken)) => Some(taken),
+                };
+                let len = taken.as_ref().map_or(v.len(), |t| t.bytes().len());
+                if !len.is_multiple_of(8) {
+                    return Err(E::invalid_length(len, &self));
                 }
-                let values = v
-                    .chunks_exact(8)
-                    .map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))
-                    .collect();
-                Ok(Block(values))
+                Ok(match taken {
+                    Some(taken) => Block::OutOfLine(taken),
+                    None => Block::Inline(blocks::floats_from_bytes(v)),
+                })
             }
         }
         d.deserialize_bytes(Visitor)
@@ -63,44 +94,64 @@ pub(crate) mod vec {
     pub(crate) fn serialize<S: Serializer>(v: &[f64], s: S) -> Result<S::Ok, S::Error> {
         match s.is_human_readable() {
             true => v.serialize(s),
-            false => Bytes(&to_bytes(v.iter())).serialize(s),
+            false => to_bytes(v.iter()).serialize(s),
         }
     }
 
     pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<f64>, D::Error> {
         match d.is_human_readable() {
             true => Vec::<f64>::deserialize(d),
-            false => Ok(Block::deserialize(d)?.0),
+            false => Ok(Block::deserialize(d)?.into_vec()),
         }
     }
 }
 
-/// For `#[serde(with = "crate::packed::array2")]` on an `Array2<f64>`: rows, columns and the
-/// values in row-major order.
-pub(crate) mod array2 {
+/// A matrix's form (JSON: ndarray's).
+fn serialize_view<S: Serializer>(a: ArrayView2<'_, f64>, s: S) -> Result<S::Ok, S::Error> {
+    match s.is_human_readable() {
+        true => a.serialize(s),
+        false => (a.nrows(), a.ncols(), to_bytes(a.iter())).serialize(s),
+    }
+}
+
+/// The shape and values of an array's binary form.
+fn deserialize_parts<'de, D: Deserializer<'de>>(d: D) -> Result<(usize, usize, Block), D::Error> {
+    <(usize, usize, Block)>::deserialize(d)
+}
+
+/// `rows x cols` values into an array, or an error naming the shape.
+fn shaped<E: de::Error>(rows: usize, cols: usize, values: Vec<f64>) -> Result<Array2<f64>, E> {
+    Array2::from_shape_vec((rows, cols), values)
+        .map_err(|e| E::custom(format!("a {rows} x {cols} array: {e}")))
+}
+
+/// For `#[serde(with = "crate::packed::matrix")]` on a [`Matrix`]: rows, columns and the values
+/// in row-major order (JSON: ndarray's form), read in place from an out-of-line buffer when it
+/// can be.
+pub(crate) mod matrix {
     use super::*;
 
-    pub(crate) fn serialize<S: Serializer>(a: &Array2<f64>, s: S) -> Result<S::Ok, S::Error> {
-        match s.is_human_readable() {
-            true => a.serialize(s),
-            false => (a.nrows(), a.ncols(), Bytes(&to_bytes(a.iter()))).serialize(s),
-        }
+    pub(crate) fn serialize<S: Serializer>(a: &Matrix, s: S) -> Result<S::Ok, S::Error> {
+        serialize_view(a.view(), s)
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Array2<f64>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Matrix, D::Error> {
         if d.is_human_readable() {
-            return Array2::<f64>::deserialize(d);
+            return Ok(Matrix::owned(Array2::<f64>::deserialize(d)?));
         }
-        let (rows, cols, Block(values)) = <(usize, usize, Block)>::deserialize(d)?;
-        Array2::from_shape_vec((rows, cols), values)
-            .map_err(|e| de::Error::custom(format!("a {rows} x {cols} array: {e}")))
+        match deserialize_parts(d)? {
+            (rows, cols, Block::Inline(values)) => Ok(Matrix::owned(shaped(rows, cols, values)?)),
+            (rows, cols, Block::OutOfLine(taken)) => {
+                Matrix::from_taken(rows, cols, taken).map_err(de::Error::custom)
+            }
+        }
     }
 }
 
 /// Whether every value is finite: what the maps' deserialisers check of the arrays they read.
 /// Without an early exit, so the test runs over vector registers (an `all` over an ndarray
 /// iterator took a third of a 300 x 4000 map's load).
-pub(crate) fn all_finite<'a>(values: impl IntoIterator<Item = &'a Array2<f64>>) -> bool {
+pub(crate) fn all_finite<'a>(values: impl IntoIterator<Item = ArrayView2<'a, f64>>) -> bool {
     values.into_iter().all(|a| match a.as_slice_memory_order() {
         Some(slice) => slice_finite(slice),
         None => a.iter().all(|v| v.is_finite()),
@@ -112,23 +163,18 @@ pub(crate) fn slice_finite(values: &[f64]) -> bool {
     values.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
-/// `a` in standard (row-major) layout, copied only when it is not (a deserialised array is,
-/// and a copy of a large one doubled its load time).
-pub(crate) fn standard_layout(a: Array2<f64>) -> Array2<f64> {
-    match a.is_standard_layout() {
-        true => a,
-        false => a.as_standard_layout().into_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
     use super::*;
+    use crate::blocks::BlockOwner;
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Both {
-        #[serde(with = "array2")]
-        a: Array2<f64>,
+        #[serde(with = "matrix")]
+        a: Matrix,
         #[serde(with = "vec")]
         v: Vec<f64>,
     }
@@ -139,7 +185,7 @@ mod tests {
             .unwrap()
             .reversed_axes();
         Both {
-            a,
+            a: Matrix::owned(a),
             v: vec![0.1, f64::MAX, -1e-300],
         }
     }
@@ -153,11 +199,15 @@ mod tests {
             json.contains(r#""v":[0.1,1.7976931348623157e+308,-1e-300]"#),
             "{json}"
         );
-        assert!(json.contains(r#""dim":[2,3]"#), "{json}");
+        assert!(
+            json.contains(r#""dim":[2,3],"data":[1.5,2.2250738585072014e-308,3.0,"#),
+            "{json}"
+        );
         assert_eq!(serde_json::from_str::<Both>(&json).unwrap(), both());
         let binary = postcard::to_allocvec(&both()).unwrap();
         // rows, columns, length, 6 floats; length, 3 floats.
         assert_eq!(binary.len(), 3 + 6 * 8 + 1 + 3 * 8);
+        assert_eq!(binary[3..11], 1.5f64.to_le_bytes());
         assert_eq!(postcard::from_bytes::<Both>(&binary).unwrap(), both());
     }
 
@@ -170,5 +220,126 @@ mod tests {
         assert!(postcard::from_bytes::<Both>(&binary).is_err());
         let short = [1u8, 1, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0];
         assert!(postcard::from_bytes::<Both>(&short).is_err());
+    }
+
+    /// Buffers at `offset` bytes into 8-aligned memory; says when it is dropped.
+    struct Owner {
+        buffers: Vec<Vec<f64>>,
+        lens: Vec<usize>,
+        offset: usize,
+        dropped: Arc<AtomicBool>,
+    }
+
+    impl Owner {
+        fn new(blocks: &[Vec<u8>], offset: usize) -> (Arc<Self>, Arc<AtomicBool>) {
+            let buffers = blocks
+                .iter()
+                .map(|b| {
+                    let mut floats = vec![0.0f64; (offset + b.len()).div_ceil(8)];
+                    let bytes = floats_as_bytes_mut(&mut floats);
+                    bytes[offset..offset + b.len()].copy_from_slice(b);
+                    floats
+                })
+                .collect();
+            let lens = blocks.iter().map(Vec::len).collect();
+            let dropped = Arc::new(AtomicBool::new(false));
+            let owner = Owner {
+                buffers,
+                lens,
+                offset,
+                dropped: Arc::clone(&dropped),
+            };
+            (Arc::new(owner), dropped)
+        }
+    }
+
+    fn floats_as_bytes_mut(floats: &mut [f64]) -> &mut [u8] {
+        let len = std::mem::size_of_val(floats);
+        // SAFETY: any bytes are valid f64 bits; the length is the slice's size in bytes.
+        unsafe { std::slice::from_raw_parts_mut(floats.as_mut_ptr().cast::<u8>(), len) }
+    }
+
+    // SAFETY: the vectors are never changed after `new`, and their heap memory does not move.
+    unsafe impl BlockOwner for Owner {
+        fn blocks(&self) -> Vec<&[u8]> {
+            self.buffers
+                .iter()
+                .zip(&self.lens)
+                .map(|(f, &len)| {
+                    let len_bytes = std::mem::size_of_val(&f[..]);
+                    // SAFETY: as in `floats_as_bytes_mut`, read-only.
+                    let bytes = unsafe { std::slice::from_raw_parts(f.as_ptr().cast(), len_bytes) };
+                    &bytes[self.offset..self.offset + len]
+                })
+                .collect()
+        }
+    }
+
+    impl Drop for Owner {
+        fn drop(&mut self) {
+            self.dropped.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn split_both() -> (Vec<u8>, Vec<Vec<u8>>) {
+        let (skeleton, blocks) = blocks::split(|| postcard::to_allocvec(&both()));
+        (skeleton.unwrap(), blocks)
+    }
+
+    fn join_both(owner: Arc<Owner>, skeleton: &[u8]) -> (postcard::Result<Both>, usize) {
+        blocks::join(owner, || postcard::from_bytes::<Both>(skeleton))
+    }
+
+    /// Out of line, the skeleton holds shapes and empty byte strings; the buffers are the inline
+    /// form's blocks, and an aligned one is read in place, kept alive by the map.
+    #[test]
+    fn out_of_line_arrays_are_borrowed_when_aligned() {
+        let (skeleton, blocks) = split_both();
+        let inline = postcard::to_allocvec(&both()).unwrap();
+        assert_eq!(skeleton, [2, 3, 0, 0]);
+        assert_eq!(blocks, [&inline[3..51], &inline[52..76]]);
+        let (owner, dropped) = Owner::new(&blocks, 0);
+        let (read, left) = join_both(owner, &skeleton);
+        let read = read.unwrap();
+        assert_eq!((&read, left), (&both(), 0));
+        assert!(read.a.is_borrowed());
+        assert!(
+            !dropped.load(Ordering::SeqCst),
+            "the matrix keeps its owner"
+        );
+        drop(read);
+        assert!(dropped.load(Ordering::SeqCst));
+    }
+
+    /// A misaligned buffer is copied, to the same values.
+    #[test]
+    fn a_misaligned_buffer_is_copied() {
+        let (skeleton, blocks) = split_both();
+        let (owner, dropped) = Owner::new(&blocks, 3);
+        let (read, left) = join_both(owner, &skeleton);
+        let read = read.unwrap();
+        assert_eq!((&read, left), (&both(), 0));
+        assert!(!read.a.is_borrowed());
+        assert!(
+            dropped.load(Ordering::SeqCst),
+            "nothing borrowed, nothing kept"
+        );
+    }
+
+    /// Too few buffers, a buffer of the wrong size and an inline array where one out of line
+    /// is expected are errors; buffers left over are counted.
+    #[test]
+    fn mismatched_buffers_are_errors() {
+        let (skeleton, blocks) = split_both();
+        let (few, _) = Owner::new(&blocks[..1], 0);
+        assert!(join_both(few, &skeleton).0.is_err());
+        let (short, _) = Owner::new(&[blocks[0][..40].to_vec(), blocks[1].clone()], 0);
+        assert!(join_both(short, &skeleton).0.is_err());
+        let (many, _) = Owner::new(&[blocks.clone(), blocks.clone()].concat(), 0);
+        let (read, left) = join_both(many, &skeleton);
+        assert_eq!((read.unwrap(), left), (both(), 2));
+        let inline = postcard::to_allocvec(&both()).unwrap();
+        let (owner, _) = Owner::new(&blocks, 0);
+        assert!(join_both(owner, &inline).0.is_err());
     }
 }

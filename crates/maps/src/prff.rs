@@ -54,6 +54,7 @@ use rand_distr::StandardNormal;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use crate::blocks::Matrix;
 use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
@@ -335,7 +336,7 @@ impl PrffValidParams {
         // Stored per input coordinate (`d x M`) so a sparse row adds one contiguous slice per
         // non-zero to the projections.
         let by_coordinate = frequencies.t().as_standard_layout().into_owned();
-        Ok(Prff::new(p.sigma, by_coordinate, phases))
+        Ok(Prff::new(p.sigma, Matrix::owned(by_coordinate), phases))
     }
 
     /// Descends `problem`'s loss from the feature's initial frequency `w`.
@@ -558,8 +559,8 @@ pub struct Prff {
 struct PrffData {
     sigma: f64,
     /// `d x M`: column `l` is `w_l`.
-    #[serde(with = "crate::packed::array2")]
-    frequencies: Array2<f64>,
+    #[serde(with = "crate::packed::matrix")]
+    frequencies: Matrix,
     #[serde(with = "crate::packed::vec")]
     phases: Vec<f64>,
 }
@@ -568,7 +569,7 @@ impl From<Prff> for PrffData {
     fn from(map: Prff) -> Self {
         PrffData {
             sigma: map.sigma,
-            frequencies: map.inner.weights().to_owned(),
+            frequencies: map.inner.matrix().clone(),
             phases: map.inner.output().offsets().to_vec(),
         }
     }
@@ -583,7 +584,7 @@ impl TryFrom<PrffData> for Prff {
             frequencies,
             phases,
         } = data;
-        let (d, m) = frequencies.dim();
+        let (d, m) = frequencies.view().dim();
         ensure(
             sigma.is_finite() && sigma > 0.0 && d >= 1 && m >= 1 && phases.len() == m,
             "Prff",
@@ -595,7 +596,7 @@ impl TryFrom<PrffData> for Prff {
             },
         )?;
         ensure(
-            crate::packed::all_finite([&frequencies]) && crate::packed::slice_finite(&phases),
+            crate::packed::all_finite([frequencies.view()]) && crate::packed::slice_finite(&phases),
             "Prff",
             || "non-finite frequency or phase".into(),
         )?;
@@ -605,11 +606,11 @@ impl TryFrom<PrffData> for Prff {
 
 impl Prff {
     /// From `d x M` frequencies (column `l` is `w_l`) and `M` phases, already checked.
-    fn new(sigma: f64, frequencies: Array2<f64>, phases: Vec<f64>) -> Self {
-        let weights = frequencies.as_standard_layout().into_owned();
+    fn new(sigma: f64, frequencies: Matrix, phases: Vec<f64>) -> Self {
+        let output = FourierOutput::with_phases(phases);
         Prff {
             sigma,
-            inner: DenseFourier::new(weights, FourierOutput::with_phases(phases)),
+            inner: DenseFourier::from_matrix(frequencies, output),
         }
     }
 

@@ -80,11 +80,11 @@ impl Attributes for Nystroem {
         vec![
             (
                 "components_",
-                self.landmarks().clone().into_pyarray(py).into_any(),
+                self.landmarks().to_owned().into_pyarray(py).into_any(),
             ),
             (
                 "normalization_",
-                self.normalization().clone().into_pyarray(py).into_any(),
+                self.normalization().to_owned().into_pyarray(py).into_any(),
             ),
         ]
     }

@@ -3,10 +3,13 @@
 //!
 //! **Why a binary pickle.** The serde form written as JSON made pickles 20-35 % larger than
 //! scikit-learn's and up to 40x slower to load (every float parsed from text). Pickles are now
-//! the same serde form in postcard's encoding (lengths as varints, each float array as one
-//! block of little-endian bytes: `rfbench_maps`' `packed` module), read by [`load_binary`]
-//! through the same checked deserialisers; the JSON loaders stay, so JSON pickles keep loading
-//! (binary ones written before 2026-11-27, float by float, do not).
+//! the same serde form in postcard's encoding (lengths as varints), with each float array out of
+//! line as its own `bytes` object (`rfbench_maps::blocks`), read by [`load_blocks`] through the
+//! same checked deserialisers. The unpickler's copy of each array is then the map's memory, as
+//! it is NumPy's: a copy into the map and a separate pass to check it had made loads 3x
+//! scikit-learn's. The older loaders stay, so earlier pickles keep loading: [`load_binary`]
+//! (arrays in line, 2026-11-27) and the JSON ones (binary ones written before 2026-11-27, float
+//! by float, do not).
 
 use ndarray::{Array2, ArrayView2};
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
@@ -26,8 +29,11 @@ use crate::rows::Input;
 pub trait Fitted: DynFeatureMap + Attributes {
     /// The map's serde form (JSON, floats round-tripped exactly).
     fn to_json(&self) -> serde_json::Result<String>;
-    /// The same serde form in postcard's binary encoding (what pickles carry).
+    /// The same serde form in postcard's binary encoding, the float arrays in line.
     fn to_binary(&self) -> postcard::Result<Vec<u8>>;
+    /// The same with the float arrays out of line (what pickles carry): the skeleton and the
+    /// arrays' buffers.
+    fn to_blocks(&self) -> postcard::Result<(Vec<u8>, Vec<Vec<u8>>)>;
     /// The name of this module's function that reads the JSON back ([`FittedMap::__reduce__`]).
     fn loader(&self) -> &'static str;
     /// Whether [`Fitted::transform_f32`] is the map's own single-precision path.
@@ -59,6 +65,10 @@ macro_rules! fitted {
         }
         fn to_binary(&self) -> postcard::Result<Vec<u8>> {
             postcard::to_allocvec(self)
+        }
+        fn to_blocks(&self) -> postcard::Result<(Vec<u8>, Vec<Vec<u8>>)> {
+            let (skeleton, blocks) = rfbench_maps::blocks::split(|| postcard::to_allocvec(self));
+            Ok((skeleton?, blocks))
         }
         fn loader(&self) -> &'static str {
             stringify!($loader)
@@ -119,7 +129,17 @@ fitted!(Prff, load_prff);
 fn from_binary<M: Fitted + serde::de::DeserializeOwned + 'static>(
     data: &[u8],
 ) -> PyResult<FittedMap> {
-    let (map, rest) = postcard::take_from_bytes::<M>(data).map_err(value_error)?;
+    // postcard keeps no message of a deserialiser's own errors (a failed check, a missing
+    // array): say what could not be read.
+    let (map, rest) = postcard::take_from_bytes::<M>(data).map_err(|e| {
+        let name = std::any::type_name::<M>()
+            .rsplit("::")
+            .next()
+            .unwrap_or("map");
+        value_error(format!(
+            "cannot read a {name} from this pickle ({e}): damaged, or written by another version"
+        ))
+    })?;
     if !rest.is_empty() {
         return Err(value_error(format!(
             "{} bytes left over after the map",
@@ -129,27 +149,73 @@ fn from_binary<M: Fitted + serde::de::DeserializeOwned + 'static>(
     Ok(FittedMap::new(map))
 }
 
-/// Reads a map pickled in the binary form (checked by the library's deserialiser); `kind` is
-/// the name of the map type's JSON loader ([`Fitted::loader`]).
+/// Reads one map type's binary form.
+type BinaryReader = fn(&[u8]) -> PyResult<FittedMap>;
+
+/// The reader of a map type's binary form; `kind` is the name of its JSON loader
+/// ([`Fitted::loader`]).
+fn binary_reader(kind: &str) -> PyResult<BinaryReader> {
+    Ok(match kind {
+        "load_tensor_sketch" => from_binary::<TensorSketch>,
+        "load_random_maclaurin" => from_binary::<RandomMaclaurin>,
+        "load_random_maclaurin_h01" => from_binary::<RandomMaclaurinH01>,
+        "load_random_fourier" => from_binary::<RandomFourierFeatures>,
+        "load_orthogonal" => from_binary::<OrthogonalRandomFeatures>,
+        "load_structured_orthogonal" => from_binary::<StructuredOrthogonalFeatures>,
+        "load_fastfood" => from_binary::<Fastfood>,
+        "load_random_binning" => from_binary::<RandomBinning>,
+        "load_nystroem" => from_binary::<Nystroem>,
+        "load_prff" => from_binary::<Prff>,
+        _ => return Err(value_error(format!("no map type {kind:?}"))),
+    })
+}
+
+/// Reads a map pickled in the binary form with its arrays in line (pickles of 2026-11-27).
 #[pyfunction]
 fn load_binary(kind: &str, data: &[u8]) -> PyResult<FittedMap> {
-    match kind {
-        "load_tensor_sketch" => from_binary::<TensorSketch>(data),
-        "load_random_maclaurin" => from_binary::<RandomMaclaurin>(data),
-        "load_random_maclaurin_h01" => from_binary::<RandomMaclaurinH01>(data),
-        "load_random_fourier" => from_binary::<RandomFourierFeatures>(data),
-        "load_orthogonal" => from_binary::<OrthogonalRandomFeatures>(data),
-        "load_structured_orthogonal" => from_binary::<StructuredOrthogonalFeatures>(data),
-        "load_fastfood" => from_binary::<Fastfood>(data),
-        "load_random_binning" => from_binary::<RandomBinning>(data),
-        "load_nystroem" => from_binary::<Nystroem>(data),
-        "load_prff" => from_binary::<Prff>(data),
-        _ => Err(value_error(format!("no map type {kind:?}"))),
+    binary_reader(kind)?(data)
+}
+
+/// The `bytes` objects a pickle's arrays were read into, kept alive by the maps that read their
+/// floats in place.
+struct PickledBlocks(Vec<Py<PyBytes>>);
+
+// SAFETY: a `bytes` object is immutable and its contents never move; each one is kept alive by
+// the `Py` reference held here.
+unsafe impl rfbench_maps::blocks::BlockOwner for PickledBlocks {
+    fn blocks(&self) -> Vec<&[u8]> {
+        Python::attach(|py| {
+            self.0
+                .iter()
+                .map(|b| {
+                    let bytes = b.bind(py).as_bytes();
+                    // SAFETY: as above, valid while `self` holds the reference, not only while
+                    // this GIL token is.
+                    unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) }
+                })
+                .collect()
+        })
+    }
+}
+
+/// Reads a pickled map: its skeleton and the `bytes` of its float arrays, which the map keeps
+/// and reads in place when they are aligned ([`rfbench_maps::blocks`]).
+#[pyfunction]
+fn load_blocks(kind: &str, skeleton: &[u8], blocks: Vec<Py<PyBytes>>) -> PyResult<FittedMap> {
+    let read = binary_reader(kind)?;
+    let owner = std::sync::Arc::new(PickledBlocks(blocks));
+    let (map, left) = rfbench_maps::blocks::join(owner, || read(skeleton));
+    match (map?, left) {
+        (map, 0) => Ok(map),
+        (_, left) => Err(value_error(format!(
+            "{left} array buffers left over after the map"
+        ))),
     }
 }
 
 pub fn register_loaders(m: &Bound<'_, PyModule>) -> PyResult<()> {
     for loader in [
+        wrap_pyfunction!(load_blocks, m)?,
         wrap_pyfunction!(load_binary, m)?,
         wrap_pyfunction!(load_tensor_sketch, m)?,
         wrap_pyfunction!(load_random_maclaurin, m)?,
@@ -283,11 +349,24 @@ impl FittedMap {
         Ok(features.into_pyarray(py))
     }
 
-    /// Pickling: [`load_binary`], the map's type and its serde form in binary.
+    /// Pickling: [`load_blocks`], the map's type, its serde form in binary and its float
+    /// arrays, each as its own `bytes`.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let loader = py.import("rfbench._rfbench")?.getattr("load_binary")?;
+        let loader = py.import("rfbench._rfbench")?.getattr("load_blocks")?;
+        let (skeleton, blocks) = self.0.to_blocks().map_err(value_error)?;
+        let blocks = PyTuple::new(py, blocks.iter().map(|b| PyBytes::new(py, b)))?;
+        (
+            loader,
+            (self.0.loader(), PyBytes::new(py, &skeleton), blocks),
+        )
+            .into_pyobject(py)
+    }
+
+    /// The map's serde form in binary with its arrays in line (what pickles carried on
+    /// 2026-11-27; [`load_binary`] reads it).
+    fn to_binary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         let data = self.0.to_binary().map_err(value_error)?;
-        (loader, (self.0.loader(), PyBytes::new(py, &data))).into_pyobject(py)
+        Ok(PyBytes::new(py, &data))
     }
 
     /// The map's serde form as JSON (what pickles carried before the binary form).

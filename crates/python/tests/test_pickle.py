@@ -1,10 +1,12 @@
-"""Pickles carry the fitted map's serde form in binary (postcard, each float array one block of
-little-endian bytes): as small as scikit-learn's, whose arrays pickle as raw bytes, and far
-quicker to load than the JSON pickles written before, which still load and give the same
+"""Pickles carry the fitted map's serde form in binary (postcard), each float array out of line
+as its own ``bytes`` of little-endian floats, which the loaded map reads in place: as small as
+scikit-learn's, whose arrays pickle as raw bytes, and as quick to load within 2x. The pickles
+written before (JSON, and binary with the arrays in line) still load and give the same
 features."""
 
 import pathlib
 import pickle
+import sys
 import time
 
 import numpy as np
@@ -24,17 +26,16 @@ from rfbench import (
 
 DATA = pathlib.Path(__file__).resolve().parent / "data"
 # Our load time over scikit-learn's, for the same sizes (about 10 MB of random draws), measured
-# in the same run. Issue 44 asks for 2x, which is NOT met: on 2026-11-27 (quiet 2-core machine)
-# these loaded in 3.7-4.1 and 5.2-5.6 ms against scikit-learn's 1.1-2.0 ms (2.7-4.1x), since
-# each float array is one block of bytes (rfbench_maps' packed module; 8.3x and 8.4x when postcard
-# decoded the floats one at a time). What is left: scikit-learn's load is one copy of the
-# pickle's bytes into NumPy's buffer; ours is that copy, a second into the map's own arrays and
-# the maps' check that every value is finite (an unchecked memcpy instead of the conversion
-# measured the same). The bound catches a return to float-by-float decoding or to text (the
-# JSON pickles took 640 and 580 ms, over 290x). Not compared: the sketches, whose pickles are a
-# few kilobytes of hashes and whose load is dominated by planning their FFTs (TensorSketch(4000)
-# about 0.15 ms against PolynomialCountSketch's 0.01 ms).
-LOAD_RATIO_BOUND = 6.0
+# in the same run; issue 44 asks for 2x. What scikit-learn's load costs is the unpickler's copy
+# of each array's bytes, which NumPy keeps as the array's memory; ours is the same copy, which
+# the map keeps (rfbench_maps' blocks module), and a pass checking that every value is finite.
+# On 2026-11-28 (quiet 2-core machine, scripts/perf/pickle_load.py) that was 1.7-1.9x; the
+# arrays in line, copied into the map, had been 2.9-3.0x, float by float 8x, JSON over 290x.
+# The bound sits above the measured range so that a loaded machine does not fail it; the
+# in-place read itself is checked exactly, by reference counts, below. Not compared: the
+# sketches, whose pickles are a few kilobytes of hashes and whose load is dominated by planning
+# their FFTs (TensorSketch(4000) about 0.15 ms against PolynomialCountSketch's 0.01 ms).
+LOAD_RATIO_BOUND = 2.5
 
 
 def fastest_load(blob, rounds=9):
@@ -62,19 +63,50 @@ def test_the_binary_pickle_round_trips_bit_for_bit(estimator):
     X = np.random.RandomState(0).rand(40, 8)
     fitted = estimator.set_params(random_state=1).fit(X)
     blob = pickle.dumps(fitted)
-    loader, (kind, data) = fitted.map_.__reduce__()
-    assert loader is _rfbench.load_binary and isinstance(data, bytes)
+    loader, (kind, skeleton, blocks) = fitted.map_.__reduce__()
+    assert loader is _rfbench.load_blocks and isinstance(skeleton, bytes)
+    assert isinstance(blocks, tuple) and all(isinstance(b, bytes) for b in blocks)
     copy = pickle.loads(blob)
     a, b = copy.transform(X), fitted.transform(X)
     a, b = (a.toarray(), b.toarray()) if hasattr(a, "toarray") else (a, b)
     np.testing.assert_array_equal(a, b)
-    # The same map as the JSON form describes.
+    # The same map as the JSON form describes, and as the arrays-in-line form reads back.
     assert copy.map_.to_json() == fitted.map_.to_json()
+    inline = _rfbench.load_binary(kind, fitted.map_.to_binary())
+    assert inline.to_json() == fitted.map_.to_json()
+
+
+def test_a_loaded_map_reads_the_pickles_arrays_in_place():
+    X = np.random.RandomState(0).rand(40, 8)
+    # The maps whose large arrays are matrices keep the pickle's buffers (all of them, in one
+    # owner) as their memory; Tensor Sketch's arrays are small vectors, copied.
+    estimators = [RandomFourierFeatures(64, form="phase"), Nystroem(16), TensorSketch(64)]
+    for estimator, kept in zip(estimators, [1, 1, 0]):
+        fitted = estimator.set_params(random_state=0).fit(X)
+        _, (kind, skeleton, blocks) = fitted.map_.__reduce__()
+        before = [sys.getrefcount(b) for b in blocks]
+        loaded = _rfbench.load_blocks(kind, skeleton, blocks)
+        assert [sys.getrefcount(b) for b in blocks] == [n + kept for n in before], kind
+        del loaded
+        assert [sys.getrefcount(b) for b in blocks] == before, kind
 
 
 def test_a_damaged_binary_pickle_is_a_value_error():
     X = np.random.RandomState(0).rand(40, 8)
-    _, (kind, data) = RandomFourierFeatures(16, random_state=0).fit(X).map_.__reduce__()
+    fitted = RandomFourierFeatures(16, form="phase", random_state=0).fit(X)
+    _, (kind, skeleton, blocks) = fitted.map_.__reduce__()
+    unreadable = "cannot read a RandomFourierFeatures from this pickle"
+    with pytest.raises(ValueError, match=unreadable):
+        _rfbench.load_blocks(kind, skeleton, blocks[:1])
+    with pytest.raises(ValueError, match="1 array buffers left over"):
+        _rfbench.load_blocks(kind, skeleton, blocks + blocks[:1])
+    with pytest.raises(ValueError, match=unreadable):
+        _rfbench.load_blocks(kind, skeleton, (blocks[0][:-8], blocks[1]))
+    with pytest.raises(ValueError, match=unreadable):
+        nan = np.frombuffer(blocks[0], dtype="<f8").copy()
+        nan[5] = np.nan
+        _rfbench.load_blocks(kind, skeleton, (nan.tobytes(), blocks[1]))
+    data = fitted.map_.to_binary()
     with pytest.raises(ValueError):
         _rfbench.load_binary(kind, data[: len(data) // 2])
     with pytest.raises(ValueError, match="left over"):
