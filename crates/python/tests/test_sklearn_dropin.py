@@ -255,4 +255,37 @@ def test_kernels_scikit_learn_computes_refuse_what_they_cannot_mean():
     with pytest.raises(ValueError, match="not the crate's sigma|takes gamma"):
         rfbench.Nystroem(10, kernel="chi2", sigma=1.0).fit(np.abs(X))
     with pytest.raises(InvalidParameterError, match="kernel"):
+        rfbench.Nystroem(10, kernel="no such kernel").fit(X)
+    with pytest.raises(ValueError, match="n x n kernel matrix; got 400 x 12"):
         rfbench.Nystroem(10, kernel="precomputed").fit(X)
+    K = rbf_kernel(X)
+    with pytest.raises(ValueError, match="not gamma, sigma or kernel_params"):
+        rfbench.Nystroem(10, kernel="precomputed", gamma=0.5).fit(K)
+    with pytest.raises(ValueError, match="features"):
+        rfbench.Nystroem(10, kernel="precomputed").fit(K).transform(X)
+
+
+def test_a_precomputed_kernel_gives_the_features_of_that_kernel():
+    """Fitted on the training kernel and fed rows' kernel against the training rows, Nystroem
+    on ``"precomputed"`` is the crate's Nystroem on the kernel itself (same seed, same
+    landmarks); with every row a landmark, its ``Z Z'`` is scikit-learn's (which fits
+    ``"precomputed"`` only then)."""
+    X, _ = data()
+    train, new = X[:300], X[300:]
+    gamma = 1.0 / X.shape[1]
+    direct = rfbench.Nystroem(40, kernel="rbf", random_state=3).fit(train)
+    pre = rfbench.Nystroem(40, kernel="precomputed", random_state=3).fit(rbf_kernel(train))
+    np.testing.assert_array_equal(pre.component_indices_, direct.component_indices_)
+    assert pre.components_.shape == (40, 300) and pre.normalization_.shape == (40, 40)
+    np.testing.assert_allclose(pre.normalization_, direct.normalization_, atol=1e-8)
+    cross = rbf_kernel(new, train, gamma=gamma)
+    np.testing.assert_allclose(pre.transform(cross), direct.transform(new), atol=1e-9)
+    # Sparse kernel rows give the same features; float32 rows, the same rounded.
+    np.testing.assert_array_equal(pre.transform(sp.csr_matrix(cross)), pre.transform(cross))
+    assert pre.transform(cross.astype(np.float32)).dtype == np.float32
+    small = rbf_kernel(train[:60])
+    ours = rfbench.Nystroem(60, kernel="precomputed", random_state=0).fit_transform(small)
+    theirs = sklearn_maps.Nystroem(kernel="precomputed", n_components=60, random_state=0)
+    theirs = theirs.fit_transform(small)
+    np.testing.assert_allclose(ours @ ours.T, theirs @ theirs.T, atol=1e-9)
+    np.testing.assert_allclose(ours @ ours.T, small, atol=1e-9)

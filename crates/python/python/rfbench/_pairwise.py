@@ -6,9 +6,14 @@ crate's (``_rfbench.nystroem_landmarks``, the sampler of the Rust fit), so a see
 rows whatever the kernel, and the inverse square root is the crate's (eigenvalues at or below
 ``eigenvalue_cutoff`` times the largest dropped).
 
-``"precomputed"`` is not taken: scikit-learn's ``Nystroem`` then indexes the rows of the
-``n x n`` training kernel and has no meaningful ``transform`` for new rows unless given their
-kernel against the training rows' landmarks; pass a callable or a named kernel instead.
+``"precomputed"``: ``fit`` takes the training rows' ``n x n`` kernel matrix and ``transform``
+each row's kernel values against those ``n`` training rows (``n_queries x n``), scikit-learn's
+convention for precomputed kernels (``SVC(kernel="precomputed")``). The landmarks are the crate's
+sample of training rows, and a row's features are its kernel values at them,
+``K[:, component_indices_] @ normalization_.T`` (``PrecomputedNystroemMap``). scikit-learn's own
+``Nystroem`` accepts ``"precomputed"`` but fits only when every training row is a landmark (it
+takes the landmarks' whole rows as their kernel matrix, which is square only then); with every
+row a landmark both give the same ``Z Z'``.
 """
 
 import numpy as np
@@ -21,9 +26,17 @@ from . import _kernels, _rfbench
 SKLEARN_ONLY = frozenset(PAIRWISE_KERNEL_FUNCTIONS) - _kernels.names(_kernels.ALL)
 
 
+PRECOMPUTED = "precomputed"
+
+
 def handles(kernel, kernel_params):
     """Whether this module, rather than the Rust crate, fits Nystroem on ``kernel``."""
-    return callable(kernel) or kernel in SKLEARN_ONLY or kernel_params is not None
+    return (
+        callable(kernel)
+        or kernel in SKLEARN_ONLY
+        or kernel == PRECOMPUTED
+        or kernel_params is not None
+    )
 
 
 def kernel_arguments(estimator):
@@ -93,8 +106,66 @@ class PairwiseNystroemMap:
         return {"components_": self.landmarks, "normalization_": self.normalization}
 
 
+class PrecomputedNystroemMap:
+    """A fitted Nystroem map on a precomputed kernel: rows come as their kernel values against
+    the ``n`` training rows, and the features are those at the landmarks times
+    ``normalization.T``. The interface of ``PairwiseNystroemMap``; pickles as plain Python."""
+
+    sparse_output = False
+    native_float32 = False
+
+    def __init__(self, indices, components, normalization, rank):
+        self.indices = indices
+        self.components = components
+        self.normalization = normalization
+        self.rank = rank
+
+    @property
+    def output_dim(self):
+        return len(self.indices)
+
+    def transform(self, rows, n_threads):
+        """The features of rows given as their kernel against the training rows."""
+        at_landmarks = _from_rows(rows)[:, self.indices]
+        if sp.issparse(at_landmarks):
+            at_landmarks = at_landmarks.toarray()
+        return np.asarray(at_landmarks, dtype=np.float64) @ self.normalization.T
+
+    def transform_float32(self, x, n_threads):
+        """The features of float32 rows, computed in double precision and rounded."""
+        return self.transform(x.astype(np.float64), n_threads).astype(np.float32)
+
+    def sklearn_attributes(self):
+        # scikit-learn's components_ on a precomputed kernel: the landmarks' rows of it.
+        return {"components_": self.components, "normalization_": self.normalization}
+
+
+def fit_precomputed(estimator, K, n_components, seed):
+    """The fitted map of a precomputed ``n x n`` training kernel, and its landmarks' indices."""
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(
+            "Nystroem: kernel='precomputed' fits on the training rows' n x n kernel matrix; got "
+            f"{K.shape[0]} x {K.shape[1]}"
+        )
+    if estimator.gamma is not None or estimator.sigma is not None or estimator.kernel_params:
+        raise ValueError(
+            "Nystroem: kernel='precomputed' takes the kernel's values, not gamma, sigma or "
+            "kernel_params"
+        )
+    indices = np.asarray(_rfbench.nystroem_landmarks(K.shape[0], n_components, seed))
+    components = K[indices]
+    components = components.toarray() if sp.issparse(components) else np.array(components)
+    components = components.astype(np.float64, copy=False)
+    gram = components[:, indices]
+    normalization, rank = inverse_square_root((gram + gram.T) / 2.0, estimator.eigenvalue_cutoff)
+    fitted = PrecomputedNystroemMap(indices, components, normalization, rank)
+    return fitted, indices.astype(np.int64)
+
+
 def fit(estimator, X, n_components, seed, n_threads):
     """The fitted map and its landmarks' row indices."""
+    if estimator.kernel == PRECOMPUTED:
+        return fit_precomputed(estimator, X, n_components, seed)
     indices = np.asarray(_rfbench.nystroem_landmarks(X.shape[0], n_components, seed))
     landmarks = X[indices]
     landmarks = landmarks.toarray() if sp.issparse(landmarks) else np.array(landmarks)

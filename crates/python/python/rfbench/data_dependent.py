@@ -29,7 +29,10 @@ class Nystroem(MapTransformer):
         ``kernel(x, y, **kernel_params) -> float`` are computed by scikit-learn's
         ``pairwise_kernels``, as its ``Nystroem`` does, on the landmarks the crate's sampler picks
         (module ``rfbench._pairwise``); so is any scikit-learn kernel given ``kernel_params``.
-        ``"precomputed"`` is not taken (see that module).
+        ``"precomputed"``: ``fit`` takes the training rows' ``n x n`` kernel matrix and
+        ``transform`` rows as their kernel values against the ``n`` training rows; the
+        features are ``X[:, component_indices_] @ normalization_.T``, for any
+        ``n_components`` (scikit-learn's fits only with every row a landmark).
     gamma : float, default=None
         ``exp(-gamma ||x - y||^2)`` (Gaussian), ``exp(-gamma ||x - y||_1)`` (Laplacian), the
         polynomial's scale ``(gamma <x, y> + coef0)^degree``. None is ``1 / n_features``, as
@@ -59,7 +62,8 @@ class Nystroem(MapTransformer):
     Attributes
     ----------
     components_ : ndarray of shape (n_components, n_features)
-        The landmarks (scikit-learn's name).
+        The landmarks (scikit-learn's name); with ``kernel="precomputed"``, their rows of the
+        training kernel matrix, as scikit-learn's.
     component_indices_ : ndarray of shape (n_components,)
         Their indices among the training rows.
     normalization_ : ndarray of shape (n_components, n_components)
@@ -77,7 +81,12 @@ class Nystroem(MapTransformer):
     }
     _parameter_constraints = {
         **_registry.constraints(_registry_params),
-        "kernel": [StrOptions(_kernels.names(_kernels.ALL) | _pairwise.SKLEARN_ONLY), callable],
+        "kernel": [
+            StrOptions(
+                _kernels.names(_kernels.ALL) | _pairwise.SKLEARN_ONLY | {_pairwise.PRECOMPUTED}
+            ),
+            callable,
+        ],
         "kernel_params": [dict, None],
         **_BANDWIDTH,
         # scikit-learn's Nystroem takes no "scale".
