@@ -10,7 +10,7 @@ This prints, per dataset and M:
 - the setting chosen on the test rows (the paper's apparent protocol) and its test accuracy;
 - the setting chosen on the validation rows, and the test accuracy of that setting (its `grid`
   row: the same setting trained on the test profile's own training subsample of the same size);
-- the full profile's PRFF (alpha = 50, lambda = 0), RFF, ORF and Nystroem, for comparison;
+- the full profile's PRFF (at its one setting, printed), RFF, ORF and Nystroem, for comparison;
 - each selection's difference from RFF, ORF and Nystroem, with Welch's t and its one-sided p (PRFF above)
   when SciPy is installed.
 
@@ -113,8 +113,9 @@ def report(dataset, on_test_rows, on_validation_rows, unit):
     for m in sorted({k[1] for k in test}):
         others = baselines(full, m)
         print(f"\nM = {m}")
+        full_prff = next(k for k in full if k[0] == "prff" and k[1] == m)
         for name in ("prff", "rff", "orf", "nystroem"):
-            note = " (alpha = 50, lambda = 0)" if name == "prff" else ""
+            note = f" ({setting(full_prff, unit)})" if name == "prff" else ""
             print(f"  full profile, {name}{note}: {summary(others[name])}")
         on_test = best(test, m)
         print(f"  chosen on the test rows: {setting(on_test, unit)}: test {summary(test[on_test])}")
