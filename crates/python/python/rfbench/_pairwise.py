@@ -67,13 +67,31 @@ def kernel_arguments(estimator):
     return params
 
 
-class PairwiseNystroemMap:
-    """A fitted Nystroem map whose kernel scikit-learn computes: the interface of the
-    extension's ``FittedMap`` that ``MapTransformer`` uses (``output_dim``, ``transform``,
-    ``sklearn_attributes``). Pickles as plain Python (the kernel, if callable, must pickle)."""
+class _NystroemFeatures:
+    """What the fitted Nystroem maps of this module share: the interface of the extension's
+    ``FittedMap`` that ``MapTransformer`` uses (``output_dim``, ``transform``,
+    ``sklearn_attributes``), with the features ``kernel_at_landmarks(rows) @ normalization.T``.
+    They pickle as plain Python."""
 
     sparse_output = False
     native_float32 = False
+
+    @property
+    def output_dim(self):
+        return self.normalization.shape[0]
+
+    def transform(self, rows, n_threads):
+        """The features of ``rows`` (as ``rows_for_rust`` gives them)."""
+        return self.kernel_at_landmarks(_from_rows(rows), n_threads) @ self.normalization.T
+
+    def transform_float32(self, x, n_threads):
+        """The features of float32 rows, computed in double precision and rounded."""
+        return self.transform(x.astype(np.float64), n_threads).astype(np.float32)
+
+
+class PairwiseNystroemMap(_NystroemFeatures):
+    """A fitted Nystroem map whose kernel scikit-learn computes (the kernel, if callable, must
+    pickle)."""
 
     def __init__(self, kernel, params, landmarks, normalization, rank):
         self.kernel = kernel
@@ -82,37 +100,23 @@ class PairwiseNystroemMap:
         self.normalization = normalization
         self.rank = rank
 
-    @property
-    def output_dim(self):
-        return self.landmarks.shape[0]
-
     def kernel_to_landmarks(self, X, n_jobs):
         """``K(X, landmarks)``, ``n x m``."""
         return pairwise_kernels(
             X, self.landmarks, metric=self.kernel, filter_params=True, n_jobs=n_jobs, **self.params
         )
 
-    def transform(self, rows, n_threads):
-        """The features of ``rows`` (as ``rows_for_rust`` gives them)."""
-        X = _from_rows(rows)
-        n_jobs = None if n_threads == 0 else n_threads
-        return self.kernel_to_landmarks(X, n_jobs) @ self.normalization.T
-
-    def transform_float32(self, x, n_threads):
-        """The features of float32 rows, computed in double precision and rounded."""
-        return self.transform(x.astype(np.float64), n_threads).astype(np.float32)
+    def kernel_at_landmarks(self, X, n_threads):
+        return self.kernel_to_landmarks(X, None if n_threads == 0 else n_threads)
 
     def sklearn_attributes(self):
         return {"components_": self.landmarks, "normalization_": self.normalization}
 
 
-class PrecomputedNystroemMap:
+class PrecomputedNystroemMap(_NystroemFeatures):
     """A fitted Nystroem map on a precomputed kernel: rows come as their kernel values against
     the ``n`` training rows, and the features are those at the landmarks times
-    ``normalization.T``. The interface of ``PairwiseNystroemMap``; pickles as plain Python."""
-
-    sparse_output = False
-    native_float32 = False
+    ``normalization.T``."""
 
     def __init__(self, indices, components, normalization, rank):
         self.indices = indices
@@ -120,20 +124,11 @@ class PrecomputedNystroemMap:
         self.normalization = normalization
         self.rank = rank
 
-    @property
-    def output_dim(self):
-        return len(self.indices)
-
-    def transform(self, rows, n_threads):
-        """The features of rows given as their kernel against the training rows."""
-        at_landmarks = _from_rows(rows)[:, self.indices]
+    def kernel_at_landmarks(self, K, n_threads):
+        at_landmarks = K[:, self.indices]
         if sp.issparse(at_landmarks):
             at_landmarks = at_landmarks.toarray()
-        return np.asarray(at_landmarks, dtype=np.float64) @ self.normalization.T
-
-    def transform_float32(self, x, n_threads):
-        """The features of float32 rows, computed in double precision and rounded."""
-        return self.transform(x.astype(np.float64), n_threads).astype(np.float32)
+        return np.asarray(at_landmarks, dtype=np.float64)
 
     def sklearn_attributes(self):
         # scikit-learn's components_ on a precomputed kernel: the landmarks' rows of it.
