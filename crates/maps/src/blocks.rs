@@ -13,8 +13,8 @@
 //! place. While [`join`] runs a deserialisation, each of those empty byte strings takes the next
 //! buffer of a [`BlockOwner`]: a matrix read through `packed::matrix` borrows it when it is
 //! aligned for `f64` on a little-endian machine (and keeps the owner alive), anything else
-//! copies it. Both are per thread and undone on the way out, so a serialisation elsewhere is not
-//! affected and a panic leaves nothing set.
+//! copies it. Both are per thread and undone on the way out (a nested one restores the outer
+//! one's state), so a serialisation elsewhere is not affected and a panic leaves nothing set.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -71,19 +71,24 @@ struct Source {
     blocks: VecDeque<(NonNull<u8>, usize)>,
 }
 
-/// Sets a thread-local slot for a scope and empties it at the end, even on a panic.
-struct Guard<T: 'static>(&'static std::thread::LocalKey<RefCell<Option<T>>>);
+/// Sets a thread-local slot for a scope and puts back what it held at the end, even on a panic
+/// (so a [`split`] or [`join`] inside another leaves the outer one as it was).
+struct Guard<T: 'static> {
+    slot: &'static std::thread::LocalKey<RefCell<Option<T>>>,
+    outer: Option<T>,
+}
 
 impl<T> Guard<T> {
     fn set(slot: &'static std::thread::LocalKey<RefCell<Option<T>>>, value: T) -> Self {
-        slot.with(|s| *s.borrow_mut() = Some(value));
-        Guard(slot)
+        let outer = slot.with(|s| s.borrow_mut().replace(value));
+        Guard { slot, outer }
     }
 }
 
 impl<T> Drop for Guard<T> {
     fn drop(&mut self) {
-        self.0.with(|s| s.borrow_mut().take());
+        let outer = self.outer.take();
+        self.slot.with(|s| *s.borrow_mut() = outer);
     }
 }
 

@@ -326,6 +326,33 @@ mod tests {
         );
     }
 
+    /// A split or join inside another leaves the outer one's state as it was.
+    #[test]
+    fn nested_splits_and_joins_keep_the_outer_state() {
+        let ((before, inner, after), outer_blocks) = blocks::split(|| {
+            let before = postcard::to_allocvec(&both()).unwrap();
+            let inner = split_both();
+            let after = postcard::to_allocvec(&both()).unwrap();
+            (before, inner, after)
+        });
+        assert_eq!((outer_blocks.len(), inner.1.len()), (4, 2));
+        assert_eq!(
+            (&before[..], &after[..]),
+            (&[2, 3, 0, 0][..], &[2, 3, 0, 0][..])
+        );
+        let (owner, _) = Owner::new(&outer_blocks, 0);
+        let (reads, left) = blocks::join(owner, || {
+            let first = postcard::from_bytes::<Both>(&before);
+            let (inner_owner, _) = Owner::new(&inner.1, 0);
+            let nested = join_both(inner_owner, &inner.0);
+            let second = postcard::from_bytes::<Both>(&after);
+            (first, nested, second)
+        });
+        let (first, (nested, nested_left), second) = reads;
+        assert_eq!((first.unwrap(), second.unwrap(), left), (both(), both(), 0));
+        assert_eq!((nested.unwrap(), nested_left), (both(), 0));
+    }
+
     /// Too few buffers, a buffer of the wrong size and an inline array where one out of line
     /// is expected are errors; buffers left over are counted.
     #[test]
