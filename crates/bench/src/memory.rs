@@ -135,9 +135,11 @@ fn kernel_term(cell: &Cell, learner: &str, rows: u128, rows_key: &'static str) -
     }
 }
 
-/// Refuses the plan when a cell's estimate exceeds `limit` bytes: the error names the key that
-/// drives the largest term, with its line in the spec, the cell and the estimate.
-pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
+/// Refuses the plan when a cell's estimate exceeds its share of `limit` bytes (`limit /
+/// at_once`: `at_once` runs may be in memory together when runs overlap): the error names the
+/// key that drives the largest term, with its line in the spec, the cell and the estimate.
+pub fn check(plan: &Plan, datasets: &Registry, limit: u64, at_once: usize) -> Result<()> {
+    let share = limit / at_once.max(1) as u64;
     for cell in &plan.cells {
         let (rows, d, rows_key) = match cell.source {
             DatasetSource::Synthetic(_) => {
@@ -162,7 +164,7 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
         };
         let terms = estimate(cell, rows, d, rows_key);
         let total: u128 = terms.iter().map(|t| t.bytes).sum();
-        if total <= limit as u128 {
+        if total <= share as u128 {
             continue;
         }
         let largest = terms.iter().max_by_key(|t| t.bytes).expect("input rows");
@@ -186,16 +188,22 @@ pub fn check(plan: &Plan, datasets: &Registry, limit: u64) -> Result<()> {
             .filter(|t| t.bytes > 0)
             .map(|t| format!("{} {}", gb(t.bytes), t.what))
             .collect();
+        let above = match at_once {
+            0 | 1 => format!("the memory limit of {}", gb(limit as u128)),
+            n => format!(
+                "the memory limit of {} shared by the {n} runs that may overlap ({} each)",
+                gb(limit as u128),
+                gb(share as u128)
+            ),
+        };
         let problem = format!(
             "`{} = {value}`: the cell with map = {}, dataset = {} would need about {} ({}), \
-             above the memory limit of {} (this machine's memory unless --memory-limit GB says \
-             otherwise)",
+             above {above} (this machine's memory unless --memory-limit GB says otherwise)",
             largest.key,
             cell.map.name,
             cell.dataset,
             gb(total),
             parts.join(" + "),
-            gb(limit as u128),
         );
         return Err(match plan.written_at.get(largest.key) {
             Some((key, line)) => SpecError::at(&plan.source, key, *line, problem),

@@ -303,6 +303,7 @@ mod tests {
             seeds: vec!["seed".into()],
             metrics: vec!["accuracy".into()],
             master_seed: 1,
+            runs_overlapped: false,
         }
     }
 

@@ -309,8 +309,9 @@ type Job = (usize, usize, Coordinates, Vec<(String, u64)>);
 /// Runs every cell of `plan` at every repetition (only `options.shard`'s share, when sharded),
 /// except those `earlier` has a row for that ran (same coordinates, repetition and seeds:
 /// compare's rounds rerun a grown spec, `--resume` a killed run). Each row measured goes to
-/// `partial` as it finishes. Cells run concurrently when the kind allows it, longest first by
-/// [`schedule::cost`]; results come back in (cell, repetition) order whatever the schedule.
+/// `partial` as it finishes. Runs overlap when the plan says so ([`Plan::overlap_runs`]),
+/// longest first by [`schedule::cost`]; results come back in (cell, repetition) order whatever
+/// the schedule.
 pub fn run_cells(
     plan: &Plan,
     options: &RunOptions,
@@ -398,7 +399,7 @@ pub fn run_cells(
         }
         row
     };
-    let rows = if plan.kind.parallel_cells {
+    let rows = if plan.overlap_runs {
         // Longest first ([`schedule`]); the rows go back to the plan's order.
         let costs: Vec<f64> = jobs
             .iter()
@@ -611,10 +612,17 @@ fn planned(spec: &str, profile: &Profile, options: &RunOptions) -> Result<Plan> 
     if let Some(seed) = options.master_seed {
         plan.master_seed = seed;
     }
+    // Runs that overlap share the memory: each gets the limit over the runs at once.
+    let at_once = if plan.overlap_runs {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
     memory::check(
         &plan,
         &plan.datasets,
         options.memory_limit.unwrap_or_else(memory::default_limit),
+        at_once,
     )?;
     Ok(plan)
 }

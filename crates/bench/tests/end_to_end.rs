@@ -1324,3 +1324,53 @@ fn require_clean_refuses_a_dirty_checkout() {
         "{commits:?}"
     );
 }
+
+/// `[run] overlap_runs = true` on the learning demo (its outputs that read the clock taken out):
+/// the runs overlap and the file says so in its last column; every column but the clock metrics
+/// and the provenance is what the runs one at a time wrote, to the bit, on 1 thread and on 3.
+#[test]
+fn overlapping_learning_runs_give_the_same_results_and_say_so() {
+    let (_dir, options) = workspace();
+    let untimed = LEARNING
+        .split("[[tables]]")
+        .next()
+        .unwrap()
+        .replace("name = \"learning-demo\"", "name = \"overlap-demo\"")
+        + "\n[check]\ncolumns = [\"accuracy\"]\n";
+    let path = options.root.join("experiments/overlap-demo.toml");
+    let csv_of = |text: &str, threads: usize| {
+        std::fs::write(&path, text).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads);
+        let pool = pool.build().unwrap();
+        let outcome = pool.install(|| reproduce("overlap-demo", &Profile::Full, &options));
+        csv(&outcome.unwrap().csv)
+    };
+    let (one_header, one) = csv_of(&untimed, 3);
+    let overlapping = untimed.replace(
+        "repetitions = 2\n",
+        "repetitions = 2\noverlap_runs = true\n",
+    );
+    assert!(!one_header.iter().any(|h| h == "runs_overlapped"));
+    let clock_or_provenance = [
+        "map_seconds",
+        "train_seconds",
+        "predict_seconds",
+        "threads",
+        "date",
+        "git_commit",
+    ];
+    for threads in [1, 3] {
+        let (header, rows) = csv_of(&overlapping, threads);
+        assert_eq!(header.last().unwrap(), "runs_overlapped");
+        assert_eq!(&header[..header.len() - 1], &one_header[..]);
+        assert_eq!(rows.len(), one.len());
+        for (a, b) in one.iter().zip(&rows) {
+            assert_eq!(b.last().unwrap(), "true");
+            for (i, column) in one_header.iter().enumerate() {
+                if !clock_or_provenance.contains(&column.as_str()) {
+                    assert_eq!(a[i], b[i], "{column} on {threads} thread(s)");
+                }
+            }
+        }
+    }
+}

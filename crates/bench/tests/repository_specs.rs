@@ -132,7 +132,7 @@ fn every_spec_fits_the_memory_check() {
     for name in rfbench::spec::list_experiments(&root()).unwrap() {
         for profile in rfbench::spec::profiles(&root(), &name).unwrap() {
             let plan = load_plan(&root(), &name, &profile).unwrap();
-            if let Err(e) = rfbench::memory::check(&plan, &registry, 16_000_000_000) {
+            if let Err(e) = rfbench::memory::check(&plan, &registry, 16_000_000_000, 1) {
                 panic!("{name} ({profile:?}): {e}");
             }
         }

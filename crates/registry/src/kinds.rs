@@ -52,8 +52,24 @@ pub struct KindInfo {
     pub uses_learner: bool,
     /// Whether the map must produce features (`exact` and `none` make no sense here).
     pub needs_feature_map: bool,
-    /// Whether cells may run at the same time (timing cells never do).
-    pub parallel_cells: bool,
+    /// Whether runs may overlap (several at once on the runner's threads).
+    pub overlap: Overlap,
+    /// The metrics read off the clock: when runs overlap they are taken while other runs share
+    /// the cores, so they are no longer results an output may read.
+    pub clock_metrics: &'static [&'static str],
+}
+
+/// Whether a kind's runs may overlap: start as threads free up, several at a time, instead of
+/// one after another with every thread inside each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overlap {
+    /// Always: what the kind measures does not depend on what else runs (`kernel-error`).
+    Always,
+    /// When the spec asks (`[run] overlap_runs = true`) and none of its outputs reads a clock
+    /// metric: the metrics that are results do not depend on the schedule, the clock ones do.
+    OnRequest,
+    /// Never: the clock metrics are the kind's results (`timing`).
+    Never,
 }
 
 impl std::fmt::Debug for KindInfo {
@@ -113,7 +129,8 @@ pub const KERNEL_ERROR: KindInfo = KindInfo {
     ],
     uses_learner: false,
     needs_feature_map: true,
-    parallel_cells: true,
+    overlap: Overlap::Always,
+    clock_metrics: &[column::MAP_SECONDS],
 };
 
 pub const GRAM_ERROR: KindInfo = KindInfo {
@@ -145,7 +162,8 @@ pub const GRAM_ERROR: KindInfo = KindInfo {
     ],
     uses_learner: false,
     needs_feature_map: true,
-    parallel_cells: false,
+    overlap: Overlap::OnRequest,
+    clock_metrics: &[column::MAP_SECONDS],
 };
 
 pub const TIMING: KindInfo = KindInfo {
@@ -195,7 +213,14 @@ pub const TIMING: KindInfo = KindInfo {
     ],
     uses_learner: false,
     needs_feature_map: true,
-    parallel_cells: false,
+    overlap: Overlap::Never,
+    clock_metrics: &[
+        "fit_seconds",
+        column::MAP_SECONDS,
+        "seconds_per_row",
+        "rows_per_second",
+        "single_row_seconds",
+    ],
 };
 
 pub const LEARNING: KindInfo = KindInfo {
@@ -227,5 +252,10 @@ pub const LEARNING: KindInfo = KindInfo {
     ],
     uses_learner: true,
     needs_feature_map: false,
-    parallel_cells: false,
+    overlap: Overlap::OnRequest,
+    clock_metrics: &[
+        column::MAP_SECONDS,
+        column::TRAIN_SECONDS,
+        column::PREDICT_SECONDS,
+    ],
 };

@@ -22,7 +22,7 @@ use std::fmt::Write as _;
 
 pub use generators::{GeneratorInfo, GENERATORS};
 pub use kernels::{KernelInfo, KERNELS};
-pub use kinds::{KindInfo, SeedScope, SeedSpec, KINDS};
+pub use kinds::{KindInfo, Overlap, SeedScope, SeedSpec, KINDS};
 pub use learners::{LearnerInfo, Needs, TaskKind, LEARNERS};
 pub use maps::{CompareVariant, Features, MapInfo, MAPS};
 pub use params::{
@@ -218,6 +218,17 @@ pub fn reference_markdown() -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         );
+        let clock = k.clock_metrics.iter().map(|m| format!("`{m}`"));
+        let clock = clock.collect::<Vec<_>>().join(", ");
+        let overlap = match k.overlap {
+            Overlap::Always => "always (what it measures does not depend on what else runs)",
+            Overlap::OnRequest => {
+                "with `[run] overlap_runs = true`, when no figure, table, claim or paper value \
+                 reads a clock metric"
+            }
+            Overlap::Never => "never (its clock metrics are its results)",
+        };
+        let _ = writeln!(s, "Clock metrics: {clock}. Runs overlap: {overlap}.\n");
         let _ = writeln!(s, "Seeds (CSV column: default scope):\n");
         for seed in k.seeds {
             let _ = writeln!(s, "- `{}`: {}", seed.column, seed.doc);
@@ -277,6 +288,19 @@ pub fn reference_markdown() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every clock metric is one of its kind's metrics, every kind has one, and timing runs,
+    /// whose clock metrics are the results, never overlap.
+    #[test]
+    fn clock_metrics_are_metrics_of_their_kind() {
+        for k in KINDS {
+            for m in k.clock_metrics {
+                assert!(k.metrics.contains(m), "{}: {m} is not a metric", k.name);
+            }
+            assert!(!k.clock_metrics.is_empty(), "{}: no clock metric", k.name);
+        }
+        assert_eq!(kind("timing").map(|k| k.overlap), Some(Overlap::Never));
+    }
 
     /// docs/spec.md is generated: a parameter added or a range changed here must reach it.
     #[test]

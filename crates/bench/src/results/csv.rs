@@ -26,6 +26,9 @@ const PROVENANCE: [&str; 9] = [
     "simd",
 ];
 
+/// The column that marks a file whose runs overlapped ([`Layout::runs_overlapped`]).
+pub const RUNS_OVERLAPPED: &str = "runs_overlapped";
+
 /// What a results file holds besides its rows: its columns in order, and what is the same on
 /// every row.
 #[derive(Debug, Clone, PartialEq)]
@@ -36,6 +39,11 @@ pub struct Layout {
     pub seeds: Vec<String>,
     pub metrics: Vec<String>,
     pub master_seed: u64,
+    /// Whether the runs overlapped ([`crate::spec::Plan::overlap_runs`]): written as a last
+    /// column, `runs_overlapped = true`, only then, so a reader of the file alone learns that its
+    /// clock metrics were taken while other runs shared the cores; files of runs one at a time
+    /// (and every file written before 2026-11-28) have no such column.
+    pub runs_overlapped: bool,
 }
 
 impl Layout {
@@ -50,6 +58,9 @@ impl Layout {
         h.push("skip_reason".into());
         h.extend(self.metrics.iter().cloned());
         h.extend(PROVENANCE.map(String::from));
+        if self.runs_overlapped {
+            h.push(RUNS_OVERLAPPED.into());
+        }
         h
     }
 
@@ -92,6 +103,9 @@ impl Layout {
         f.push(provenance.rustc.clone());
         f.push(provenance.blas.clone());
         f.push(provenance.simd.clone());
+        if self.runs_overlapped {
+            f.push("true".into());
+        }
         f
     }
 }

@@ -34,11 +34,17 @@ pub(crate) struct ComponentRepetitions {
     pub span: Range<usize>,
 }
 
-/// `[run]`'s two fixed settings.
+/// `[run]`'s fixed settings (its other keys are the kind's parameters).
 pub(crate) struct RunSettings {
     pub master_seed: u64,
     pub repetitions: usize,
+    /// `overlap_runs = true`: its key and span (for the error when the kind or the outputs do
+    /// not allow it); `None` when absent or false.
+    pub overlap_runs: Option<(String, Range<usize>)>,
 }
+
+/// The keys of `[run]` that are settings of the run, not parameters of its cells.
+const RUN_SETTINGS: [&str; 3] = ["master_seed", "repetitions", "overlap_runs"];
 
 /// What stage 3 hands on.
 pub(crate) struct Grouped {
@@ -79,7 +85,29 @@ pub(crate) fn run_settings(raw: &RawSpec, c: Checker<'_>, o: &Overlay) -> SpecRe
     Ok(RunSettings {
         master_seed,
         repetitions,
+        overlap_runs: overlap_runs(raw, c, o)?,
     })
+}
+
+/// `[run] overlap_runs`: a boolean.
+fn overlap_runs(
+    raw: &RawSpec,
+    c: Checker<'_>,
+    o: &Overlay,
+) -> SpecResult<Option<(String, Range<usize>)>> {
+    let Some(value) = raw.run.get("overlap_runs") else {
+        return Ok(None);
+    };
+    let (key, v) = o.pick("run", "overlap_runs", value);
+    match v.get_ref() {
+        toml::Value::Boolean(true) => Ok(Some((key, v.span()))),
+        toml::Value::Boolean(false) => Ok(None),
+        other => Err(c.at_span(
+            &key,
+            &v.span(),
+            format!("must be true or false, got {other}"),
+        )),
+    }
 }
 
 /// `[table] needs `key``, or, when the table has a key one or two letters away from it (a
@@ -147,7 +175,7 @@ pub(crate) fn collect(
         groups.push(group_of(c, &key, name, &value, Scope::Global)?);
     }
     for (name, value) in &raw.run {
-        if name == "master_seed" || name == "repetitions" {
+        if RUN_SETTINGS.contains(&name.as_str()) {
             continue;
         }
         let (key, value) = o.pick("run", name, value);

@@ -8,7 +8,8 @@
 //!    registry, its components checked against each other; then `configs`: every distinct map
 //!    configuration built and put through the library's own `check()`, before any data.
 //! 5. [`columns`]: the results' columns, the seeds' scopes, the metrics.
-//! 6. [`settings`]: labels and the check, and the outputs validated by name.
+//! 6. [`settings`]: labels and the check, and the outputs validated by name; [`overlap`]:
+//!    whether the runs may overlap.
 //!
 //! Every stage reports a [`SpecError`] naming the key and its line. Experiments are data, not
 //! code (benchopt's rule): a user writes a sweep by editing lists. The full reference, generated
@@ -19,6 +20,7 @@ pub mod columns;
 mod configs;
 pub mod grid;
 pub mod groups;
+mod overlap;
 pub mod profile;
 pub mod raw;
 pub mod settings;
@@ -59,6 +61,9 @@ pub struct Plan {
     pub preprocess: Option<Vec<PlannedStep>>,
     pub master_seed: u64,
     pub repetitions: usize,
+    /// Whether runs overlap ([`overlap`]): several at a time, their clock metrics taken while
+    /// others share the cores.
+    pub overlap_runs: bool,
     pub cells: Vec<Cell>,
     /// Coordinate columns of the results, in order.
     pub columns: Vec<String>,
@@ -151,6 +156,7 @@ impl Plan {
                 .collect(),
             metrics: self.metrics.clone(),
             master_seed: self.master_seed,
+            runs_overlapped: self.overlap_runs,
         }
     }
 
@@ -222,6 +228,8 @@ impl RawSpec {
         let (metrics, tuned) = columns::metrics(c, kind, &cells, &columns)?;
         let sums = columns::sums(c, &self.sums, &columns, &metrics)?;
         self.validate_outputs(text, path, &columns, &metrics, &sums)?;
+        let overlap_runs =
+            overlap::resolve(self, c, kind, run.overlap_runs, &columns, &metrics, &sums)?;
         let labels = settings::labels(self, c, profile, &columns, &cells)?;
         let check = settings::check(self, c, &metrics)?;
         let written_at = grouped
@@ -246,6 +254,7 @@ impl RawSpec {
             preprocess: grouped.preprocess,
             master_seed: run.master_seed,
             repetitions: run.repetitions,
+            overlap_runs,
             cells,
             columns,
             axes,

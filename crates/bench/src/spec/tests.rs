@@ -443,3 +443,95 @@ fn a_profile_may_rescope_a_seed_the_spec_scopes() {
     let e = spec_error(&text, &Profile::Full);
     assert_eq!(e.key.as_deref(), Some("profiles.bad.data_seed"));
 }
+
+/// A learning spec on synthetic rows, `[run]` extended by `run` and the outputs by `outputs`.
+fn learning_spec(run: &str, outputs: &str) -> String {
+    format!(
+        r#"name = "demo"
+title = "demo"
+paper = "none"
+kind = "learning"
+
+[data]
+dataset = "make-classification"
+n = 200
+d = 4
+n_test = 50
+
+[run]
+master_seed = 3
+repetitions = 2
+{run}
+
+[kernel]
+name = "gaussian"
+sigma = 1.0
+
+[grid]
+map = "rff"
+learner = "ridge"
+n_components = [8, 16]
+
+[sums]
+seconds = ["map_seconds", "train_seconds"]
+
+[check]
+columns = ["accuracy"]
+
+{outputs}
+"#
+    )
+}
+
+#[test]
+fn runs_overlap_when_the_kind_or_the_spec_says_and_no_output_reads_the_clock() {
+    let figure = "[[figures]]\nx = \"n_components\"\ny = \"accuracy\"";
+    // kernel-error: always; learning: only when asked.
+    assert!(plan_with(SPEC, &Profile::Full).unwrap().overlap_runs);
+    let plain = plan_with(&learning_spec("", figure), &Profile::Full).unwrap();
+    assert!(!plain.overlap_runs && !plain.layout().header().contains(&"runs_overlapped".into()));
+    let asked = learning_spec("overlap_runs = true", figure);
+    let plan = plan_with(&asked, &Profile::Full).unwrap();
+    assert!(plan.overlap_runs);
+    assert_eq!(plan.layout().header().last().unwrap(), "runs_overlapped");
+    // The cells are the same: `overlap_runs` is a setting of the run, not a parameter.
+    assert_eq!(plan.columns, plain.columns);
+    let no = plan_with(
+        &learning_spec("overlap_runs = false", figure),
+        &Profile::Full,
+    )
+    .unwrap();
+    assert!(!no.overlap_runs);
+
+    // An output that reads a clock metric, directly, in a template or through a sum.
+    for outputs in [
+        "[[figures]]\nx = \"n_components\"\ny = \"train_seconds\"",
+        "[[tables]]\nrows = [\"n_components\"]\nvalue = \"accuracy\"\n\
+         format = \"{mean:.1} ({predict_seconds.mean:.1} s)\"",
+        "[[figures]]\nx = \"n_components\"\ny = \"seconds\"",
+    ] {
+        let e = spec_error(
+            &learning_spec("overlap_runs = true", outputs),
+            &Profile::Full,
+        );
+        assert_eq!(e.key.as_deref(), Some("run.overlap_runs"), "{e}");
+        assert!(e.problem.contains("time each other"), "{e}");
+        // The same outputs are fine when the runs go one at a time.
+        plan_with(&learning_spec("", outputs), &Profile::Full).unwrap();
+    }
+
+    // kernel-error's runs always overlap: the same rule, at the output's own key.
+    let timed = format!("{SPEC}\n[[figures]]\nx = \"n_components\"\ny = \"map_seconds\"\n");
+    let e = spec_error(&timed, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("figures[0].y"), "{e}");
+    assert!(e.problem.contains("always overlap"), "{e}");
+
+    let e = spec_error(&learning_spec("overlap_runs = 1", figure), &Profile::Full);
+    assert!(e.problem.contains("true or false"), "{e}");
+    let timing = SPEC
+        .replace("kind = \"kernel-error\"", "kind = \"timing\"")
+        .replace("pairs = 20", "n_rows = 10\noverlap_runs = true");
+    let e = spec_error(&timing, &Profile::Full);
+    assert_eq!(e.key.as_deref(), Some("run.overlap_runs"), "{e}");
+    assert!(e.problem.contains("never overlap"), "{e}");
+}
