@@ -13,7 +13,6 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use rfbench_maps::Kernel;
 
 use crate::check::{self, CheckReport};
@@ -399,31 +398,22 @@ pub fn run_cells(
         }
         row
     };
-    let rows = if plan.overlap_runs {
-        // Longest first ([`schedule`]); the rows go back to the plan's order.
-        let costs: Vec<f64> = jobs
-            .iter()
-            .map(|job| {
-                let cell = &plan.cells[job.0];
-                match (
-                    done(job),
-                    &data.get(&(cell.data_key(), data_seed(cell, job.1))),
-                ) {
-                    (None, Some(Ok(prepared))) => schedule::cost(cell, data_size(prepared)),
-                    _ => 0.0,
-                }
-            })
-            .collect();
-        let mut ran: Vec<(usize, ResultRow)> = schedule::longest_first(&costs)
-            .into_iter()
-            .par_bridge()
-            .map(|i| (i, run_one(&jobs[i])))
-            .collect();
-        ran.sort_by_key(|(i, _)| *i);
-        ran.into_iter().map(|(_, row)| row).collect()
-    } else {
-        jobs.iter().map(run_one).collect()
-    };
+    // Runs one at a time cost nothing to order; overlapping ones go longest first.
+    let costs: Vec<f64> = jobs
+        .iter()
+        .map(|job| {
+            let cell = &plan.cells[job.0];
+            match (
+                plan.overlap_runs,
+                done(job),
+                &data.get(&(cell.data_key(), data_seed(cell, job.1))),
+            ) {
+                (true, None, Some(Ok(prepared))) => schedule::cost(cell, data_size(prepared)),
+                _ => 0.0,
+            }
+        })
+        .collect();
+    let rows = schedule::run_jobs(&costs, plan.overlap_runs, |i| run_one(&jobs[i]));
     reporter.finish();
     Ok(rows)
 }

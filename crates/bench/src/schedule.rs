@@ -3,7 +3,8 @@
 //! kernel machine on every row, PRFF at the largest D) start at once instead of after the many
 //! small ones and leave the other cores idle at the end. A run's own parallelism (the maps'
 //! blocks, the Gram sums) is rayon's, as the runs' is, so when few runs remain their inner work
-//! is stolen by the threads that have none.
+//! is stolen by the threads that have none. [`run_jobs`] is where the runner starts them so, and
+//! its test shows that overlapping runs really are running at the same time.
 //!
 //! The estimate only has to order runs, not predict seconds: it counts the multiply-adds of the
 //! map (a `D x d` projection of every row mapped, plus the registry's `extra_work`: Nystroem's
@@ -15,6 +16,8 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
 
 use rfbench_registry::learners::fits;
 use rfbench_registry::{Needs, Value};
@@ -81,6 +84,22 @@ pub fn longest_first(costs: &[f64]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..costs.len()).collect();
     order.sort_by(|&a, &b| costs[b].total_cmp(&costs[a]).then(a.cmp(&b)));
     order
+}
+
+/// Runs `run` on every job `0..costs.len()`: one at a time in their own order, or, when
+/// `overlap`, on rayon's threads at once, started [`longest_first`] by `costs`. The results come
+/// back in the jobs' order either way.
+pub fn run_jobs<R: Send>(costs: &[f64], overlap: bool, run: impl Fn(usize) -> R + Sync) -> Vec<R> {
+    if !overlap {
+        return (0..costs.len()).map(run).collect();
+    }
+    let mut ran: Vec<(usize, R)> = longest_first(costs)
+        .into_iter()
+        .par_bridge()
+        .map(|i| (i, run(i)))
+        .collect();
+    ran.sort_by_key(|(i, _)| *i);
+    ran.into_iter().map(|(_, r)| r).collect()
 }
 
 /// The wall time of running jobs of `seconds` on `workers` workers, each job started in `order`
@@ -157,6 +176,10 @@ impl Ord for Time {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::{Condvar, Mutex};
+    use std::time::Duration;
+
     use super::*;
     use crate::spec::{load_plan, Plan, Profile};
 
@@ -219,6 +242,45 @@ mod tests {
         for n in [25, 100, 500, 1000] {
             assert!(at("prff", n) > at("rff", n), "D = {n}");
         }
+    }
+
+    /// Jobs that each wait (up to `patience`) for another job to be running beside them; the
+    /// most that ran at once, and the results.
+    fn most_at_once(overlap: bool, threads: usize, patience: Duration) -> (usize, Vec<usize>) {
+        let (running, most) = (Mutex::new(0usize), AtomicUsize::new(0));
+        let company = Condvar::new();
+        let costs = [1.0, 4.0, 2.0, 3.0];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let results = pool.install(|| {
+            run_jobs(&costs, overlap, |i| {
+                let mut now = running.lock().unwrap();
+                *now += 1;
+                most.fetch_max(*now, Ordering::SeqCst);
+                company.notify_all();
+                now = company
+                    .wait_timeout_while(now, patience, |n| {
+                        *n < 2 && most.load(Ordering::SeqCst) < 2
+                    })
+                    .unwrap()
+                    .0;
+                *now -= 1;
+                10 * i
+            })
+        });
+        (most.into_inner(), results)
+    }
+
+    /// The runner's overlapping runs really run at once (not one at a time under the label), and
+    /// one-at-a-time runs never do; both give the results in the jobs' order.
+    #[test]
+    fn overlapping_jobs_run_at_once_and_the_others_one_at_a_time() {
+        let (at_once, results) = most_at_once(true, 2, Duration::from_secs(30));
+        assert_eq!((at_once, results), (2, vec![0, 10, 20, 30]));
+        let (at_once, results) = most_at_once(false, 2, Duration::from_millis(20));
+        assert_eq!((at_once, results), (1, vec![0, 10, 20, 30]));
     }
 
     #[test]
