@@ -9,13 +9,15 @@
 //! tables and size model to Python ([`registry`]), from which the classes build their
 //! constraints and refuse what would not fit in memory, read scikit-learn's fitted attributes
 //! off the maps that have a scikit-learn counterpart ([`attributes`]), and run each call on a
-//! thread pool of the asked size ([`threads`]: `n_jobs`, `set_num_threads`, threadpoolctl).
+//! thread pool of the asked size ([`threads`]: `n_jobs`, `set_num_threads`, threadpoolctl), and
+//! check the polynomial maps' features for overflow without NumPy's boolean copy ([`finite`]).
 //! Every library error becomes a `ValueError` carrying the library's message ([`error`]).
 
 use pyo3::prelude::*;
 
 mod attributes;
 mod error;
+mod finite;
 mod fit;
 mod fitted;
 mod kernel;
@@ -32,5 +34,6 @@ fn _rfbench(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fitted::register_loaders(m)?;
     registry::register(m)?;
     threads::register(m)?;
+    finite::register(m)?;
     Ok(())
 }

@@ -99,3 +99,31 @@ def test_degrees_whose_features_overflow_are_a_value_error(cls):
     assert np.isfinite(fitted.transform(small)).all()
     with pytest.raises(ValueError, match="degree=60 overflows"):
         fitted.transform(big)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_every_non_finite_feature_is_found_wherever_it_is(dtype):
+    """The overflow check after a polynomial map's transform (the extension's parallel scan, in
+    place of NumPy's boolean copy) finds one NaN or infinity anywhere: first, last, inside a later
+    thread's share, in C, Fortran and strided layouts, on 1 and 2 threads; finite features with
+    the extremes and signed zeros pass."""
+    from rfbench import _rfbench
+    from rfbench._base import _check_finite
+
+    all_finite = {np.float64: _rfbench.all_finite_f64, np.float32: _rfbench.all_finite_f32}[dtype]
+    rows, cols = 300, 1001  # 300,300 values: several of the scan's 65,536-value chunks
+    finite = np.random.RandomState(3).randn(rows, cols).astype(dtype)
+    finite[0, :3] = [np.finfo(dtype).max, -0.0, np.finfo(dtype).tiny / 2]
+    fitted = TensorSketch(8, random_state=0).fit(np.ones((5, 4)))
+    for layout in (lambda z: z, np.asfortranarray, lambda z: z[::2, 1::3]):
+        assert all_finite(layout(finite), 1) and all_finite(layout(finite), 2)
+        _check_finite(fitted, layout(finite), 2)
+    for at in [(0, 0), (0, 1000), (131, 7), (298, 999), (299, 1000)]:
+        for bad in [np.nan, np.inf, -np.inf]:
+            z = finite.copy()
+            z[at] = bad
+            for layout in (lambda z: z, np.asfortranarray):
+                assert not all_finite(layout(z), 1) and not all_finite(layout(z), 2), (at, bad)
+            assert not all_finite(z[at[0] :: 2], 2), (at, bad)
+            with pytest.raises(ValueError, match="non-finite features"):
+                _check_finite(fitted, z, 0)

@@ -216,7 +216,7 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         if self._polynomial(X.shape[1]) is not None:
             # The degree check bounds the kernel; a sketch's intermediate products can still
             # overflow first (the Fourier maps' features are bounded by construction).
-            _check_finite(self, Z)
+            _check_finite(self, Z, n_jobs)
         return Z.astype(np.float32, copy=False) if single else Z
 
     def _check_transform_memory(self, X):
@@ -241,8 +241,11 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         return tags
 
 
-def _check_finite(estimator, Z):
-    if not np.isfinite(Z).all():
+def _check_finite(estimator, Z, n_jobs):
+    # The extension's scan: no boolean copy of Z, on the call's threads (NumPy's
+    # ``np.isfinite(Z).all()`` took 0.05-0.33 s of a 0.6 s Tensor Sketch transform of a9a).
+    all_finite = _rfbench.all_finite_f32 if Z.dtype == np.float32 else _rfbench.all_finite_f64
+    if not all_finite(Z, n_jobs):
         raise ValueError(
             f"{type(estimator).__name__}: non-finite features (a degree of "
             f"{getattr(estimator, 'degree', '?')} overflows |x|^degree at this scale of X: "
