@@ -26,7 +26,10 @@ def rows(path):
         return list(csv.DictReader(f))
 
 committed, merged = rows(sys.argv[1]), rows(sys.argv[2])
-varies = {"rfbench_version", "git_commit", "threads", "cpu", "date"}
+# The provenance columns that describe the run, not its numbers (crates/bench/src/results/csv.rs's
+# PROVENANCE but master_seed): `blas` names the kernels OpenBLAS picked for this processor
+# (Cooperlake on Zen 4, Haswell on Zen 5), `simd` what the processor offers.
+varies = {"rfbench_version", "git_commit", "threads", "cpu", "date", "rustc", "blas", "simd"}
 assert len(committed) == len(merged), f"{len(committed)} committed rows, {len(merged)} merged"
 for i, (a, b) in enumerate(zip(committed, merged)):
     assert a.keys() == b.keys(), f"row {i}: other columns"
