@@ -9,7 +9,7 @@
 //! allocated. The answer is the same whatever the thread count: a value either is finite or not.
 //! Tested from Python (crates/python/tests/test_memory.py), where the extension is built.
 
-use numpy::{PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::PyReadonlyArray2;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
@@ -49,11 +49,10 @@ fn array_finite<T: Finite>(
     z: PyReadonlyArray2<'_, T>,
     n_jobs: usize,
 ) -> PyResult<bool> {
-    if !(z.is_c_contiguous() || z.is_fortran_contiguous()) {
-        return Ok(z.as_array().iter().all(|v| v.finite()));
+    match z.as_slice() {
+        Ok(values) => py.detach(|| threads::install(n_jobs, || slice_finite(values))),
+        Err(_) => Ok(z.as_array().iter().all(|v| v.finite())),
     }
-    let values = z.as_slice().expect("a contiguous array is a slice");
-    py.detach(|| threads::install(n_jobs, || slice_finite(values)))
 }
 
 /// Whether every value of a float64 matrix is finite.
