@@ -12,6 +12,8 @@
 //! `-708 <= x <= 709` (normal results); chunks with any other value (or NaN) go through the
 //! standard library.
 
+use crate::simd::{vector_builds, Isa};
+
 /// Values per range check.
 const CHUNK: usize = 64;
 const LOWER: f64 = -708.0;
@@ -48,32 +50,15 @@ fn exp_fast(x: f64) -> f64 {
     exp_r * f64::from_bits(((k + 1023) as u64) << 52)
 }
 
-/// `x[j] <- exp(x[j])` for every `j`.
+/// `x[j] <- exp(x[j])` for every `j`, in the processor's widest build ([`crate::simd`]).
 pub(crate) fn exp_in_place(x: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked just above).
-        return unsafe { exp_avx512(x) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked just above).
-        return unsafe { exp_avx2(x) };
-    }
-    exp_portable(x)
+    exp_with(Isa::widest(), x)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn exp_avx512(x: &mut [f64]) {
-    exp_portable(x)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn exp_avx2(x: &mut [f64]) {
-    exp_portable(x)
-}
+vector_builds!(
+    /// [`exp_in_place`] built for `isa`.
+    fn exp_with(x: &mut [f64]) => exp_portable
+);
 
 #[inline(always)]
 fn exp_portable(x: &mut [f64]) {
@@ -155,17 +140,10 @@ mod tests {
             .collect();
         let mut reference = xs.clone();
         exp_portable(&mut reference);
-        if std::arch::is_x86_feature_detected!("avx2") {
+        for isa in Isa::supported() {
             let mut v = xs.clone();
-            // SAFETY: AVX2 checked above.
-            unsafe { exp_avx2(&mut v) };
-            assert_eq!(v, reference);
-        }
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            let mut v = xs.clone();
-            // SAFETY: AVX-512F checked above.
-            unsafe { exp_avx512(&mut v) };
-            assert_eq!(v, reference);
+            exp_with(isa, &mut v);
+            assert_eq!(v, reference, "{isa:?}");
         }
     }
 }

@@ -33,6 +33,7 @@ use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernels::shift_invariant::ShiftInvariantKernel;
+use crate::simd::{vector_builds, Isa};
 
 /// Rows per parallel task of the cosine pass and the row loops (as in [`FeatureMap::transform_into`]).
 pub(crate) const ROWS_PER_TASK: usize = 256;
@@ -331,9 +332,20 @@ impl FourierOutput {
 
 /// Paired form: `cos[j] <- scale cos(cos[j])`, `sin[j] <- scale sin(cos[j])` (the projections
 /// come in through `cos`). Chunks whose arguments are all within [`FAST_TRIG_LIMIT`] go through
-/// [`sin_cos_fast`] (vectorised by the compiler), others through the standard library.
+/// [`sin_cos_fast`] (vectorised by the compiler, in the processor's widest build: same bits),
+/// others through the standard library.
 #[inline]
 pub(crate) fn cos_sin_in_place(cos: &mut [f64], sin: &mut [f64], scale: f64) {
+    cos_sin_with(Isa::widest(), cos, sin, scale)
+}
+
+vector_builds!(
+    /// [`cos_sin_in_place`] built for `isa`.
+    fn cos_sin_with(cos: &mut [f64], sin: &mut [f64], scale: f64) => cos_sin_loop
+);
+
+#[inline(always)]
+fn cos_sin_loop(cos: &mut [f64], sin: &mut [f64], scale: f64) {
     for (c, s) in cos.chunks_mut(TRIG_CHUNK).zip(sin.chunks_mut(TRIG_CHUNK)) {
         if within_fast_range(c) {
             for (c, s) in c.iter_mut().zip(s.iter_mut()) {
@@ -347,9 +359,19 @@ pub(crate) fn cos_sin_in_place(cos: &mut [f64], sin: &mut [f64], scale: f64) {
     }
 }
 
-/// Phase form: `x[j] <- scale cos(x[j] + b[j])`, fast path as [`cos_sin_in_place`].
+/// Phase form: `x[j] <- scale cos(x[j] + b[j])`, fast path and builds as [`cos_sin_in_place`].
 #[inline]
 pub(crate) fn cos_phase_in_place(x: &mut [f64], offsets: &[f64], scale: f64) {
+    cos_phase_with(Isa::widest(), x, offsets, scale)
+}
+
+vector_builds!(
+    /// [`cos_phase_in_place`] built for `isa`.
+    fn cos_phase_with(x: &mut [f64], offsets: &[f64], scale: f64) => cos_phase_loop
+);
+
+#[inline(always)]
+fn cos_phase_loop(x: &mut [f64], offsets: &[f64], scale: f64) {
     for (x, b) in x.chunks_mut(TRIG_CHUNK).zip(offsets.chunks(TRIG_CHUNK)) {
         x.iter_mut().zip(b).for_each(|(v, &b)| *v += b);
         if within_fast_range(x) {
@@ -386,7 +408,7 @@ const TRIG_CHUNK: usize = 64;
 /// `pi/2` stay exact); a round bound below that.
 pub(crate) const FAST_TRIG_LIMIT: f64 = 1.0e6;
 
-#[inline]
+#[inline(always)]
 fn within_fast_range(x: &[f64]) -> bool {
     // `!(a > b)` is also true for NaN: written so that NaN goes to the slow path.
     x.iter().fold(0.0f64, |m, v| m.max(v.abs())) <= FAST_TRIG_LIMIT && x.iter().all(|v| !v.is_nan())
@@ -756,6 +778,33 @@ mod tests {
                     assert_eq!(cos[j], cos_ref[j]);
                     assert!(cos[m - 1].is_nan() && sin[m - 1].is_nan());
                 }
+            }
+        }
+    }
+
+    /// Every vector build of the loops the processor can run gives the baseline build's bits,
+    /// on both paths (one chunk of 64 with a huge argument, one with a NaN).
+    #[test]
+    fn every_vector_build_gives_the_baseline_bits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for m in [1, 7, 64, 100, 1000, 4000] {
+            let mut proj: Vec<f64> = (0..m)
+                .map(|_| (rng.random::<f64>() - 0.5) * 200.0)
+                .collect();
+            if m > 200 {
+                proj[70] = 3e9;
+                proj[150] = f64::NAN;
+            }
+            let offsets: Vec<f64> = (0..m).map(|_| rng.random::<f64>() * 6.0).collect();
+            let run = |isa: Isa| {
+                let (mut cos, mut sin, mut phase) = (proj.clone(), vec![0.0; m], proj.clone());
+                cos_sin_with(isa, &mut cos, &mut sin, 0.3);
+                cos_phase_with(isa, &mut phase, &offsets, 0.3);
+                [cos, sin, phase].map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+            };
+            let baseline = run(Isa::Baseline);
+            for isa in Isa::supported() {
+                assert_eq!(run(isa), baseline, "{isa:?}, m = {m}");
             }
         }
     }

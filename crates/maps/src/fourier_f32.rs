@@ -20,6 +20,7 @@ use ndarray::{Array2, ArrayView2, ArrayViewMut2};
 use crate::block_product::tiled_product_then;
 use crate::error::{MapError, Result};
 use crate::fourier::{DenseFourier, FourierForm};
+use crate::simd::{vector_builds, Isa};
 
 /// [`sin_cos_fast_f32`] reduces with `q * PIO2_1` and `q * PIO2_2` exact while `|q| < 2^13`
 /// (their constants have 8 and 11 significant bits): `|x| <= 2^13 pi/2 ≈ 12,868`. A round bound
@@ -78,64 +79,27 @@ fn within_fast_range(x: &[f32]) -> bool {
 }
 
 /// Paired form in place: `cos[j] <- scale cos(cos[j])`, `sin[j] <- scale sin(cos[j])`; chunks
-/// with a huge argument go through the standard library in `f64`. Runs the AVX2 build of the
-/// same code, or the AVX-512F one, when the processor has it (chosen at run time; same
-/// operations, same bits: Rust does not contract `a * b + c` into FMA, tested).
+/// with a huge argument go through the standard library in `f64`. Runs the processor's widest
+/// build of the loop ([`crate::simd`]: same operations, same bits).
 pub(crate) fn cos_sin_in_place_f32(cos: &mut [f32], sin: &mut [f32], scale: f32) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked just above).
-        return unsafe { cos_sin_avx512(cos, sin, scale) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked just above).
-        return unsafe { cos_sin_avx2(cos, sin, scale) };
-    }
-    cos_sin_portable(cos, sin, scale)
+    cos_sin_with(Isa::widest(), cos, sin, scale)
 }
 
-/// Phase form in place: `x[j] <- scale cos(x[j] + b[j])`, dispatched as
-/// [`cos_sin_in_place_f32`].
+/// Phase form in place: `x[j] <- scale cos(x[j] + b[j])`, builds as [`cos_sin_in_place_f32`].
 pub(crate) fn cos_phase_in_place_f32(x: &mut [f32], offsets: &[f32], scale: f32) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked just above).
-        return unsafe { cos_phase_avx512(x, offsets, scale) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked just above).
-        return unsafe { cos_phase_avx2(x, offsets, scale) };
-    }
-    cos_phase_portable(x, offsets, scale)
+    cos_phase_with(Isa::widest(), x, offsets, scale)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn cos_sin_avx2(cos: &mut [f32], sin: &mut [f32], scale: f32) {
-    cos_sin_portable(cos, sin, scale)
-}
+vector_builds!(
+    /// [`cos_sin_in_place_f32`] built for `isa` (AVX-512: 16 lanes instead of 8; the cosine pass
+    /// over a `10,000 x 4000` output is otherwise a tenth of the `f32` transform).
+    fn cos_sin_with(cos: &mut [f32], sin: &mut [f32], scale: f32) => cos_sin_portable
+);
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn cos_phase_avx2(x: &mut [f32], offsets: &[f32], scale: f32) {
-    cos_phase_portable(x, offsets, scale)
-}
-
-/// The AVX-512 build: 16 lanes instead of 8 (the cosine pass over a `10,000 x 4000` output is
-/// otherwise a tenth of the `f32` transform).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn cos_sin_avx512(cos: &mut [f32], sin: &mut [f32], scale: f32) {
-    cos_sin_portable(cos, sin, scale)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn cos_phase_avx512(x: &mut [f32], offsets: &[f32], scale: f32) {
-    cos_phase_portable(x, offsets, scale)
-}
+vector_builds!(
+    /// [`cos_phase_in_place_f32`] built for `isa`.
+    fn cos_phase_with(x: &mut [f32], offsets: &[f32], scale: f32) => cos_phase_portable
+);
 
 /// The loop of [`cos_sin_in_place_f32`], inlined into each instruction-set build.
 #[inline(always)]
@@ -267,18 +231,12 @@ mod tests {
         assert!(worst <= 1.5e-7, "worst absolute difference {worst:e}");
     }
 
-    /// A SIMD build of the loops (`cos_sin`, `cos_phase`, both `unsafe` for their target
-    /// feature) against the portable build, bit for bit, on `sizes` (one chunk of 64 on the slow
-    /// path when longer than 64).
-    #[cfg(target_arch = "x86_64")]
-    fn assert_build_equals_portable(
-        cos_sin: unsafe fn(&mut [f32], &mut [f32], f32),
-        cos_phase: unsafe fn(&mut [f32], &[f32], f32),
-        sizes: &[usize],
-        seed: u64,
-    ) {
-        let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        for &m in sizes {
+    /// Every vector build of the loops the processor can run against the portable loop, bit for
+    /// bit (one chunk of 64 on the slow path when longer than 64).
+    #[test]
+    fn every_vector_build_equals_portable() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        for m in [1, 7, 16, 64, 100, 1000, 4000] {
             let mut proj: Vec<f32> = (0..m)
                 .map(|_| (rng.random::<f32>() - 0.5) * 200.0)
                 .collect();
@@ -287,40 +245,18 @@ mod tests {
             }
             let offsets: Vec<f32> = (0..m).map(|_| rng.random::<f32>() * 6.0).collect();
             let (mut c1, mut s1) = (proj.clone(), vec![0.0; m]);
-            let (mut c2, mut s2) = (proj.clone(), vec![0.0; m]);
             cos_sin_portable(&mut c1, &mut s1, 0.3);
-            // SAFETY: the callers checked the target feature.
-            unsafe { cos_sin(&mut c2, &mut s2, 0.3) };
-            assert_eq!((c1, s1), (c2, s2), "m = {m}");
-            let (mut p1, mut p2) = (proj.clone(), proj);
+            let mut p1 = proj.clone();
             cos_phase_portable(&mut p1, &offsets, 0.3);
-            // SAFETY: as above.
-            unsafe { cos_phase(&mut p2, &offsets, 0.3) };
-            assert_eq!(p1, p2, "m = {m}");
+            for isa in Isa::supported() {
+                let (mut c2, mut s2) = (proj.clone(), vec![0.0; m]);
+                cos_sin_with(isa, &mut c2, &mut s2, 0.3);
+                assert_eq!((&c1, &s1), (&c2, &s2), "{isa:?}, m = {m}");
+                let mut p2 = proj.clone();
+                cos_phase_with(isa, &mut p2, &offsets, 0.3);
+                assert_eq!(p1, p2, "{isa:?}, m = {m}");
+            }
         }
-    }
-
-    /// The AVX2 build of the loops gives the portable build's bits.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx2_build_equals_portable() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            eprintln!("SKIPPED: no AVX2 on this processor");
-            return;
-        }
-        assert_build_equals_portable(cos_sin_avx2, cos_phase_avx2, &[1, 7, 64, 100, 1000], 5);
-    }
-
-    /// The AVX-512F build of the loops gives the portable build's bits.
-    #[cfg(target_arch = "x86_64")]
-    #[test]
-    fn avx512_build_equals_portable() {
-        if !std::arch::is_x86_feature_detected!("avx512f") {
-            eprintln!("SKIPPED: no AVX-512F on this processor");
-            return;
-        }
-        let sizes = [1, 7, 16, 64, 100, 1000, 4000];
-        assert_build_equals_portable(cos_sin_avx512, cos_phase_avx512, &sizes, 6);
     }
 
     /// The in-place loops, fast and slow chunks (huge and infinite arguments), against `f64`.

@@ -10,8 +10,23 @@
 //! check them against the explicit matrix product [`fwht_reference`] (exact on integer data,
 //! `1e-12` relative on random data).
 
-/// `x <- H x` in place. Panics unless `x.len()` is a power of two (1 is `2^0`: the identity).
+use crate::simd::{vector_builds, Isa};
+
+/// `x <- H x` in place, in the processor's widest vector build ([`crate::simd`]: the same
+/// additions, the same bits). Panics unless `x.len()` is a power of two (1 is `2^0`: the
+/// identity).
 pub fn fwht(x: &mut [f64]) {
+    fwht_with(Isa::widest(), x)
+}
+
+vector_builds!(
+    /// [`fwht`] built for `isa`.
+    fn fwht_with(x: &mut [f64]) => fwht_loops
+);
+
+/// The loops of [`fwht`], compiled into each build.
+#[inline(always)]
+fn fwht_loops(x: &mut [f64]) {
     let n = x.len();
     assert!(
         n.is_power_of_two(),
@@ -117,6 +132,24 @@ mod tests {
                     (a - b).abs() <= 1e-12 * scale.max(1.0),
                     "n = {n}: {a} vs {b}"
                 );
+            }
+        }
+    }
+
+    /// Every vector build the processor can run gives the plain loop's bits.
+    #[test]
+    fn every_vector_build_equals_radix2() {
+        let mut rng = ChaCha8Rng::seed_from_u64(7);
+        for k in 0..=12 {
+            let x: Vec<f64> = (0..1usize << k)
+                .map(|_| rng.random::<f64>() - 0.5)
+                .collect();
+            let mut plain = x.clone();
+            fwht_radix2(&mut plain);
+            for isa in Isa::supported() {
+                let mut fast = x.clone();
+                fwht_with(isa, &mut fast);
+                assert_eq!(fast, plain, "{isa:?}, n = 2^{k}");
             }
         }
     }

@@ -80,6 +80,7 @@ mod random_maclaurin;
 mod random_maclaurin_h01;
 mod ranges;
 pub mod seeds;
+mod simd;
 pub mod sym_eig;
 mod tensor_sketch;
 #[cfg(test)]

@@ -23,6 +23,7 @@ use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernels::{check_polynomial_map, sketchable_polynomial, Kernel};
+use crate::simd::{vector_builds, Isa};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0002;
@@ -321,30 +322,13 @@ impl FeatureMap for RandomMaclaurin {
 /// has no sign-extending byte loads), and the sums are the same in every build (no FMA: each
 /// term is rounded, then added, in the same order).
 fn project(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx512f") {
-        // SAFETY: the processor supports AVX-512F (checked just above).
-        return unsafe { project_avx512(signs, row, projections) };
-    }
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the processor supports AVX2 (checked just above).
-        return unsafe { project_avx2(signs, row, projections) };
-    }
-    project_portable(signs, row, projections)
+    project_with(Isa::widest(), signs, row, projections)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn project_avx512(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
-    project_portable(signs, row, projections)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn project_avx2(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
-    project_portable(signs, row, projections)
-}
+vector_builds!(
+    /// [`project`] built for `isa`.
+    fn project_with(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) => project_portable
+);
 
 #[inline(always)]
 fn project_portable(signs: &[i8], row: &Row<'_>, projections: &mut [f64]) {
@@ -365,6 +349,35 @@ mod tests {
     use crate::kernels::PolynomialKernel;
     use crate::test_support::sparse_data;
     use ndarray::Array1;
+
+    /// Every vector build of the sign sums the processor can run gives the baseline's bits, on a
+    /// dense row and on a sparse one.
+    #[test]
+    fn every_vector_build_of_the_sign_sums_gives_the_baseline_bits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(13);
+        let (d, m) = (37, 203);
+        let signs: Vec<i8> = (0..d * m)
+            .map(|_| if rng.random::<bool>() { 1 } else { -1 })
+            .collect();
+        let dense = Array1::from_shape_fn(d, |_| rng.random::<f64>() - 0.5);
+        let (indices, values) = ([2u32, 5, 31], [0.7, -1.3e-3, 2.5]);
+        let rows = [
+            Row::Dense(dense.view()),
+            Row::Sparse {
+                indices: &indices,
+                values: &values,
+            },
+        ];
+        for row in &rows {
+            let mut baseline = vec![0.25; m];
+            project_with(Isa::Baseline, &signs, row, &mut baseline);
+            for isa in Isa::supported() {
+                let mut got = vec![0.25; m];
+                project_with(isa, &signs, row, &mut got);
+                assert_eq!(got, baseline, "{isa:?}");
+            }
+        }
+    }
 
     fn map_one(map: &RandomMaclaurin, x: &Array1<f64>) -> Vec<f64> {
         let mut out = vec![f64::NAN; map.output_dim()];
