@@ -33,6 +33,7 @@ use crate::csr::Row;
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernels::{check_polynomial_map, sketchable_polynomial, Kernel};
+use crate::simd::{vector_builds, Isa};
 
 /// The default seed: maps are deterministic unless the caller asks for another draw.
 pub const DEFAULT_SEED: u64 = 0x7e45_0a5c_e7c4_0001;
@@ -247,6 +248,7 @@ impl TensorSketch {
     /// Dense rows are scanned without testing for zeros: a bucket starts at `+0.0` and a sum of
     /// non-zero terms is never `-0.0`, so adding `s * 0.0 = +-0.0` leaves every bucket's bits
     /// unchanged, and features stay bit-identical to those of the sparse form of the same row.
+    #[inline(always)]
     fn sketch_all(&self, row: &Row<'_>, extra: Option<(usize, f64)>, out: &mut [Vec<f64>]) {
         out.iter_mut().for_each(|o| o.fill(0.0));
         let mut add = |i: usize, v: f64| {
@@ -295,43 +297,58 @@ impl FeatureMap for TensorSketch {
         }
     }
 
+    /// In the processor's widest vector build ([`crate::simd`]): the count sketches, the
+    /// spectra's products and the scaling are element-wise loops, the same bits in every build
+    /// (the FFTs pick their own kernels).
     fn map_row(&self, row: &Row<'_>, out: &mut [f64], s: &mut TensorSketchScratch) {
-        let extra = self.extra();
-        if self.params.degree == 1 {
-            // A degree-1 tensor sketch is the count sketch itself; the FFT round trip is identity.
-            self.sketches[0].sketch_into(row, extra, out);
-            return;
-        }
-        let n = self.params.n_components;
-        self.sketch_all(row, extra, &mut s.sketches);
-        for (k, sketch) in s.sketches.iter_mut().enumerate() {
-            let target = if k == 0 {
-                &mut s.product
-            } else {
-                &mut s.spectrum
-            };
-            self.forward
-                .process_with_scratch(sketch, target, &mut s.fft)
-                .expect("buffer lengths are fixed by the plan");
-            if k > 0 {
-                s.product
-                    .iter_mut()
-                    .zip(&s.spectrum)
-                    .for_each(|(a, b)| *a *= b);
-            }
-        }
-        // The spectrum of a real signal is real at frequency 0 (and n/2 for even n); clear the
-        // rounding noise the inverse real FFT would otherwise reject.
-        s.product[0].im = 0.0;
-        if n.is_multiple_of(2) {
-            s.product[n / 2].im = 0.0;
-        }
-        self.inverse
-            .process_with_scratch(&mut s.product, out, &mut s.fft)
-            .expect("buffer lengths are fixed by the plan");
-        let scale = 1.0 / n as f64;
-        out.iter_mut().for_each(|v| *v *= scale);
+        map_row_with(Isa::widest(), self, row, out, s)
     }
+}
+
+vector_builds!(
+    /// [`TensorSketch::map_row`] built for `isa`.
+    fn map_row_with(map: &TensorSketch, row: &Row<'_>, out: &mut [f64], s: &mut TensorSketchScratch)
+        => map_row_loops
+);
+
+/// The body of [`TensorSketch::map_row`], compiled into each build.
+#[inline(always)]
+fn map_row_loops(map: &TensorSketch, row: &Row<'_>, out: &mut [f64], s: &mut TensorSketchScratch) {
+    let extra = map.extra();
+    if map.params.degree == 1 {
+        // A degree-1 tensor sketch is the count sketch itself; the FFT round trip is identity.
+        map.sketches[0].sketch_into(row, extra, out);
+        return;
+    }
+    let n = map.params.n_components;
+    map.sketch_all(row, extra, &mut s.sketches);
+    for (k, sketch) in s.sketches.iter_mut().enumerate() {
+        let target = if k == 0 {
+            &mut s.product
+        } else {
+            &mut s.spectrum
+        };
+        map.forward
+            .process_with_scratch(sketch, target, &mut s.fft)
+            .expect("buffer lengths are fixed by the plan");
+        if k > 0 {
+            s.product
+                .iter_mut()
+                .zip(&s.spectrum)
+                .for_each(|(a, b)| *a *= b);
+        }
+    }
+    // The spectrum of a real signal is real at frequency 0 (and n/2 for even n); clear the
+    // rounding noise the inverse real FFT would otherwise reject.
+    s.product[0].im = 0.0;
+    if n.is_multiple_of(2) {
+        s.product[n / 2].im = 0.0;
+    }
+    map.inverse
+        .process_with_scratch(&mut s.product, out, &mut s.fft)
+        .expect("buffer lengths are fixed by the plan");
+    let scale = 1.0 / n as f64;
+    out.iter_mut().for_each(|v| *v *= scale);
 }
 
 #[cfg(test)]
@@ -652,6 +669,33 @@ mod tests {
     }
 
     /// Same seed, same features, whatever the thread count.
+    /// Every vector build of a row's map the processor can run gives the baseline build's bits,
+    /// for degrees 1 to 4, with and without the offset, on odd and even `D`.
+    #[test]
+    fn every_vector_build_gives_the_baseline_bits() {
+        let mut rng = ChaCha8Rng::seed_from_u64(16);
+        let x = random_matrix(&mut rng, 20, 30, 0.4);
+        for (degree, n, offset) in [(1, 64, 1.0), (2, 101, 0.0), (3, 100, 1.0), (4, 4000, 1.0)] {
+            let map = TensorSketchParams::new(degree, n)
+                .offset(offset)
+                .seed(3)
+                .fit(30)
+                .unwrap();
+            for row in x.rows() {
+                let row = Row::Dense(row);
+                let run = |isa: Isa| {
+                    let (mut out, mut scratch) = (vec![f64::NAN; n], map.new_scratch());
+                    map_row_with(isa, &map, &row, &mut out, &mut scratch);
+                    out.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+                };
+                let baseline = run(Isa::Baseline);
+                for isa in Isa::supported() {
+                    assert_eq!(run(isa), baseline, "{isa:?}, degree {degree}, D = {n}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn deterministic_across_thread_counts() {
         let mut rng = ChaCha8Rng::seed_from_u64(15);
