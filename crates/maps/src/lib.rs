@@ -108,6 +108,7 @@ pub use orthogonal::{
 pub use orthogonal_revrand::{
     RevrandOrthogonalFeatures, RevrandOrthogonalParams, RevrandOrthogonalValidParams,
 };
+pub use packed::{slice_finite, slice_finite_f32};
 pub use prff::{Prff, PrffParams, PrffValidParams, PrffWeighting};
 pub use random_binning::{RandomBinning, RandomBinningParams, RandomBinningValidParams};
 pub use random_fourier::{RandomFourierFeatures, RandomFourierParams, RandomFourierValidParams};

@@ -13,6 +13,7 @@ use ndarray::{Array2, ArrayView2};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::blocks::{self, Matrix, Taken};
+use crate::simd::{vector_builds, Isa};
 
 /// `values` as little-endian bytes.
 fn to_bytes<'a>(values: impl ExactSizeIterator<Item = &'a f64>) -> Bytes {
@@ -158,8 +159,35 @@ pub(crate) fn all_finite<'a>(values: impl IntoIterator<Item = ArrayView2<'a, f64
     })
 }
 
-/// [`all_finite`] of one slice.
-pub(crate) fn slice_finite(values: &[f64]) -> bool {
+/// Whether every value of a slice is finite, without an early exit so that the test runs over
+/// vector registers, in the processor's widest build ([`crate::simd`]). Also the Python
+/// package's overflow check of a transform's output, chunk by chunk.
+pub fn slice_finite(values: &[f64]) -> bool {
+    finite_f64_with(Isa::widest(), values)
+}
+
+/// [`slice_finite`] of `f32` values.
+pub fn slice_finite_f32(values: &[f32]) -> bool {
+    finite_f32_with(Isa::widest(), values)
+}
+
+vector_builds!(
+    /// [`slice_finite`] built for `isa`.
+    fn finite_f64_with(values: &[f64]) -> bool => fold_finite_f64
+);
+
+vector_builds!(
+    /// [`slice_finite_f32`] built for `isa`.
+    fn finite_f32_with(values: &[f32]) -> bool => fold_finite_f32
+);
+
+#[inline(always)]
+fn fold_finite_f64(values: &[f64]) -> bool {
+    values.iter().fold(true, |ok, v| ok & v.is_finite())
+}
+
+#[inline(always)]
+fn fold_finite_f32(values: &[f32]) -> bool {
     values.iter().fold(true, |ok, v| ok & v.is_finite())
 }
 
@@ -167,6 +195,30 @@ pub(crate) fn slice_finite(values: &[f64]) -> bool {
 mod tests {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
+
+    /// Every vector build finds one NaN or infinity wherever it is (first, last, inside a vector,
+    /// in the tail), in `f64` and `f32`, and passes finite extremes.
+    #[test]
+    fn every_vector_build_finds_every_non_finite_value() {
+        for len in [1, 7, 64, 1000] {
+            for isa in Isa::supported() {
+                let finite: Vec<f64> = (0..len).map(|i| [f64::MAX, -0.0, 5e-324][i % 3]).collect();
+                assert!(finite_f64_with(isa, &finite), "{isa:?}");
+                let narrow: Vec<f32> = (0..len).map(|i| [f32::MAX, -0.0, 1e-45][i % 3]).collect();
+                assert!(finite_f32_with(isa, &narrow), "{isa:?}");
+                for at in [0, len / 2, len - 1] {
+                    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+                        let mut v = finite.clone();
+                        v[at] = bad;
+                        assert!(!finite_f64_with(isa, &v), "{isa:?}, {bad} at {at} of {len}");
+                        let mut w = narrow.clone();
+                        w[at] = bad as f32;
+                        assert!(!finite_f32_with(isa, &w), "{isa:?}, {bad} at {at} of {len}");
+                    }
+                }
+            }
+        }
+    }
 
     use super::*;
     use crate::blocks::BlockOwner;

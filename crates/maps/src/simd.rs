@@ -53,23 +53,23 @@ impl Isa {
     }
 }
 
-/// `vector_builds!(fn with(args) => body)` defines `pub(crate) fn with(isa: Isa, args)`, which
-/// calls `body(args)` compiled for `isa`; `body` must be `#[inline(always)]` so that it is
+/// `vector_builds!(fn with(args) [-> T] => body)` defines `pub(crate) fn with(isa: Isa, args)
+/// [-> T]`, which calls `body(args)` compiled for `isa`; `body` must be `#[inline(always)]` so that it is
 /// compiled into each build. The caller picks `Isa::widest()`; tests pass each supported `Isa`.
 ///
 /// # Panics
 /// `with` panics if the processor cannot run `isa` (an internal error: only supported sets are
 /// ever passed).
 macro_rules! vector_builds {
-    ($(#[$meta:meta])* fn $with:ident($($arg:ident: $ty:ty),* $(,)?) => $body:path) => {
+    ($(#[$meta:meta])* fn $with:ident($($arg:ident: $ty:ty),* $(,)?) $(-> $ret:ty)? => $body:path) => {
         $(#[$meta])*
-        pub(crate) fn $with(isa: $crate::simd::Isa, $($arg: $ty),*) {
+        pub(crate) fn $with(isa: $crate::simd::Isa, $($arg: $ty),*) $(-> $ret)? {
             assert!(isa.is_supported(), "{isa:?} is not supported by this processor");
             match isa {
                 #[cfg(target_arch = "x86_64")]
                 $crate::simd::Isa::Avx512f => {
                     #[target_feature(enable = "avx512f")]
-                    unsafe fn build($($arg: $ty),*) {
+                    unsafe fn build($($arg: $ty),*) $(-> $ret)? {
                         $body($($arg),*)
                     }
                     // SAFETY: the processor supports AVX-512F (asserted above).
@@ -78,7 +78,7 @@ macro_rules! vector_builds {
                 #[cfg(target_arch = "x86_64")]
                 $crate::simd::Isa::Avx2 => {
                     #[target_feature(enable = "avx2")]
-                    unsafe fn build($($arg: $ty),*) {
+                    unsafe fn build($($arg: $ty),*) $(-> $ret)? {
                         $body($($arg),*)
                     }
                     // SAFETY: the processor supports AVX2 (asserted above).
