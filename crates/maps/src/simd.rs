@@ -103,6 +103,22 @@ mod tests {
         assert_eq!(Isa::widest(), supported[0]);
     }
 
+    /// The wide builds are listed exactly when the processor has them: otherwise every loop's
+    /// bit-for-bit test would compare the baseline with itself and pass vacuously.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_wide_builds_are_listed_when_the_processor_has_them() {
+        let listed = |isa| Isa::supported().any(|s| s == isa);
+        assert_eq!(
+            listed(Isa::Avx512f),
+            std::arch::is_x86_feature_detected!("avx512f")
+        );
+        assert_eq!(
+            listed(Isa::Avx2),
+            std::arch::is_x86_feature_detected!("avx2")
+        );
+    }
+
     vector_builds!(
         /// A loop the builds must agree on.
         fn scaled_sum_with(x: &[f64], out: &mut f64) => scaled_sum
