@@ -398,17 +398,17 @@ pub fn run_cells(
         }
         row
     };
-    // Runs one at a time cost nothing to order; overlapping ones go longest first.
+    // Each run's estimated cost (none for a row already measured or a cell skipped): the order
+    // overlapping runs start in. Runs one at a time ignore it and keep the plan's order.
     let costs: Vec<f64> = jobs
         .iter()
         .map(|job| {
             let cell = &plan.cells[job.0];
             match (
-                plan.overlap_runs,
                 done(job),
                 &data.get(&(cell.data_key(), data_seed(cell, job.1))),
             ) {
-                (true, None, Some(Ok(prepared))) => schedule::cost(cell, data_size(prepared)),
+                (None, Some(Ok(prepared))) => schedule::cost(cell, data_size(prepared)),
                 _ => 0.0,
             }
         })

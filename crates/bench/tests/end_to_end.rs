@@ -1325,6 +1325,91 @@ fn require_clean_refuses_a_dirty_checkout() {
     );
 }
 
+/// `run_cells` hands the plan's `overlap_runs` to the scheduler. On one thread the order the runs
+/// finish in is the order they start in, and the partial file keeps it: with `overlap_runs`, the
+/// learning demo's runs start longest first by the runner's cost estimate, so each map's runs at
+/// D = 200 finish before its runs at D = 50 (the plan has them the other way round); without it,
+/// they finish in the plan's order.
+#[test]
+fn overlapping_runs_start_longest_first_and_the_others_in_the_plans_order() {
+    use rfbench::partial::{Partial, Stamp};
+    use rfbench::results::Provenance;
+    let (dir, options) = workspace();
+    let untimed = LEARNING
+        .split("[[tables]]")
+        .next()
+        .unwrap()
+        .replace("name = \"learning-demo\"", "name = \"order-demo\"")
+        + "\n[check]\ncolumns = [\"accuracy\"]\n";
+    let path = options.root.join("experiments/order-demo.toml");
+    // (map, D) of each row, in the order the rows reached the partial file.
+    let finished = |text: &str| -> Vec<(String, String)> {
+        std::fs::write(&path, text).unwrap();
+        let plan = load_plan(&options.root, "order-demo", &Profile::Full).unwrap();
+        let file = dir.path().join("order.partial.csv");
+        let stamp = Stamp {
+            spec_sha256: "spec".into(),
+            datasets_sha256: "datasets".into(),
+        };
+        let provenance = Provenance::collect(&options.root);
+        let opened = Partial::open(&file, &plan.layout(), &provenance, &stamp, false).unwrap();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let partial = opened.partial.expect("no other run holds the file");
+        pool.install(|| rfbench::run::run_cells(&plan, &options, &[], Some(&partial)))
+            .unwrap();
+        let text = std::fs::read_to_string(&file).unwrap();
+        partial.finish().unwrap();
+        // The stamp line, then the header and the rows.
+        let body = dir.path().join("order.csv");
+        std::fs::write(&body, text.split_once('\n').unwrap().1).unwrap();
+        let (header, rows) = csv(&body);
+        let at = |name: &str| header.iter().position(|h| h == name).unwrap();
+        let (map, d, c, lambda) = (at("map"), at("n_components"), at("C"), at("lambda"));
+        let key = |r: &Vec<String>| format!("{} {} {}", r[map], r[c], r[lambda]);
+        rows.iter().map(|r| (key(r), r[d].clone())).collect()
+    };
+    let in_order = finished(&untimed);
+    let overlapping = finished(&untimed.replace(
+        "repetitions = 2\n",
+        "repetitions = 2\noverlap_runs = true\n",
+    ));
+    // Where the runs of `key` (a map and its learner's C or lambda) at D = `d` finished.
+    let positions = |rows: &[(String, String)], key: &str, d: &str| -> Vec<usize> {
+        (0..rows.len())
+            .filter(|&i| rows[i].0 == key && rows[i].1 == d)
+            .collect()
+    };
+    let keys: std::collections::BTreeSet<&String> = in_order
+        .iter()
+        .filter(|(_, d)| d == "200")
+        .map(|(key, _)| key)
+        .collect();
+    assert_eq!(keys.len(), 6, "{in_order:?}");
+    for key in keys {
+        let (small, large) = (
+            positions(&in_order, key, "50"),
+            positions(&in_order, key, "200"),
+        );
+        assert_eq!((small.len(), large.len()), (2, 2), "{key}: {in_order:?}");
+        assert!(
+            small.iter().max() < large.iter().min(),
+            "{key}: {in_order:?}"
+        );
+        let (small, large) = (
+            positions(&overlapping, key, "50"),
+            positions(&overlapping, key, "200"),
+        );
+        assert_eq!((small.len(), large.len()), (2, 2), "{key}: {overlapping:?}");
+        assert!(
+            large.iter().max() < small.iter().min(),
+            "{key}: {overlapping:?}"
+        );
+    }
+}
+
 /// `[run] overlap_runs = true` on the learning demo (its outputs that read the clock taken out):
 /// the runs overlap and the file says so in its last column; every column but the clock metrics
 /// and the provenance is what the runs one at a time wrote, to the bit, on 1 thread and on 3.
