@@ -1325,24 +1325,39 @@ fn require_clean_refuses_a_dirty_checkout() {
     );
 }
 
+/// The learning demo named `name`, without its tables (one reads the clock metrics), checked on
+/// accuracy.
+fn learning_untimed(name: &str) -> String {
+    LEARNING
+        .split("[[tables]]")
+        .next()
+        .unwrap()
+        .replace("name = \"learning-demo\"", &format!("name = \"{name}\""))
+        + "\n[check]\ncolumns = [\"accuracy\"]\n"
+}
+
+/// `spec` (the learning demo) with `[run] overlap_runs = true`.
+fn with_overlap(spec: &str) -> String {
+    spec.replace(
+        "repetitions = 2\n",
+        "repetitions = 2\noverlap_runs = true\n",
+    )
+}
+
 /// `run_cells` hands the plan's `overlap_runs` to the scheduler. On one thread the order the runs
 /// finish in is the order they start in, and the partial file keeps it: with `overlap_runs`, the
 /// learning demo's runs start longest first by the runner's cost estimate, so each map's runs at
-/// D = 200 finish before its runs at D = 50 (the plan has them the other way round); without it,
-/// they finish in the plan's order.
+/// D = 200 finish before its runs at D = 50 with the same C or lambda (the plan has them the
+/// other way round); without it, they finish in the plan's order.
 #[test]
 fn overlapping_runs_start_longest_first_and_the_others_in_the_plans_order() {
     use rfbench::partial::{Partial, Stamp};
     use rfbench::results::Provenance;
     let (dir, options) = workspace();
-    let untimed = LEARNING
-        .split("[[tables]]")
-        .next()
-        .unwrap()
-        .replace("name = \"learning-demo\"", "name = \"order-demo\"")
-        + "\n[check]\ncolumns = [\"accuracy\"]\n";
+    let untimed = learning_untimed("order-demo");
     let path = options.root.join("experiments/order-demo.toml");
-    // (map, D) of each row, in the order the rows reached the partial file.
+    // (map with its learner's C and lambda, D) of each row, in the order the rows reached the
+    // partial file.
     let finished = |text: &str| -> Vec<(String, String)> {
         std::fs::write(&path, text).unwrap();
         let plan = load_plan(&options.root, "order-demo", &Profile::Full).unwrap();
@@ -1372,15 +1387,17 @@ fn overlapping_runs_start_longest_first_and_the_others_in_the_plans_order() {
         rows.iter().map(|r| (key(r), r[d].clone())).collect()
     };
     let in_order = finished(&untimed);
-    let overlapping = finished(&untimed.replace(
-        "repetitions = 2\n",
-        "repetitions = 2\noverlap_runs = true\n",
-    ));
-    // Where the runs of `key` (a map and its learner's C or lambda) at D = `d` finished.
-    let positions = |rows: &[(String, String)], key: &str, d: &str| -> Vec<usize> {
-        (0..rows.len())
-            .filter(|&i| rows[i].0 == key && rows[i].1 == d)
-            .collect()
+    let overlapping = finished(&with_overlap(&untimed));
+    // Whether in `rows` both runs (repetitions) of `key` at D = `first` finished before both at
+    // D = `then`.
+    let before = |rows: &[(String, String)], key: &str, first: &str, then: &str| -> bool {
+        let at = |d: &str| -> Vec<usize> {
+            (0..rows.len())
+                .filter(|&i| rows[i].0 == key && rows[i].1 == d)
+                .collect()
+        };
+        let (a, b) = (at(first), at(then));
+        a.len() == 2 && b.len() == 2 && a.iter().max() < b.iter().min()
     };
     let keys: std::collections::BTreeSet<&String> = in_order
         .iter()
@@ -1389,22 +1406,9 @@ fn overlapping_runs_start_longest_first_and_the_others_in_the_plans_order() {
         .collect();
     assert_eq!(keys.len(), 6, "{in_order:?}");
     for key in keys {
-        let (small, large) = (
-            positions(&in_order, key, "50"),
-            positions(&in_order, key, "200"),
-        );
-        assert_eq!((small.len(), large.len()), (2, 2), "{key}: {in_order:?}");
+        assert!(before(&in_order, key, "50", "200"), "{key}: {in_order:?}");
         assert!(
-            small.iter().max() < large.iter().min(),
-            "{key}: {in_order:?}"
-        );
-        let (small, large) = (
-            positions(&overlapping, key, "50"),
-            positions(&overlapping, key, "200"),
-        );
-        assert_eq!((small.len(), large.len()), (2, 2), "{key}: {overlapping:?}");
-        assert!(
-            large.iter().max() < small.iter().min(),
+            before(&overlapping, key, "200", "50"),
             "{key}: {overlapping:?}"
         );
     }
@@ -1416,12 +1420,7 @@ fn overlapping_runs_start_longest_first_and_the_others_in_the_plans_order() {
 #[test]
 fn overlapping_learning_runs_give_the_same_results_and_say_so() {
     let (_dir, options) = workspace();
-    let untimed = LEARNING
-        .split("[[tables]]")
-        .next()
-        .unwrap()
-        .replace("name = \"learning-demo\"", "name = \"overlap-demo\"")
-        + "\n[check]\ncolumns = [\"accuracy\"]\n";
+    let untimed = learning_untimed("overlap-demo");
     let path = options.root.join("experiments/overlap-demo.toml");
     let csv_of = |text: &str, threads: usize| {
         std::fs::write(&path, text).unwrap();
@@ -1431,10 +1430,7 @@ fn overlapping_learning_runs_give_the_same_results_and_say_so() {
         csv(&outcome.unwrap().csv)
     };
     let (one_header, one) = csv_of(&untimed, 3);
-    let overlapping = untimed.replace(
-        "repetitions = 2\n",
-        "repetitions = 2\noverlap_runs = true\n",
-    );
+    let overlapping = with_overlap(&untimed);
     assert!(!one_header.iter().any(|h| h == "runs_overlapped"));
     let clock_or_provenance = [
         "map_seconds",
