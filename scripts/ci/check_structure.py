@@ -51,7 +51,6 @@ MAX_FN_LINES = 150
 KNOWN_PARENT_CHILD = {
     "crates/bench/src/lib.rs": [
         "catalogue <-> catalogue::rankings",
-        "compare <-> compare::setup",
         "kinds <-> kinds::gram_error",
         "kinds <-> kinds::kernel_error",
         "kinds <-> kinds::learning",

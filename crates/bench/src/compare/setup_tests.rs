@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::*;
+use crate::compare::data::plain_name;
 use crate::compare::test_support::{default_learner, setup};
 use rfbench_registry::KERNELS;
 

@@ -41,8 +41,9 @@ pub fn json(setup: &Setup, plan: &Plan, repetitions: usize) -> Result<Option<Val
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::specs::{self, Tuned};
+    use crate::compare::stages::sweep;
     use crate::compare::test_support::setup;
+    use crate::compare::tuned::Tuned;
     use rfbench_data::Task;
     use std::path::Path;
 
@@ -55,7 +56,7 @@ mod tests {
             exact_train_size: Some(0),
             skipped: Vec::new(),
         };
-        let text = specs::sweep(&s, tuned, &sweep).unwrap().text();
+        let text = sweep::spec(&s, tuned, &sweep).unwrap().text();
         let path = Path::new("out/compare.toml");
         let raw = crate::spec::raw::RawSpec::parse(&text, path).unwrap();
         let datasets = rfbench_data::Registry::parse_embedded(&text, path).unwrap();

@@ -1,15 +1,47 @@
-//! The answer in one line, which opens the report and ends the command's output, and
-//! `answer.json`, the same for a program: the recommendation at each tolerance with the decision
-//! it rests on, the tuned values, the warnings, and every cell with its score per repetition.
+//! Stage `answer`: the answer in one line, which opens the report and ends the command's
+//! output; `answer.json`, the same for a program: the recommendation at each tolerance with the decision
+//! it rests on, the tuned values, the warnings, and every cell with its score per repetition;
+//! and `splits.json` ([`crate::compare::splits`]).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde_json::{json, Value};
 
-use super::decide::{self, Recommendation};
-use super::lines::{time, Line};
-use super::setup::Setup;
-use super::specs::Tuned;
+use crate::compare::decide::{self, Recommendation};
+use crate::compare::lines::{time, Line};
+use crate::compare::setup::Setup;
+use crate::compare::specs::Tuned;
+use crate::compare::splits;
+use crate::compare::state::State;
+use crate::error::{Error, Result};
+use rfbench_data::atomic::replace_file;
+
+/// Decides the answer, writes `answer.json` and `splits.json`, and records the answer and the
+/// report's opening (the answer, and scikit-learn's counterpart of the pick).
+pub fn run(state: &mut State) -> Result<()> {
+    state.seconds = state.start.elapsed().as_secs_f64();
+    let (setup, lines, tuned) = (&state.setup, &state.lines, &state.tuned);
+    let answer = sentence(lines);
+    let json = json(setup, lines, tuned, &state.warnings);
+    write_json(&state.out.join("answer.json"), &json)?;
+    let repetitions = lines.iter().filter_map(|l| l.scores.keys().max()).max();
+    let plan = &state.outcome()?.plan;
+    if let Some(splits) = splits::json(setup, plan, repetitions.map_or(0, |r| r + 1))? {
+        write_json(&state.out.join("splits.json"), &splits)?;
+    }
+    state.opening = match counterpart(setup, lines, tuned) {
+        Some(sklearn) => format!("{answer}\n\n{sklearn}"),
+        None => answer.clone(),
+    };
+    state.answer = answer;
+    Ok(())
+}
+
+fn write_json(path: &Path, value: &Value) -> Result<()> {
+    let text = format!("{value:#}\n");
+    replace_file(path, text.as_bytes()).map_err(|e| Error::io(path, e))
+}
 
 /// What to use, its score and time, and the reference's; where the exact machine is the pick at
 /// the smallest tolerance, the cheapest alternative at a larger one.

@@ -1,4 +1,5 @@
-//! The sweep in rounds, one rung of the ladder at a time, so that a map stops once it has
+//! Stage `sweep`: the cells that fit what the stages before it left of the budget
+//! ([`crate::compare::budget::fit`]; the rest is kept for the Gram errors), run in rounds, one rung of the ladder at a time, so that a map stops once it has
 //! plateaued instead of spending the budget on values of D that cannot change the answer.
 //!
 //! The first round runs the baseline, the exact machine and every map's first two rungs; each
@@ -14,15 +15,21 @@
 //! D can pause and climb again (on a 10,000 x 50 file RFF gained -0.1, then 0.7, then 2.3 points
 //! from D = 128), and three repetitions' means move by tenths of a point.
 
-use std::time::Instant;
+use std::path::Path;
+use std::time::{Duration, Instant};
 
-use super::budget::{Estimates, Sweep};
-use super::lines::{self, Line};
-use super::setup::Setup;
-use super::specs;
-use super::steps::{self, Context};
-use crate::error::Result;
+use crate::compare::budget::{fit, total, Estimates, Sweep};
+use crate::compare::lines::{self, Line};
+use crate::compare::pipeline::SWEEP;
+use crate::compare::setup::Setup;
+use crate::compare::specs::{
+    add_total_seconds, base, constants, figure, files, grid, metric_label, ran, tuned_kernel,
+    Tuned, Written, SCORE_FIGURE, TIME_FIGURE, TOTAL_SECONDS,
+};
+use crate::compare::state::{read, Context, State};
+use crate::error::{Error, Result};
 use crate::run::Outcome;
+use rfbench_registry::kinds::LEARNING;
 
 /// Points of mean score a doubling of D must gain for the map to go on.
 pub const PLATEAU_GAIN: f64 = 0.2;
@@ -45,13 +52,45 @@ impl Clock<'_> {
     /// Estimated seconds of the cells of `sweep` (every repetition), the baseline and the exact
     /// machine included.
     fn estimate(&self, setup: &Setup, sweep: &Sweep) -> f64 {
-        super::budget::total(setup, self.estimates, sweep)
+        total(setup, self.estimates, sweep)
     }
+}
+
+/// Plans the sweep within its share of what is left of the budget, and runs it in rounds;
+/// records the plan, its estimate and sentence, the sweep's clock, the cells that ran and
+/// their outcome. No cell fitting is an error that says which budget would do.
+pub fn run(state: &mut State) -> Result<()> {
+    let remaining = state.budget - state.start.elapsed().as_secs_f64();
+    let share = SWEEP.share.of_left();
+    let planned = fit(&state.setup, &state.estimates, share * remaining.max(0.0));
+    if planned.per_map.iter().all(|(_, ds)| ds.is_empty()) {
+        return Err(too_small(state));
+    }
+    let estimate = total(&state.setup, &state.estimates, &planned);
+    state.plan_note = plan_note(&planned, estimate, remaining, state.budget);
+    let progress = &state.progress;
+    progress.expect_end(progress.elapsed() + estimate / share);
+    progress.say(&state.plan_note);
+    state.sweep_start = Instant::now();
+    state.deadline = state.sweep_start + Duration::from_secs_f64(share * remaining.max(0.0));
+    state.after_sweep = estimate / share - estimate;
+    let clock = Clock {
+        estimates: &state.estimates,
+        deadline: state.deadline,
+        repetitions: state.setup.repetitions as f64,
+        after: state.after_sweep,
+    };
+    let (outcome, swept) = rounds(&state.context(), &planned, &clock)?;
+    state.estimate = estimate;
+    state.planned = planned;
+    state.outcome = Some(outcome);
+    state.swept = swept;
+    Ok(())
 }
 
 /// Runs the cells `plan` allows in rounds; returns the last round's outcome and the sweep that
 /// ran (`skipped` says which rungs were left out as plateaued, or by the clock).
-pub fn run(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, Sweep)> {
+fn rounds(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, Sweep)> {
     let setup = context.setup;
     let start = Instant::now();
     let mut schedule = Schedule::new(plan);
@@ -60,13 +99,13 @@ pub fn run(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, S
         let current = &schedule.current;
         let round_line = format!("sweep, round {round}: {}", describe(current));
         context.progress.say(&round_line);
-        let spec = specs::sweep(setup, context.tuned, current)?;
+        let spec = spec(setup, context.tuned, current)?;
         let outcome = context.run_spec("compare", &spec, &earlier)?;
         let pace = pace(
             start.elapsed().as_secs_f64(),
             clock.estimate(setup, current),
         );
-        let lines = lines::lines(setup, &steps::read(&outcome)?, &Estimates::default());
+        let lines = lines::lines(setup, &read(&outcome)?, &Estimates::default());
         let left = clock
             .deadline
             .saturating_duration_since(Instant::now())
@@ -207,6 +246,108 @@ pub fn plateau(lines: &[Line], map: &str, ran: &[usize], exact: Option<f64>) -> 
             mean(*c)
         )
     })
+}
+
+/// The error when no map fits what tuning and the pilot left of the budget: what the smallest
+/// sweep (the baseline, the exact machine and every map at its first D) is estimated to take.
+fn too_small(state: &State) -> Error {
+    let (setup, budget) = (&state.setup, state.budget);
+    let first = setup.ladder[0];
+    let smallest = Sweep {
+        per_map: setup
+            .map_names()
+            .into_iter()
+            .map(|m| (m, vec![first]))
+            .collect(),
+        exact_train_size: Some(0),
+        skipped: Vec::new(),
+    };
+    let needed = total(setup, &state.estimates, &smallest) / SWEEP.share.of_left();
+    let spent = state.progress.elapsed();
+    Error::Experiment(format!(
+        "--budget {budget}s leaves no time for any map: tuning and the pilot took {spent:.1} s, \
+         and the smallest sweep (the linear baseline, the exact machine and every map at D = \
+         {first}, {} repetitions) is estimated at {needed:.1} s more. Give --budget {}s or more, \
+         or fewer --maps or --repetitions; nothing was compared",
+        setup.repetitions,
+        (spent + needed).max(2.0 * budget).ceil()
+    ))
+}
+
+/// The plan in a sentence, for the command's output and the report.
+fn plan_note(sweep: &Sweep, estimate: f64, remaining: f64, budget: f64) -> String {
+    let cells: usize = sweep.per_map.iter().map(|(_, ds)| ds.len()).sum();
+    format!(
+        "The sweep planned: {cells} (map, D) cells (fewer where a map plateaued), the linear \
+         baseline{}; estimated {estimate:.0} s of the {remaining:.0} s left of the {budget:.0} s budget after tuning and the pilot.",
+        match sweep.exact_train_size {
+            Some(0) => " and the exact kernel machine".to_string(),
+            Some(m) => format!(" and the exact kernel machine on {m} training rows"),
+            None => String::new(),
+        }
+    )
+}
+
+/// The sweep.
+pub fn spec(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
+    let what = "which map, at what D, on this data";
+    let title = "Which map, at what D (rfbench compare)";
+    let mut w = base(setup, "compare", title, what, LEARNING.name)?;
+    let bandwidth = setup.kernel.bandwidth_param().map(|p| p.name);
+    let mut chosen = Vec::new();
+    if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.sigma, setup.median) {
+        chosen.push(format!("{name} = {sigma:?}"));
+    }
+    chosen.push(format!("{} = {:?}", setup.penalty, tuned.penalty));
+    for (map, own) in tuned.own_penalties() {
+        chosen.push(format!(
+            "{map}'s own {} = {:?} (at D = {})",
+            setup.penalty, own.value, own.d
+        ));
+    }
+    for (map, own) in tuned.last_rung_penalties() {
+        chosen.push(format!(
+            "{map}'s own {} at its last D = {}: {:?}",
+            setup.penalty, own.d, own.value
+        ));
+    }
+    if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.exact_sigma, setup.median) {
+        chosen.push(format!("the exact machine's own {name} = {sigma:?}"));
+    }
+    chosen.push(format!(
+        "the exact machine's own {} = {:?}",
+        setup.exact_penalty, tuned.exact_penalty
+    ));
+    w.comments.push(format!(
+        "- {}: chosen by {}",
+        chosen.join(", "),
+        files(Path::new(""), "tune").csv().display()
+    ));
+    for reason in &sweep.skipped {
+        w.comments.push(format!("- left out: {reason}"));
+    }
+    w.spec.kernel = tuned_kernel(setup, tuned);
+    grid(&mut w.spec, setup, sweep, tuned, true);
+    // With the same rows in every repetition the exact machine (no random draw) runs once.
+    let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
+    constants(&mut w.spec, setup, tuned, false, exact_once);
+    add_total_seconds(&mut w.spec);
+    let metric = setup.task_kind().score_metric();
+    let mut variant_params: Vec<&str> = Vec::new();
+    for (series, _) in ran(sweep).filter(|(s, _)| s.variant.is_some()) {
+        variant_params.extend(series.variant_params());
+    }
+    variant_params.dedup();
+    w.spec.figures = vec![
+        figure(SCORE_FIGURE, metric, metric_label(setup), &variant_params),
+        figure(
+            TIME_FIGURE,
+            TOTAL_SECONDS,
+            "Map + train + predict (s)",
+            &variant_params,
+        ),
+    ];
+    Ok(w)
 }
 
 #[cfg(test)]

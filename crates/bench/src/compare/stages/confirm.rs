@@ -1,4 +1,4 @@
-//! More repetitions where the sweep's cannot decide: the cheapest cells whose mean is within a
+//! Stage `confirm`: the sweep's lines read back, then more repetitions where the sweep's cannot decide: the cheapest cells whose mean is within a
 //! tolerance of the reference but whose interval is too wide to say so ([`decide::to_confirm`])
 //! run again with the reference, the repetitions doubling (up to [`MAX_REPETITIONS`]) while the
 //! sweep's time allows, until each is decided. Round r is `confirm-r.toml`: the repetitions
@@ -7,13 +7,18 @@
 
 use std::time::Instant;
 
-use super::budget::Sweep;
-use super::decide;
-use super::lines::{self, Line};
-use super::specs;
-use super::steps::{self, Context};
+use crate::compare::budget::Sweep;
+use crate::compare::decide;
+use crate::compare::lines::{self, Line};
+use crate::compare::setup::Setup;
+use crate::compare::specs::{
+    add_total_seconds, base, constants, grid, integer, tuned_kernel, Tuned, Written,
+};
+use crate::compare::state::{read, Context, State};
 use crate::error::Result;
 use crate::results::ResultRow;
+use crate::spec::raw::unspanned;
+use rfbench_registry::kinds::LEARNING;
 
 /// Repetitions a cell may be given to decide it (the checks use 15 to 30 fresh splits).
 pub const MAX_REPETITIONS: usize = 32;
@@ -25,10 +30,25 @@ pub struct Confirmed {
     pub notes: Vec<String>,
 }
 
+/// Reads the sweep's lines (every cell's score per repetition, its time beside its estimate,
+/// its memory), confirms the undecided ones, and records them with the sweep's seconds (its
+/// rounds, last rungs and confirmation).
+pub fn run(state: &mut State) -> Result<()> {
+    let outcome = state.outcome()?;
+    let mut lines = lines::lines(&state.setup, &read(outcome)?, &state.estimates);
+    lines::add_memory(&mut lines, &outcome.plan, state.setup.n, state.setup.d);
+    let rows = outcome.rows.clone();
+    let confirmed = rounds(&state.context(), &mut lines, rows, state.deadline)?;
+    state.lines = lines;
+    state.confirm_notes = confirmed.notes;
+    state.sweep_seconds = state.sweep_start.elapsed().as_secs_f64();
+    Ok(())
+}
+
 /// Runs confirmation rounds until nothing is left to decide, the cells to decide have
 /// [`MAX_REPETITIONS`] or the next round would pass `deadline`; updates `lines` with every
 /// repetition that ran.
-pub fn run(
+fn rounds(
     context: &Context,
     lines: &mut [Line],
     sweep_rows: Vec<ResultRow>,
@@ -65,9 +85,9 @@ pub fn run(
         group.push(reference);
         let (sweep, baseline) = sweep_of(lines, &group);
         let name = format!("confirm-{round}");
-        let spec = specs::confirm(&name, context.setup, context.tuned, &sweep, baseline, next)?;
+        let spec = spec(&name, context.setup, context.tuned, &sweep, baseline, next)?;
         let outcome = context.run_spec(&name, &spec, &earlier)?;
-        let grown = lines::lines(context.setup, &steps::read(&outcome)?, &Default::default());
+        let grown = lines::lines(context.setup, &read(&outcome)?, &Default::default());
         merge(lines, &grown);
         confirmed.notes.push(format!(
             "{} (and the reference) ran {next} repetitions ({name}.toml)",
@@ -164,6 +184,32 @@ fn merge(lines: &mut [Line], grown: &[Line]) {
             line.unconverged = g.unconverged;
         }
     }
+}
+
+/// `name`: more repetitions of a few of the sweep's cells (`sweep`'s, and the baseline when
+/// `baseline`), `repetitions` in all: the sweep's own repetitions have the same seeds, so
+/// they are taken from its rows and only the new ones run.
+pub fn spec(
+    name: &str,
+    setup: &Setup,
+    tuned: Tuned,
+    sweep: &Sweep,
+    baseline: bool,
+    repetitions: usize,
+) -> Result<Written> {
+    let what = "more repetitions of the cells the sweep's could not decide";
+    let title = "Confirmation run of rfbench compare";
+    let mut w = base(setup, name, title, what, LEARNING.name)?;
+    w.spec.kernel = tuned_kernel(setup, tuned);
+    w.spec.run.insert(
+        "repetitions".into(),
+        unspanned(integer(repetitions as u64)?),
+    );
+    grid(&mut w.spec, setup, sweep, tuned, baseline);
+    let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
+    constants(&mut w.spec, setup, tuned, false, exact_once);
+    add_total_seconds(&mut w.spec);
+    Ok(w)
 }
 
 #[cfg(test)]

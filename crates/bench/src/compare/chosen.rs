@@ -1,149 +1,22 @@
-//! The values the tuning run chose, read from its rows: the maps' bandwidth and penalty (the
+//! What a tuning spec chose, read from its rows: the maps' bandwidth and penalty (the
 //! tuning map's row), and the exact machine's own, chosen for itself, so that the reference every
 //! "within X points" is measured against is as good as the data allows (a reference tuned for
 //! the maps scored 1 to 3 points below one tuned for itself on four data sets, and once made
 //! "no kernel is needed" the answer).
 
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::time::Instant;
 
 use super::setup::{Setup, EXACT_PENALTIES};
-use super::specs::{self, Tuned};
-use super::steps::{self, Progress};
+use super::tuned::Tuned;
 use crate::error::{Error, Result};
 use crate::results::{CellValue, ResultRow};
-use crate::run::RunOptions;
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::{ChosenBy, TunedColumns};
-
-/// Rows of the probe that times the tuning run before its rows are chosen.
-pub const PROBE_ROWS: usize = 300;
-
-/// The share of the budget the tuning run may take.
-pub const TUNING_SHARE: f64 = 0.25;
-
-/// How the tuning run's time grows with its rows, from the probe's (between the linear
-/// learner's cross-validation, linear, and the kernel SVM's, up to quadratic).
-const GROWTH: f64 = 1.5;
-
-/// The tuning run's rows for `allowance` seconds, given a probe of `probe` rows that took
-/// `seconds`: its time grown as rows^[`GROWTH`], within [probe, most].
-pub fn rows_for(allowance: f64, probe: usize, seconds: f64, most: usize) -> usize {
-    let scale = (allowance / seconds.max(1e-3)).max(0.0).powf(1.0 / GROWTH);
-    ((probe as f64 * scale).round() as usize).clamp(probe, most.max(probe))
-}
-
-/// Runs the tuning within [`TUNING_SHARE`] of `budget`: where the data has more than twice
-/// [`PROBE_ROWS`] tuning rows, `tune-probe.toml` on that many first times it, and `tune.toml`
-/// takes the rows that fit what is left of the share ([`rows_for`]; the probe's values when no
-/// more fit). Returns what was chosen, the rows it ran on and a sentence on them for the report.
-pub fn run(
-    out: &Path,
-    setup: &Setup,
-    run: &RunOptions,
-    progress: &Progress,
-    budget: f64,
-) -> Result<(Chosen, usize, String)> {
-    let most = setup.tuning_rows();
-    let mut rows = most;
-    let mut how = format!("on {most} rows");
-    if most > 2 * PROBE_ROWS {
-        progress.say(&format!("timing the tuning on {PROBE_ROWS} rows"));
-        let start = Instant::now();
-        let spec = specs::tune(setup, "tune-probe", PROBE_ROWS)?;
-        let probe = steps::run_spec(out, "tune-probe", &spec, run, &[])?;
-        let seconds = start.elapsed().as_secs_f64();
-        let allowance = TUNING_SHARE * budget - seconds;
-        rows = rows_for(allowance, PROBE_ROWS, seconds, most);
-        how = format!(
-            "on {rows} of at most {most} rows: a probe on {PROBE_ROWS} took {seconds:.1} s, \
-             and tuning may take {:.0} % of the budget (time taken as growing with rows^{GROWTH})",
-            100.0 * TUNING_SHARE
-        );
-        if rows == PROBE_ROWS {
-            return Ok((chosen(setup, &steps::read(&probe)?.rows)?, rows, how));
-        }
-    }
-    progress.say(&format!(
-        "tuning the maps' and the exact machine's values on {rows} rows"
-    ));
-    let spec = specs::tune(setup, "tune", rows)?;
-    let tune = steps::run_spec(out, "tune", &spec, run, &[])?;
-    Ok((chosen(setup, &steps::read(&tune)?.rows)?, rows, how))
-}
-
-/// The share of the budget the maps' own penalties may take (`tune-maps.toml`).
-pub const MAPS_SHARE: f64 = 0.1;
-
-/// Learner fits of the search's two repetitions (two validation splits) of a 3-fold search
-/// over the penalty's 11 values, in fits on all the rows: each fold's 11 on two thirds of them,
-/// then the refit.
-pub(super) const SEARCH_FITS: f64 = 2.0 * (3.0 * 11.0 * 2.0 / 3.0 + 1.0);
-
-/// Chooses the learner's penalty for each map on its own features at the pilot's `d`
-/// (`tune-maps.toml`, on `rows` tuning rows), within [`MAPS_SHARE`] of `budget`: the maps whose
-/// search, estimated from the pilot, fits go in registry order; the others, and the tuning map
-/// (tuned with the bandwidth), keep the tuning run's penalty. Returns the notes for the report.
-pub fn per_map(
-    context: &steps::Context,
-    tuned: &mut Tuned,
-    estimates: &super::budget::Estimates,
-    d: usize,
-    rows: usize,
-    budget: f64,
-) -> Result<Vec<String>> {
-    let setup = context.setup;
-    let shared = specs::tuning_map(setup);
-    let share = rows as f64 / setup.n_train.max(1) as f64;
-    let mut left = MAPS_SHARE * budget;
-    let (mut maps, mut notes) = (Vec::new(), Vec::new());
-    for map in setup.map_names().into_iter().filter(|m| *m != shared) {
-        let cost = estimates.get(map, d).unwrap_or(f64::INFINITY) * share * SEARCH_FITS;
-        if cost <= left {
-            left -= cost;
-            maps.push(map);
-        } else {
-            notes.push(format!(
-                "{map} keeps the tuning map's {}: its own search was estimated at {cost:.0} s, \
-                 past what is left of the {:.0} % of the budget it may take",
-                setup.penalty,
-                100.0 * MAPS_SHARE
-            ));
-        }
-    }
-    if maps.is_empty() {
-        return Ok(notes);
-    }
-    context.progress.say(&format!(
-        "each map's own {} at D = {d} on {rows} rows: {}",
-        setup.penalty,
-        maps.join(", ")
-    ));
-    let at: Vec<(&'static str, usize)> = maps.iter().map(|m| (*m, d)).collect();
-    let spec = specs::tune_maps(setup, *tuned, "tune-maps", &at, rows)?;
-    let outcome = context.run_spec("tune-maps", &spec, &[])?;
-    let results = steps::read(&outcome)?;
-    for map in maps {
-        match own_penalty(setup, &results.rows, map) {
-            Some((penalty, size, edges)) => {
-                tuned.set_penalty(map, penalty, size);
-                notes.extend(edges);
-                notes.dedup();
-            }
-            None => notes.push(format!(
-                "{map} keeps the tuning map's {}: its own search did not run (see tune-maps)",
-                setup.penalty
-            )),
-        }
-    }
-    Ok(notes)
-}
 
 /// The penalty a search (`tune-maps`, `tune-last`) chose for `series` on its own features: the
 /// geometric mean over its repetitions, the D it searched at, and a note for each choice at an
 /// edge of the range searched; `None` when its rows did not run.
-pub(super) fn own_penalty(
+pub fn own_penalty(
     setup: &Setup,
     results: &[ResultRow],
     series: &str,
@@ -423,15 +296,6 @@ mod tests {
 
     /// The kernel SVM cannot cross-validate its C: the C with the best mean held-out score over
     /// the two splits is taken, with the geometric mean of the bandwidths its cells chose.
-    #[test]
-    fn the_tuning_rows_grow_with_the_time_left_as_rows_to_the_1_5() {
-        // A probe of 300 rows in 2 s; 16 s allowed: 8x the time, 4x the rows.
-        assert_eq!(rows_for(16.0, 300, 2.0, 2000), 1200);
-        // At most the data's, at least the probe's (even with no time left).
-        assert_eq!(rows_for(1e6, 300, 2.0, 2000), 2000);
-        assert_eq!(rows_for(-5.0, 300, 2.0, 2000), 300);
-    }
-
     #[test]
     fn the_exact_svm_takes_the_c_that_scores_best_and_its_own_bandwidth() {
         let s = setup("gaussian", Task::Binary, None);

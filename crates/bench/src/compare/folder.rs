@@ -1,120 +1,15 @@
-//! Running one of compare's steps: the spec written into the output folder (never over a file
-//! the user edited) and run by the runner, its results read back, and the clock every step
-//! prints against.
+//! compare's output folder: claimed before anything is written, every spec written with a
+//! digest line so that a rerun never replaces a file the user edited, and `rfbench reproduce`
+//! refused into the folder whose report was drawn from its rows.
 
 use std::path::Path;
-use std::time::Instant;
 
-use super::setup::Setup;
-use super::specs::{self, Tuned};
 use crate::error::{Error, Result};
-use crate::outputs::Results;
-use crate::results::ResultRow;
-use crate::run::{self, Outcome, RunOptions};
-use crate::spec::Profile;
 use rfbench_data::atomic::replace_file;
-
-/// What every step after tuning runs with: the output folder, the settings, the tuned values,
-/// the runner's options and the command's clock.
-pub struct Context<'a> {
-    pub out: &'a Path,
-    pub setup: &'a Setup,
-    pub tuned: Tuned,
-    pub run: &'a RunOptions,
-    pub progress: &'a Progress,
-}
-
-impl Context<'_> {
-    /// Writes and runs the spec `name` in the output folder ([`run_spec`]).
-    pub fn run_spec(
-        &self,
-        name: &str,
-        spec: &specs::Written,
-        earlier: &[ResultRow],
-    ) -> Result<Outcome> {
-        run_spec(self.out, name, spec, self.run, earlier)
-    }
-}
-
-/// The whole command's clock: every line it prints says how much of the budget is spent and,
-/// once the sweep is planned, the estimated end.
-pub struct Progress {
-    start: Instant,
-    budget: f64,
-    end: std::cell::Cell<Option<f64>>,
-}
-
-impl Progress {
-    pub fn new(budget: f64) -> Self {
-        Progress {
-            start: Instant::now(),
-            budget,
-            end: std::cell::Cell::new(None),
-        }
-    }
-
-    /// Seconds since the command started.
-    pub fn elapsed(&self) -> f64 {
-        self.start.elapsed().as_secs_f64()
-    }
-
-    /// The end the plan expects, `seconds` after the command started.
-    pub fn expect_end(&self, seconds: f64) {
-        self.end.set(Some(seconds));
-    }
-
-    /// Prints `message` after the time spent, of the budget, and the expected end.
-    pub fn say(&self, message: &str) {
-        let end = self
-            .end
-            .get()
-            .map_or(String::new(), |e| format!(", estimated end at {e:.0} s"));
-        eprintln!(
-            "compare [{:.0} s of {:.0} s{end}]: {message}",
-            self.elapsed(),
-            self.budget
-        );
-    }
-}
 
 /// The first line of every file `compare` writes, and the digest line that ends it: a file
 /// whose digest still matches was not edited and may be replaced by a rerun.
 const MARK: &str = "# rfbench-compare-digest: ";
-
-/// Writes `NAME.toml` into `dir` (refusing to replace a file the user edited) and runs it,
-/// taking `earlier`'s rows for the cells they measured. A failed cell of the pilot or the sweep
-/// is reported and left out (the report says why); the tuning run must succeed.
-pub fn run_spec(
-    dir: &Path,
-    name: &str,
-    spec: &specs::Written,
-    run: &RunOptions,
-    earlier: &[ResultRow],
-) -> Result<Outcome> {
-    let path = dir.join(format!("{name}.toml"));
-    write_marked(&path, &spec.text())?;
-    let spec = path.to_string_lossy().into_owned();
-    let outcome = run::reproduce_reusing(&spec, &Profile::Full, run, earlier)?;
-    for failed in &outcome.failed {
-        eprintln!("compare: {name}: failed: {failed}");
-    }
-    if name == "tune" && !outcome.failed.is_empty() {
-        return Err(Error::Experiment(format!(
-            "{}: {} run(s) failed:\n  {}",
-            path.display(),
-            outcome.failed.len(),
-            outcome.failed.join("\n  ")
-        )));
-    }
-    Ok(outcome)
-}
-
-pub fn read(outcome: &Outcome) -> Result<Results> {
-    Ok(
-        Results::from_csv(&outcome.csv, &outcome.plan.output_columns())?
-            .with_sums(&outcome.plan.sums),
-    )
-}
 
 /// A 64-bit hash of `text` (the seeds' FNV-1a derivation): enough to tell whether a file was
 /// edited since it was written.
@@ -124,7 +19,7 @@ fn digest(text: &str) -> String {
 
 /// Writes `text` with a digest line, atomically; a file already there is replaced only when it
 /// is one of ours that nobody edited.
-fn write_marked(path: &Path, text: &str) -> Result<()> {
+pub(super) fn write_marked(path: &Path, text: &str) -> Result<()> {
     if let Ok(old) = std::fs::read_to_string(path) {
         let edited = match old.rsplit_once(MARK) {
             Some((body, tail)) => digest(body) != tail.trim(),

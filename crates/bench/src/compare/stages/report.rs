@@ -1,20 +1,29 @@
-//! The report: the answer first, then for each tolerance the cheapest cell shown within it of
-//! the reference ([`super::decide`]), each map's smallest D within each tolerance, the maps at
+//! Stage `report`: `report.md` and the Pareto figure ([`crate::compare::pareto`]). The report:
+//! the answer first, then for each tolerance the cheapest cell shown within it of
+//! the reference ([`crate::compare::decide`]), each map's smallest D within each tolerance, the maps at
 //! equal D, the figures, every cell (score's mean and spread over repetitions, total time beside
 //! its estimate, memory, Gram error, Pareto front), and how it was run.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::decide::{self, Recommendation, Verdict, TOLERANCES};
-use super::lines::{pareto, time, Line};
-use super::setup::Setup;
+use super::gram::GRAM_ROWS;
+use super::{last_rungs, tune};
+use crate::compare::decide::{self, Recommendation, Verdict, TOLERANCES};
+use crate::compare::lines::{pareto, time, Line};
+use crate::compare::pipeline;
+use crate::compare::setup::Setup;
+use crate::compare::specs::{files, SCORE_FIGURE, TIME_FIGURE};
+use crate::compare::state::State;
+use crate::error::{Error, Result};
+use rfbench_data::atomic::replace_file;
 
 /// At equal D, two maps are told apart when a paired two-sided t test over repetitions
 /// rejects at this level.
 pub const ALPHA: f64 = 0.05;
 
-/// The name of the Pareto figure among the sweep's figures (drawn by [`super::pareto`]).
+/// The name of the Pareto figure among the sweep's figures (drawn by
+/// [`crate::compare::pareto`]).
 pub const PARETO: &str = "pareto";
 
 /// The two-sided p value of a paired t test between two lines over their common repetitions
@@ -26,6 +35,53 @@ pub fn paired_p(a: &Line, b: &Line) -> f64 {
         .filter_map(|(r, x)| b.scores.get(r).map(|y| x - y))
         .collect();
     crate::stats::paired(&diffs).map_or(1.0, |t| t.p)
+}
+
+/// Draws the Pareto figure and writes `report.md`, the way it was run said last.
+pub fn run(state: &mut State) -> Result<()> {
+    let setup = &state.setup;
+    crate::compare::pareto::draw(
+        &state.lines,
+        !setup.classification(),
+        &files(&state.out, "compare").figure(Some(PARETO)),
+    )?;
+    let report = markdown(
+        setup,
+        &state.lines,
+        &state.opening,
+        &how_it_was_run(state),
+        &state.skipped,
+    );
+    let path = state.out.join("report.md");
+    replace_file(&path, report.as_bytes()).map_err(|e| Error::io(&path, e))?;
+    state.report = report;
+    Ok(())
+}
+
+/// What was tuned, planned and run, with the stages' times, and the notes of each stage.
+fn how_it_was_run(state: &State) -> String {
+    let setup = &state.setup;
+    let mut note = format!(
+        "{} {} The sweep took {:.0} s; everything, tuning and pilot included, {:.0} s.",
+        tune::tuned_line(setup, &state.tuned),
+        state.plan_note,
+        state.sweep_seconds,
+        state.seconds
+    );
+    note.push_str(&format!(" The tuning ran {}.", state.tuning_how));
+    note.push_str(&last_rungs::sentence(setup, &state.tuned));
+    for sentence in &state.penalty_notes {
+        note.push_str(&format!(" {sentence}."));
+    }
+    for sentence in &state.confirm_notes {
+        note.push_str(&format!(" Confirmation: {sentence}."));
+    }
+    for warning in &state.warnings {
+        note.push_str(&format!("\n\nWarning: {warning}."));
+    }
+    note.push_str("\n\nThe stages, in the order they ran:\n\n");
+    note.push_str(&pipeline::table(|stage| state.took(stage)));
+    note
 }
 
 /// The report, in Markdown.
@@ -57,14 +113,14 @@ pub fn markdown(
         per_map(&mut out, lines, reference);
         at_equal_d(&mut out, lines);
     }
-    let sweep = super::specs::files(Path::new(""), "compare");
+    let sweep = files(Path::new(""), "compare");
     let _ = writeln!(
         out,
         "\n![score against time, the Pareto front]({})\n\n![score against D]({})\n\n\
          ![time against D]({})",
         sweep.figure(Some(PARETO)).display(),
-        sweep.figure(Some(super::specs::SCORE_FIGURE)).display(),
-        sweep.figure(Some(super::specs::TIME_FIGURE)).display()
+        sweep.figure(Some(SCORE_FIGURE)).display(),
+        sweep.figure(Some(TIME_FIGURE)).display()
     );
     let _ = writeln!(out, "\n## Every cell\n");
     let _ = writeln!(
@@ -76,8 +132,8 @@ pub fn markdown(
          gram.toml, a failed cell is in {} with its error); * on the Pareto front of score against \
          time; unconverged: repetitions whose learner stopped at its iteration cap (its score may \
          be below what it would reach).\n",
-        super::specs::GRAM_ROWS,
-        super::specs::files(Path::new(""), "gram").csv().display()
+        GRAM_ROWS,
+        files(Path::new(""), "gram").csv().display()
     );
     out.push_str(
         "| cell | score | runs | time (s) | estimate (s) | memory (MB) | Gram error | front | \

@@ -1,25 +1,60 @@
-//! Each series' penalty at its largest D. The tuning run chooses the learner's penalty with the
-//! tuning map at [`specs::tuning_d`], `tune-maps.toml` each other series' at the pilot's D (at
+//! Stage `last_rungs`: each series' penalty at its largest D. The tuning run chooses the
+//! learner's penalty with the tuning map at [`tuning_d`], `tune-maps.toml` each other series' at the pilot's D (at
 //! most 1,024); the sweep then climbs past them, and a penalty chosen on 512 features is not
 //! the one 4,096 want (more features fit more: the best C falls, the best lambda rises). Once the
 //! rounds have settled each series' last rung, `tune-last.toml` chooses the penalty again at that
 //! D, by the same cross-validation on the tuning rows, for the series whose search and the rerun
-//! of that one cell fit [`LAST_SHARE`] of the budget (and half the sweep's time left); where the
+//! of that one cell fit the stage's share ([`LAST_RUNGS`]: a tenth of the budget, and half the
+//! sweep's time left); where the
 //! choice changed, only that cell runs again, its penalty a column of its own in
 //! `compare.toml`, so that `rfbench reproduce compare.toml` gives the same scores. The series'
 //! smaller D keep the penalty chosen before: searching every rung would cost the whole sweep
 //! again, and the last rung is the one the answer leans on when a series has not plateaued.
 
-use super::budget::{components_are_rows, Estimates, Sweep};
-use super::setup::Setup;
-use super::specs::{self, Tuned};
-use super::steps::{self, Context};
-use super::tuning::{own_penalty, SEARCH_FITS};
+use std::time::Instant;
+
+use super::own_penalty::{self, SEARCH_FITS};
+use super::sweep;
+use crate::compare::budget::{components_are_rows, Estimates, Sweep};
+use crate::compare::chosen::own_penalty;
+use crate::compare::pipeline::LAST_RUNGS;
+use crate::compare::setup::Setup;
+use crate::compare::specs::{tuning_d, tuning_landmarks, tuning_map, Tuned};
+use crate::compare::state::{read, Context, State};
 use crate::error::Result;
 use crate::run::Outcome;
 
-/// The share of the budget the last rungs' searches and reruns may take.
-pub const LAST_SHARE: f64 = 0.1;
+/// Searches the series' last rungs that fit the stage's share, reruns the cells whose penalty
+/// changed, and records the choices and the notes for the report.
+pub fn run(state: &mut State) -> Result<()> {
+    let left = state
+        .deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs_f64();
+    let share = LAST_RUNGS.share;
+    let allowance = (share.of_budget() * state.budget).min(share.of_left() * left);
+    let before = state.tuned;
+    let tuning_d = tuning_d(&state.setup);
+    let chosen = |s: &str| chosen_at(&before, tuning_d, s);
+    let (setup, rows) = (&state.setup, state.tuning_rows);
+    let (searched, mut notes) = plan(
+        setup,
+        &state.swept,
+        &state.estimates,
+        rows,
+        allowance,
+        chosen,
+    );
+    let outcome = state.take_outcome()?;
+    let mut tuned = state.tuned;
+    let context = state.context();
+    let (outcome, more) = search(&context, &mut tuned, &state.swept, &searched, rows, outcome)?;
+    notes.extend(more);
+    state.tuned = tuned;
+    state.outcome = Some(outcome);
+    state.penalty_notes.extend(notes);
+    Ok(())
+}
 
 /// The D each series' penalty (before the last rungs) was chosen at: its own search's, or the
 /// tuning run's (the tuning map's penalty).
@@ -43,7 +78,7 @@ pub fn plan(
     chosen: impl Fn(&str) -> usize,
 ) -> (Vec<(&'static str, usize)>, Vec<String>) {
     let share = rows as f64 / setup.n_train.max(1) as f64;
-    let cap = specs::tuning_landmarks(setup, rows);
+    let cap = tuning_landmarks(setup, rows);
     let mut left = allowance;
     let (mut searched, mut notes) = (Vec::new(), Vec::new());
     for (series, ds) in &sweep.per_map {
@@ -71,7 +106,7 @@ pub fn plan(
                 "{keeps}: a search there and the rerun of that cell were estimated at \
                  {cost:.0} s, past the {left:.0} s left of what the last rungs may take (at \
                  most {:.0} % of the budget, and half the sweep's time left)",
-                100.0 * LAST_SHARE
+                100.0 * LAST_RUNGS.share.of_budget()
             ));
             continue;
         }
@@ -85,7 +120,7 @@ pub fn plan(
 /// each choice in `tuned` as that rung's own, and reruns `compare.toml` (from `outcome`'s rows:
 /// only the cells whose penalty changed run) when any changed. Returns the sweep's outcome and
 /// the notes for the report.
-pub fn run(
+fn search(
     context: &Context,
     tuned: &mut Tuned,
     sweep: &Sweep,
@@ -106,8 +141,8 @@ pub fn run(
         setup.penalty,
         names.join(", ")
     ));
-    let spec = specs::tune_maps(setup, *tuned, "tune-last", searched, rows)?;
-    let results = steps::read(&context.run_spec("tune-last", &spec, &[])?)?;
+    let spec = own_penalty::spec(setup, *tuned, "tune-last", searched, rows)?;
+    let results = read(&context.run_spec("tune-last", &spec, &[])?)?;
     let mut notes = Vec::new();
     let mut changed = Vec::new();
     for &(series, d) in searched {
@@ -147,7 +182,7 @@ pub fn run(
         setup.penalty,
         changed.join(", ")
     ));
-    let spec = specs::sweep(setup, *tuned, sweep)?;
+    let spec = sweep::spec(setup, *tuned, sweep)?;
     let rerun = context.run_spec("compare", &spec, &outcome.rows)?;
     notes.push(format!(
         "rerun with the {} chosen at their last D: {}",
@@ -166,8 +201,8 @@ fn same(a: f64, b: f64) -> bool {
 /// The learner's penalty on each series' features and the D it was chosen at, in a sentence
 /// for the report.
 pub fn sentence(setup: &Setup, tuned: &Tuned) -> String {
-    let tuning_d = specs::tuning_d(setup);
-    let shared = specs::tuning_map(setup);
+    let tuning_d = tuning_d(setup);
+    let shared = tuning_map(setup);
     let (own, last) = (tuned.own_penalties(), tuned.last_rung_penalties());
     let parts: Vec<String> = setup
         .map_names()
@@ -248,7 +283,7 @@ mod tests {
         let mut s = two_maps(true);
         let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         s.ladder = vec![64, 128, 256, 4096];
-        let shared = specs::tuning_map(&s);
+        let shared = tuning_map(&s);
         assert_eq!(shared, a);
         let mut t = Tuned::new(Some(1.0), 0.5, Some(1.0), 1.0);
         t.set_penalty(b, 2.0, 1024);

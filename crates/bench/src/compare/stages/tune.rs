@@ -1,0 +1,169 @@
+//! Stage `tune`: the bandwidth and the learner's penalty by cross-validation on a subsample,
+//! with one map (the kernel's tuning map), and the exact machine's own values chosen for itself
+//! in the same run ([`super::super::chosen`] reads them). Within its share of the budget: where
+//! the data has more than twice [`PROBE_ROWS`] tuning rows, `tune-probe.toml` on that many first
+//! times it, and `tune.toml` takes the rows that fit what is left of the share ([`rows_for`]).
+
+use std::time::Instant;
+
+use toml::Value;
+
+use crate::compare::chosen::chosen;
+use crate::compare::pipeline::TUNE;
+use crate::compare::setup::{Setup, EXACT_PENALTIES};
+use crate::compare::specs::{
+    kernel, learner_table, numbers, tuning_base, tuning_d, tuning_map, variant_axis, Tuned, Written,
+};
+use crate::compare::state::{read, run_spec, State};
+use crate::error::Result;
+use crate::spec::raw::{table, unspanned};
+use rfbench_registry::maps::N_COMPONENTS;
+
+/// Rows of the probe that times the tuning run before its rows are chosen.
+pub const PROBE_ROWS: usize = 300;
+
+/// How the tuning run's time grows with its rows, from the probe's (between the linear
+/// learner's cross-validation, linear, and the kernel SVM's, up to quadratic).
+const GROWTH: f64 = 1.5;
+
+/// The tuning run's rows for `allowance` seconds, given a probe of `probe` rows that took
+/// `seconds`: its time grown as rows^[`GROWTH`], within [probe, most].
+pub fn rows_for(allowance: f64, probe: usize, seconds: f64, most: usize) -> usize {
+    let scale = (allowance / seconds.max(1e-3)).max(0.0).powf(1.0 / GROWTH);
+    ((probe as f64 * scale).round() as usize).clamp(probe, most.max(probe))
+}
+
+/// Runs the tuning (the probe first where the data is large enough; the probe's values when no
+/// more rows fit) and records what was chosen, the rows it ran on and a sentence on them.
+pub fn run(state: &mut State) -> Result<()> {
+    let (setup, progress) = (&state.setup, &state.progress);
+    let most = setup.tuning_rows();
+    let mut rows = most;
+    let mut how = format!("on {most} rows");
+    let mut results = None;
+    if most > 2 * PROBE_ROWS {
+        progress.say(&format!("timing the tuning on {PROBE_ROWS} rows"));
+        let start = Instant::now();
+        let spec = spec(setup, "tune-probe", PROBE_ROWS)?;
+        let probe = run_spec(&state.out, "tune-probe", &spec, &state.run, &[])?;
+        let seconds = start.elapsed().as_secs_f64();
+        let share = TUNE.share.of_budget();
+        let allowance = share * state.budget - seconds;
+        rows = rows_for(allowance, PROBE_ROWS, seconds, most);
+        how = format!(
+            "on {rows} of at most {most} rows: a probe on {PROBE_ROWS} took {seconds:.1} s, \
+             and tuning may take {:.0} % of the budget (time taken as growing with rows^{GROWTH})",
+            100.0 * share
+        );
+        if rows == PROBE_ROWS {
+            results = Some(read(&probe)?);
+        }
+    }
+    let results = match results {
+        Some(results) => results,
+        None => {
+            progress.say(&format!(
+                "tuning the maps' and the exact machine's values on {rows} rows"
+            ));
+            let spec = spec(setup, "tune", rows)?;
+            read(&run_spec(&state.out, "tune", &spec, &state.run, &[])?)?
+        }
+    };
+    let chosen = chosen(setup, &results.rows)?;
+    progress.say(&tuned_line(setup, &chosen.tuned));
+    for warning in &chosen.warnings {
+        progress.say(&format!("warning: {warning}"));
+    }
+    state.tuned = chosen.tuned;
+    state.warnings = chosen.warnings;
+    state.tuning_rows = rows;
+    state.tuning_how = how;
+    Ok(())
+}
+
+/// The values tuned, the maps' and the exact machine's own, in one sentence.
+pub fn tuned_line(setup: &Setup, tuned: &Tuned) -> String {
+    let bandwidth = setup.kernel.bandwidth_param().map(|p| p.name);
+    let with_sigma = |sigma: Option<f64>| match (bandwidth, sigma) {
+        (Some(name), Some(s)) => format!("{name} = {s:.4}, "),
+        _ => String::new(),
+    };
+    format!(
+        "Tuned on the tuning run's training rows: for the maps (with {} on {}), {}{} = {:.4}; \
+         for the exact machine ({}), its own {}{} = {:.4}.",
+        setup.learner.name,
+        tuning_map(setup),
+        with_sigma(tuned.sigma),
+        setup.penalty,
+        tuned.penalty,
+        setup.exact_learner.name,
+        with_sigma(tuned.exact_sigma),
+        setup.exact_penalty,
+        tuned.exact_penalty
+    )
+}
+
+/// The tuning run `name`, on a subsample of `rows`: for the maps, sigma from the candidates and
+/// the learner's
+/// penalty by 3-fold cross-validation (nested: each bandwidth's folds choose their own penalty)
+/// with the tuning map, once; for the exact machine, the same for itself (its own sigma and
+/// penalty), or, when it cannot cross-validate its penalty (the kernel SVM's C), one cell per
+/// value of [`EXACT_PENALTIES`] (each choosing its sigma by cross-validation), scored on the
+/// held-out rows of two splits.
+pub fn spec(setup: &Setup, name: &str, rows: usize) -> Result<Written> {
+    let what = "the bandwidth and the penalties by cross-validation on a subsample";
+    let mut w = tuning_base(setup, name, what, rows, 2)?;
+    let sigma = match setup.sigmas.as_slice() {
+        [] => None,
+        [given] => Some(Value::Float(*given)),
+        candidates => Some(Value::Table(toml::Table::from_iter([
+            ("cv".to_string(), numbers(candidates)),
+            ("folds".to_string(), Value::Integer(3)),
+        ]))),
+    };
+    w.spec.kernel = kernel(setup, sigma);
+    let d = tuning_d(setup);
+    let exact = rfbench_registry::exact_map().name;
+    // The tuning series' map, with its variant's parameters in the map's table.
+    let series = rfbench_registry::series::named(tuning_map(setup));
+    let map = series.map_or(tuning_map(setup), |s| s.map.name);
+    if let Some((key, values)) = series.and_then(|s| variant_axis(&[s])) {
+        w.spec.maps.insert(map.into(), table([(key, values)]));
+    }
+    let tuples = [(map, setup.learner), (exact, setup.exact_learner)]
+        .iter()
+        .map(|(map, l)| Value::Array(vec![(*map).into(), l.name.into()]))
+        .collect();
+    w.spec.grid = table([
+        ("map, learner", Value::Array(tuples)),
+        (N_COMPONENTS.name, Value::Integer(d as i64)),
+    ]);
+    let mut features = learner_table(setup.penalty, "cv".into(), true);
+    features.insert("folds".into(), unspanned(3.into()));
+    w.spec.learners.insert(setup.learner.name.into(), features);
+    let exact_table = if setup.exact_learner.tunes_penalty() {
+        let mut t = learner_table(setup.exact_penalty, "cv".into(), true);
+        t.insert("folds".into(), unspanned(3.into()));
+        t
+    } else {
+        table([(setup.exact_penalty, numbers(&EXACT_PENALTIES))])
+    };
+    w.spec
+        .learners
+        .insert(setup.exact_learner.name.into(), exact_table);
+    Ok(w)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tuning_rows_grow_with_the_time_left_as_rows_to_the_1_5() {
+        // A probe of 300 rows in 2 s; 16 s allowed: 8x the time, 4x the rows.
+        assert_eq!(rows_for(16.0, 300, 2.0, 2000), 1200);
+        // At most the data's, at least the probe's (even with no time left).
+        assert_eq!(rows_for(1e6, 300, 2.0, 2000), 2000);
+        assert_eq!(rows_for(-5.0, 300, 2.0, 2000), 300);
+    }
+}
