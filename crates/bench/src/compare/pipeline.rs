@@ -3,6 +3,8 @@
 //! report's "How it was run" are both written from [`STAGES`] (a test keeps the doc current),
 //! and every stage takes its share of the budget from here, so a share is written once.
 
+use crate::outputs::markdown;
+
 /// How much of the time budget a stage may take.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Share {
@@ -178,17 +180,17 @@ pub fn list() -> String {
 /// The stages as a Markdown table, with the seconds each took (`None`: not finished when the
 /// table was written), for the report's "How it was run".
 pub fn table(seconds: impl Fn(&Stage) -> Option<f64>) -> String {
-    let mut out = String::from("| stage | writes | budget | took (s) | what it does |\n");
-    out.push_str("|---|---|---|---|---|\n");
+    let mut out = markdown::header(&["stage", "writes", "budget", "took (s)", "what it does"]);
     for stage in &STAGES {
         let took = seconds(stage).map_or("-".to_string(), |t| format!("{t:.1}"));
-        out.push_str(&format!(
-            "| {} | {} | {} | {took} | {} |\n",
+        let share = stage.share.describe();
+        out.push_str(&markdown::row(&[
             stage.name,
             stage.writes,
-            stage.share.describe(),
-            stage.does
-        ));
+            &share,
+            &took,
+            stage.does,
+        ]));
     }
     out
 }

@@ -5,13 +5,15 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-/// How an entry is drawn: a curve's line and marker, a baseline's dashed line, or the ring
-/// around a paper's value.
+/// How an entry is drawn: a curve's line and marker, a baseline's dashed line, the ring
+/// around a paper's value, a scatter's marker alone, or a plain line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Glyph {
     Curve(Marker),
     Baseline,
     Paper,
+    Point(Marker),
+    Line,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +121,14 @@ pub fn draw<DB: DrawingBackend>(
                         (x + SAMPLE / 2, y),
                         7,
                         e.color.stroke_width(2),
+                    ))
+                    .map_err(err)?;
+                }
+                Glyph::Point(m) => marker(area, m, e.color, (x + SAMPLE / 2, y))?,
+                Glyph::Line => {
+                    area.draw(&PathElement::new(
+                        vec![(x, y), (x + SAMPLE, y)],
+                        e.color.stroke_width(1),
                     ))
                     .map_err(err)?;
                 }

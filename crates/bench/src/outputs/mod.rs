@@ -12,10 +12,12 @@ mod claim;
 pub mod claims_file;
 mod figure;
 mod legend;
+pub mod markdown;
 mod paper;
 mod plot;
 mod report;
 mod results;
+mod scatter;
 mod table;
 mod validate;
 mod verdict;
@@ -28,11 +30,13 @@ use toml::Spanned;
 
 pub use claim::{ClaimOutcome, PairRow, RawClaim};
 pub use figure::RawFigure;
+pub use legend::Marker;
 pub use paper::{PaperOutcome, RawPaperValue};
-pub(crate) use plot::{map_color, register_embedded_font};
+pub(crate) use plot::map_color;
 pub use results::{
     CellStats, CellValue, Columns, Coordinates, ResultRow, Results, Sample, Skipped, Stats,
 };
+pub use scatter::{png as scatter_png, Scatter, ScatterPoint, ScatterSeries};
 pub use table::{RawPaperCell, RawTable};
 pub use validate::{Checker, RawSelector};
 pub use verdict::{shared_draw, PairVerdict, Verdict};

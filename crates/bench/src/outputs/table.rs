@@ -8,6 +8,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
+use super::markdown;
 use super::results::{CellStats, CellValue, Coordinates, Results, Skipped, Stats};
 use super::validate::{parse_template, Checker, Piece, RawSelector};
 use super::{describe, name, selects, CellProblem, Drawing, Labels, Output, RenderContext};
@@ -278,10 +279,6 @@ fn format_cell(
     out
 }
 
-fn escape(text: &str) -> String {
-    text.replace('|', "\\|")
-}
-
 /// A cell's place: its values of the `rows` coordinates, then of the `columns` coordinates.
 type At = (Vec<CellValue>, Vec<CellValue>);
 
@@ -511,8 +508,7 @@ impl Layout<'_> {
                 labels.join(&self.column_columns, &coordinates)
             }));
         }
-        out.push_str(&line(&header));
-        out.push_str(&format!("|{}\n", "---|".repeat(header.len())));
+        out.push_str(&markdown::header(&header));
         // Skip reasons (long: a URL and what to do) are numbered notes under the table.
         let mut notes = Notes::default();
         for row in &self.row_keys {
@@ -536,28 +532,16 @@ impl Layout<'_> {
                     None => ours,
                 });
             }
-            out.push_str(&line(&parts));
+            out.push_str(&markdown::row(&parts));
         }
         if !notes.0.is_empty() {
             out.push('\n');
             for (i, reason) in notes.0.iter().enumerate() {
-                out.push_str(&format!("[{}] {}\n", i + 1, escape(reason)));
+                out.push_str(&format!("[{}] {}\n", i + 1, markdown::escape(reason)));
             }
         }
         out
     }
-}
-
-/// One Markdown table line.
-fn line(parts: &[String]) -> String {
-    format!(
-        "| {} |\n",
-        parts
-            .iter()
-            .map(|p| escape(p))
-            .collect::<Vec<_>>()
-            .join(" | ")
-    )
 }
 
 /// Skip reasons in order of first use; a reason's note number is its place, from 1.

@@ -16,6 +16,7 @@ use crate::compare::setup::Setup;
 use crate::compare::specs::{files, SCORE_FIGURE, TIME_FIGURE};
 use crate::compare::state::State;
 use crate::error::{Error, Result};
+use crate::outputs::markdown;
 use rfbench_data::atomic::replace_file;
 
 /// At equal D, two maps are told apart when a paired two-sided t test over repetitions
@@ -135,41 +136,19 @@ pub fn markdown(
         GRAM_ROWS,
         files(Path::new(""), "gram").csv().display()
     );
-    out.push_str(
-        "| cell | score | runs | time (s) | estimate (s) | memory (MB) | Gram error | front | \
-         unconverged |\n",
-    );
-    out.push_str("|---|---|---|---|---|---|---|---|---|\n");
-    let front = pareto(lines);
-    for (line, front) in lines.iter().zip(front) {
-        let (score, runs) = if line.scores.is_empty() {
-            (
-                format!("not run: {}", line.skipped.as_deref().unwrap_or("-")),
-                0,
-            )
-        } else {
-            let score = match line.scores.len() {
-                1 => format!("{:.2}", line.mean()),
-                _ => format!("{:.2} ± {:.2}", line.mean(), line.sd()),
-            };
-            (score, line.scores.len())
-        };
-        let estimate = line.estimate.map_or("-".into(), |e| format!("{e:.2}"));
-        let gram = line.gram.map_or("-".into(), |g| format!("{g:.4}"));
-        let memory = line
-            .memory
-            .map_or("-".into(), |b| format!("{:.0}", b as f64 / 1e6));
-        let unconverged = match line.unconverged {
-            0 => String::new(),
-            k => format!("{k} of {runs}"),
-        };
-        let _ = writeln!(
-            out,
-            "| {} | {score} | {runs} | {:.2} | {estimate} | {memory} | {gram} | {} | {unconverged} |",
-            line.name(),
-            line.seconds,
-            if front { "*" } else { "" }
-        );
+    out.push_str(&markdown::header(&[
+        "cell",
+        "score",
+        "runs",
+        "time (s)",
+        "estimate (s)",
+        "memory (MB)",
+        "Gram error",
+        "front",
+        "unconverged",
+    ]));
+    for (line, front) in lines.iter().zip(pareto(lines)) {
+        out.push_str(&markdown::row(&every_cell_row(line, front)));
     }
     let _ = writeln!(out, "\n## How it was run\n\n{plan_note}\n");
     what_d_means(&mut out, setup);
@@ -198,6 +177,42 @@ pub fn markdown(
         }
     }
     out
+}
+
+/// A line's row of the table of every cell.
+fn every_cell_row(line: &Line, front: bool) -> [String; 9] {
+    let (score, runs) = if line.scores.is_empty() {
+        (
+            format!("not run: {}", line.skipped.as_deref().unwrap_or("-")),
+            0,
+        )
+    } else {
+        let score = match line.scores.len() {
+            1 => format!("{:.2}", line.mean()),
+            _ => format!("{:.2} ± {:.2}", line.mean(), line.sd()),
+        };
+        (score, line.scores.len())
+    };
+    let estimate = line.estimate.map_or("-".into(), |e| format!("{e:.2}"));
+    let gram = line.gram.map_or("-".into(), |g| format!("{g:.4}"));
+    let memory = line
+        .memory
+        .map_or("-".into(), |b| format!("{:.0}", b as f64 / 1e6));
+    let unconverged = match line.unconverged {
+        0 => String::new(),
+        k => format!("{k} of {runs}"),
+    };
+    [
+        line.name(),
+        score,
+        runs.to_string(),
+        format!("{:.2}", line.seconds),
+        estimate,
+        memory,
+        gram,
+        if front { "*" } else { "" }.to_string(),
+        unconverged,
+    ]
 }
 
 /// Per series compared: what its D counts (its choice parameters' values, such as RFF's form,
