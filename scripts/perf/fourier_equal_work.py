@@ -20,8 +20,8 @@ Fastfood replace the product by O(D log d) transforms per row and have no such c
 The peer's kernels: the header names the kernels each of scikit-learn's OpenBLAS copies chose. On a
 processor OpenBLAS does not know (AMD Zen 5 with OpenBLAS 0.3.31 and older) it falls back to its
 Haswell kernels, half the width of the machine's; run with ``OPENBLAS_CORETYPE=SkylakeX`` (any
-AVX-512 processor) so that scikit-learn runs its best kernels (docs/performance.md, "Issue 45 on
-a Zen 5 machine"). Our Fourier maps use no OpenBLAS.
+AVX-512 processor) so that scikit-learn runs its best kernels (docs/performance.md, the Zen 5
+rows of "Fourier maps at equal work"). Our Fourier maps use no OpenBLAS.
 """
 
 import argparse
