@@ -116,11 +116,22 @@ compare DATA *FLAGS: build
 # scripts/ci/check_structure.py), build and run the whole test suite (and make sure the benchmarks
 # compile: built with the test profile, which reuses the test build's dependencies; `just bench`
 # builds them optimised).
+# Each step's wall time is printed when it ends ("just test: STEP took N s", on stderr): the
+# build, the Rust tests and the Python tests apart.
 test: setup
-    python3 scripts/ci/check_structure.py --self-test
-    cargo test --workspace --exclude rfbench-python
-    cargo test --workspace --exclude rfbench-python --benches --no-run
-    just test-python
+    #!/usr/bin/env bash
+    set -euo pipefail
+    step() {
+        local name=$1 begun=$SECONDS
+        shift
+        "$@"
+        echo "just test: $name took $((SECONDS - begun)) s" >&2
+    }
+    step "structure check" python3 scripts/ci/check_structure.py --self-test
+    step "build" cargo test --workspace --exclude rfbench-python --no-run
+    step "Rust tests" cargo test --workspace --exclude rfbench-python
+    step "benchmarks' build" cargo test --workspace --exclude rfbench-python --benches --no-run
+    step "Python (wheel, tests)" just test-python
 
 # The Python package as a wheel in target/wheels, for a machine with neither Rust nor OpenBLAS:
 # maturin (pinned, from PyPI, in target/wheel-venv) builds the extension in release mode, stripped,
