@@ -18,7 +18,7 @@ use crate::kinds::STREAM_ABOVE_BYTES;
 use crate::spec::{Cell, DatasetSource, Plan, SpecError};
 use rfbench_data::Registry;
 use rfbench_learners::DEFAULT_MAX_KERNEL_BYTES;
-use rfbench_registry::learners::STREAM_BLOCK_ROWS;
+use rfbench_registry::learners::{wiring, STREAM_BLOCK_ROWS};
 use rfbench_registry::maps::MapSize;
 use rfbench_registry::{Needs, Value};
 
@@ -93,8 +93,10 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128, rows_key: &'static str) -> Vec
 /// takes them in blocks (ridge) above the learning kind's threshold, one block and `Z'Z`.
 fn features_term(cell: &Cell, mapped: u128, width: u128, key: &'static str) -> Term {
     let features = 8 * mapped * width;
-    let streamed =
-        cell.learner.is_some_and(|l| l.train_streamed.is_some()) && features > STREAM_ABOVE_BYTES;
+    let streamed = cell
+        .learner
+        .is_some_and(|l| wiring(l).train_streamed.is_some())
+        && features > STREAM_ABOVE_BYTES;
     if streamed {
         Term {
             bytes: 8 * (STREAM_BLOCK_ROWS as u128) * width + 8 * width * width,

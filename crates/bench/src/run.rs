@@ -30,6 +30,7 @@ use crate::shard::{self, Manifest, Shard};
 use crate::spec::{load_plan, Cell, DatasetSource, Plan, Profile, SpecError};
 use crate::staging::{self, Staged};
 use rfbench_data::{distance_percentile_among, DataError, Norm, Prepared, Step};
+use rfbench_registry::generators::generate;
 use rfbench_registry::{BandwidthSearch, ChosenBy, ParamValues, Tuned, Value};
 
 /// Where a run reads its inputs and writes its outputs.
@@ -106,7 +107,7 @@ pub(crate) fn prepare_data(
 ) -> Result<std::result::Result<Prepared, String>> {
     let (dataset, defaults) = match cell.source {
         DatasetSource::Synthetic(generator) => (
-            (generator.generate)(&cell.data_params, data_seed)?,
+            generate(generator, &cell.data_params, data_seed)?,
             Vec::new(),
         ),
         DatasetSource::Registry => {

@@ -59,13 +59,16 @@ pub use libsvm::parse_libsvm;
 pub use lock::LockFile;
 pub use preprocess::{
     distance_percentile, distance_percentile_among, min_max, random_split, split_rows, standardize,
-    stratified_split, subsample_indices, unit_norm, ColumnScaler, Norm,
+    stratified_split, subsample_indices, unit_norm, ColumnScaler,
 };
 pub use registry::{
     line_of, Compression, CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Part,
     Registry, Role, Split, Subsample, TarCompression, Task,
 };
-pub use steps::{apply_steps, Prepared, Step, STEP_NAMES};
+// The preprocessing vocabulary is the component registry's (specs, dataset entries and the
+// kernels' entries write it); this crate applies it.
+pub use rfbench_registry_data::{Norm, Step, STEP_NAMES};
+pub use steps::{apply_steps, Prepared};
 pub use synthetic::{gaussian, make_classification, MakeClassification};
 
 /// A load and where it came from.

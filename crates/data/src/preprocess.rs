@@ -15,6 +15,7 @@ use rand::seq::index;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rfbench_maps::CsrMatrix;
+use rfbench_registry_data::Norm;
 
 use super::error::{DataError, Result};
 
@@ -197,24 +198,6 @@ pub fn standardize(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
 /// Min-max scales with the range of the first `n_train` rows (the training set).
 pub fn min_max(x: &CsrMatrix, n_train: usize) -> Result<Array2<f64>> {
     ColumnScaler::min_max(x, 0..n_train, 0.0..=1.0)?.transform(x)
-}
-
-/// The norm of `x - y` a bandwidth scales: the Gaussian's and Matern's `|x - y|_2`, the
-/// Laplacian's `|x - y|_1`. A bandwidth rule measures distances in its kernel's norm, so that
-/// "the median distance" means the same thing to the kernel as to the rule.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Norm {
-    L1,
-    L2,
-}
-
-impl Norm {
-    pub fn name(self) -> &'static str {
-        match self {
-            Norm::L1 => "L1",
-            Norm::L2 => "Euclidean",
-        }
-    }
 }
 
 /// The distance between two sparse rows (increasing column order) in `norm`, by merging.

@@ -17,11 +17,11 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use rfbench_registry_data::{Step, TaskKind};
 use serde::Deserialize;
 use toml::Spanned;
 
 use super::error::{DataError, Result};
-use super::steps::Step;
 
 /// The learning task a dataset's labels define.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -30,6 +30,17 @@ pub enum Task {
     Binary,
     Multiclass,
     Regression,
+}
+
+impl From<Task> for TaskKind {
+    /// A dataset's task as the registry's learners see it: binary and multi-class are both
+    /// classification.
+    fn from(task: Task) -> TaskKind {
+        match task {
+            Task::Regression => TaskKind::Regression,
+            _ => TaskKind::Classification,
+        }
+    }
 }
 
 /// The on-disk format of a dataset's files; one parser per variant.

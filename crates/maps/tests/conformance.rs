@@ -549,7 +549,7 @@ fn the_list_covers_every_registry_map() {
     for name in &names {
         assert!(
             registry_map_of(name).is_some(),
-            "{name}: no registry map of that name (crates/registry/src/maps.rs)"
+            "{name}: no registry map of that name (crates/registry-data/src/maps.rs)"
         );
     }
     for map in rfbench_registry::MAPS.iter().filter(|m| m.is_feature_map()) {

@@ -1,7 +1,8 @@
-//! The component registry (`rfbench-registry`) as plain Python data: every map and exact kernel
-//! with its parameters (kind, range, default, doc). The Python classes build their scikit-learn
-//! `_parameter_constraints` and defaults from it (`rfbench._registry`), so a range or a default is
-//! written once, in the registry that also validates specs and generates `docs/spec.md`.
+//! The component registry's data (`rfbench-registry-data`) as plain Python data: every map and
+//! exact kernel with its parameters (kind, range, default, doc). The Python classes build their
+//! scikit-learn `_parameter_constraints` and defaults from it (`rfbench._registry`), so a range or
+//! a default is written once, in the registry that also validates specs and generates
+//! `docs/spec.md`.
 //!
 //! Dicts, lists and scalars only (each struct below becomes a dict with its field names as keys):
 //! what to make of a parameter is the Python side's business.
@@ -9,8 +10,8 @@
 use std::collections::BTreeMap;
 
 use pyo3::prelude::*;
-use rfbench_registry::params::{Default as ParamDefault, ParamValues, Value as ParamValue};
-use rfbench_registry::{KernelInfo, MapInfo, ParamKind, ParamSpec, KERNELS, MAPS};
+use rfbench_registry_data::params::{Default as ParamDefault, ParamValues, Value as ParamValue};
+use rfbench_registry_data::{KernelInfo, MapInfo, ParamKind, ParamSpec, KERNELS, MAPS};
 
 use crate::error::value_error;
 

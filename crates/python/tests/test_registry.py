@@ -1,4 +1,4 @@
-"""The classes against the component registry (crate ``rfbench-registry``, exported by
+"""The classes against the component registry (crate ``rfbench-registry-data``, exported by
 ``_rfbench.registry()``): every registry map has a class, every parameter a class shares with the
 registry has the registry's range and default (or a deviation stated in ``rfbench._registry``),
 and the ranges hold at their ends."""

@@ -1,42 +1,32 @@
-//! Synthetic data sources, usable wherever a dataset name is: `dataset = "gaussian"` with axes
-//! `n` and `d` is a spec, not code. The data's seed is the cell's `data_seed` (scoped, by default,
-//! to the dataset's own coordinates, so every map of a sweep sees the same rows).
+//! The synthetic sources' wiring: the rows each entry of `rfbench_registry_data::generators`
+//! (re-exported here) names, from rfbench-data's generators.
 
-use super::learners::TaskKind;
-use super::params::{count, non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
 use rfbench_data::{DataError, Dataset, MakeClassification};
+pub use rfbench_registry_data::generators::*;
+use rfbench_registry_data::params::ParamValues;
 
+/// A source's rows from a cell's parameters and its data seed.
 pub type Generate = fn(&ParamValues, u64) -> Result<Dataset, DataError>;
 
-#[derive(Clone, Copy)]
-pub struct GeneratorInfo {
-    pub name: &'static str,
-    pub doc: &'static str,
-    pub params: &'static [ParamSpec],
-    pub task: TaskKind,
-    pub generate: Generate,
-}
+/// Each source's generator, by its registry entry.
+const WIRING: &[(&GeneratorInfo, Generate)] = &[
+    (&GAUSSIAN, gaussian),
+    (&MAKE_CLASSIFICATION, make_classification),
+];
 
-const N_TEST: ParamSpec = ParamSpec {
-    name: "n_test",
-    kind: ParamKind::Int {
-        min: 0,
-        max: 1 << 31,
-    },
-    default: Some(Default::Int(0)),
-    doc: "the last n_test rows are the test rows",
-};
-
-const fn small(name: &'static str, default: i64, doc: &'static str) -> ParamSpec {
-    ParamSpec {
-        name,
-        kind: ParamKind::Int {
-            min: 0,
-            max: 1 << 20,
-        },
-        default: Some(Default::Int(default)),
-        doc,
-    }
+/// The rows of `generator` for a cell's parameters and data seed (every registered source has a
+/// generator: tested).
+pub fn generate(
+    generator: &GeneratorInfo,
+    params: &ParamValues,
+    seed: u64,
+) -> Result<Dataset, DataError> {
+    let generate = WIRING
+        .iter()
+        .find(|(g, _)| g.name == generator.name)
+        .map(|(_, generate)| generate)
+        .unwrap_or_else(|| panic!("{generator:?} has no generator in rfbench-registry"));
+    generate(params, seed)
 }
 
 fn gaussian(p: &ParamValues, seed: u64) -> Result<Dataset, DataError> {
@@ -58,48 +48,24 @@ fn make_classification(p: &ParamValues, seed: u64) -> Result<Dataset, DataError>
     rfbench_data::make_classification(&params, seed)
 }
 
-pub const GENERATORS: &[GeneratorInfo] = &[
-    GeneratorInfo {
-        name: "gaussian",
-        doc: "n rows of i.i.d. N(0, 1) coordinates in d dimensions (labels 0)",
-        params: &[
-            count("n", None, "rows"),
-            count("d", None, "dimension"),
-            N_TEST,
-        ],
-        task: TaskKind::Regression,
-        generate: gaussian,
-    },
-    GeneratorInfo {
-        name: "make-classification",
-        doc: "scikit-learn's make_classification: informative clusters on hypercube vertices, \
-              redundant combinations, noise, flipped labels",
-        params: &[
-            count("n", Some(100), "rows"),
-            count("d", Some(20), "features"),
-            small("n_informative", 2, "informative features"),
-            small(
-                "n_redundant",
-                2,
-                "linear combinations of the informative ones",
-            ),
-            count("n_classes", Some(2), "classes"),
-            count(
-                "n_clusters_per_class",
-                Some(2),
-                "Gaussian clusters per class",
-            ),
-            positive("class_sep", Some(1.0), "half the side of the hypercube"),
-            non_negative("flip_y", 0.01, "fraction of labels flipped at random"),
-            N_TEST,
-        ],
-        task: TaskKind::Classification,
-        generate: make_classification,
-    },
-];
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rfbench_registry_data::params::defaults;
 
-impl std::fmt::Debug for GeneratorInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "generator {:?}", self.name)
+    /// Every registered source has exactly one generator, every generator is a registered
+    /// source's, and each makes the rows its entry's defaults ask for.
+    #[test]
+    fn every_source_is_wired_once_and_generates() {
+        for info in GENERATORS {
+            let n = WIRING.iter().filter(|(g, _)| g.name == info.name).count();
+            assert_eq!(n, 1, "{info:?}: {n} generators");
+            let params = defaults(info.params);
+            let data = generate(info, &params, 3).unwrap();
+            assert_eq!(data.x.n_rows(), params.usize("n"), "{info:?}");
+        }
+        for (wired, _) in WIRING {
+            assert!(GENERATORS.iter().any(|g| g.name == wired.name), "{wired:?}");
+        }
     }
 }

@@ -1,6 +1,8 @@
-//! The learners a spec can name. Each entry trains on the training rows (features, or the raw
-//! rows for the exact-kernel machines), predicts the test rows and reports its own diagnostics
-//! (chosen lambda, iterations, convergence) as extra result columns.
+//! The learners' wiring: what each entry of `rfbench_registry_data::learners` (re-exported here)
+//! runs. Each trains on the training rows (features, or the raw rows for the exact-kernel
+//! machines), predicts the test rows and reports its own diagnostics (chosen lambda, iterations,
+//! convergence) as extra result columns; its check puts a cell's parameters through the
+//! library's `check()` at plan time.
 
 use std::time::Instant;
 
@@ -10,45 +12,9 @@ use rfbench_learners::{
     LinearSvmParams, LogisticRegressionParams, RidgeClassifierParams, RidgeParams, Solver, SvmLoss,
 };
 use rfbench_maps::{Kernel, Rows};
-
-use super::params::{choice, count, positive, Default, ParamKind, ParamSpec, ParamValues};
-use super::tuned::{ChosenBy, Tuned, TunedColumns};
-
-/// Whether a dataset's targets are classes or real values.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TaskKind {
-    Classification,
-    Regression,
-}
-
-impl From<rfbench_data::Task> for TaskKind {
-    /// A dataset's task as learners see it: binary and multi-class are both classification.
-    fn from(task: rfbench_data::Task) -> TaskKind {
-        match task {
-            rfbench_data::Task::Regression => TaskKind::Regression,
-            _ => TaskKind::Classification,
-        }
-    }
-}
-
-impl TaskKind {
-    /// The learning kind's score of the task: accuracy (%) or RMSE.
-    pub fn score_metric(self) -> &'static str {
-        match self {
-            TaskKind::Classification => crate::kinds::column::ACCURACY,
-            TaskKind::Regression => crate::kinds::column::RMSE,
-        }
-    }
-}
-
-/// What a learner is trained on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Needs {
-    /// Feature vectors (a random feature map's output, or the raw rows with map `none`).
-    Features,
-    /// The exact kernel on the raw rows (map `exact`).
-    Kernel,
-}
+pub use rfbench_registry_data::learners::*;
+use rfbench_registry_data::params::ParamValues;
+use rfbench_registry_data::tuned::{ChosenBy, Tuned};
 
 pub struct LearnerInput<'a> {
     pub params: &'a ParamValues,
@@ -112,19 +78,9 @@ pub struct StreamInput<'a> {
 /// the time spent producing the blocks, which the caller measures and moves to the map's time.
 pub type StreamTrainer = fn(&StreamInput<'_>) -> Result<LearnerOutput, LearnerError>;
 
+/// What a learner's entry runs.
 #[derive(Clone, Copy)]
-pub struct LearnerInfo {
-    pub name: &'static str,
-    pub label: &'static str,
-    pub doc: &'static str,
-    pub params: &'static [ParamSpec],
-    pub needs: Needs,
-    pub tasks: &'static [TaskKind],
-    /// Diagnostic columns it writes.
-    pub extras: &'static [&'static str],
-    /// Parameters it may choose by cross-validation: each writes the value used and whether it
-    /// was at an edge of the range searched ([`TunedColumns`]).
-    pub tunes: &'static [&'static str],
+pub struct LearnerWiring {
     pub train: Trainer,
     /// Builds its parameters as training would and puts them through the library's `check()`,
     /// without data (at plan time: a rule only the library knows fails before anything runs).
@@ -132,42 +88,59 @@ pub struct LearnerInfo {
     /// Training on streamed features, for learners that can (the learning kind streams when the
     /// dense features would pass its memory threshold).
     pub train_streamed: Option<StreamTrainer>,
-    /// Its regularisation parameter (`C`, `lambda`), the one `rfbench compare` tunes.
-    pub penalty: Option<&'static str>,
-    /// The tasks for which `rfbench compare` uses it by default: on the features (a learner
-    /// that needs features) or on the exact kernel (one that needs the kernel).
-    pub compare_default_for: &'static [TaskKind],
-    /// For a learner on features: the exact-kernel machine that minimises the same loss (its
-    /// kernelised form), which `rfbench compare` takes as the reference where it does the task.
-    pub exact_counterpart: Option<&'static str>,
 }
 
-impl LearnerInfo {
-    /// Whether its penalty can be chosen by cross-validation (`C = "cv"`).
-    pub fn tunes_penalty(&self) -> bool {
-        self.penalty.is_some_and(|p| self.tunes.contains(&p))
-    }
+/// Each learner's wiring, by its registry entry.
+const WIRING: &[(&LearnerInfo, LearnerWiring)] = &[
+    (
+        &LINEAR_SVM,
+        LearnerWiring {
+            train: linear_svm,
+            check: |p| linear_svm_params(p, 0).0.check().map(drop),
+            train_streamed: None,
+        },
+    ),
+    (
+        &LOGISTIC,
+        LearnerWiring {
+            train: logistic,
+            check: |p| logistic_params(p).check().map(drop),
+            train_streamed: None,
+        },
+    ),
+    (
+        &RIDGE,
+        LearnerWiring {
+            train: ridge,
+            check: |p| ridge_params(p, 0).0.check().map(drop),
+            train_streamed: Some(ridge_streamed),
+        },
+    ),
+    (
+        &KERNEL_SVM,
+        LearnerWiring {
+            train: kernel_svm,
+            check: |p| kernel_svm_params(p).check().map(drop),
+            train_streamed: None,
+        },
+    ),
+    (
+        &KERNEL_RIDGE,
+        LearnerWiring {
+            train: kernel_ridge,
+            check: |p| kernel_ridge_params(p).check().map(drop),
+            train_streamed: None,
+        },
+    ),
+];
 
-    pub fn does(&self, task: TaskKind) -> bool {
-        self.tasks.contains(&task)
-    }
-
-    /// The columns it writes beside the kind's metrics: its diagnostics, then each tuned
-    /// parameter's.
-    pub fn columns(&self) -> Vec<String> {
-        let mut columns: Vec<String> = self.extras.iter().map(|e| e.to_string()).collect();
-        for tuned in self.tuned_columns() {
-            columns.extend(tuned.names().map(str::to_string));
-        }
-        columns
-    }
-
-    /// The columns of its tuned parameters.
-    pub fn tuned_columns(&self) -> impl Iterator<Item = TunedColumns> + '_ {
-        self.tunes
-            .iter()
-            .map(|p| TunedColumns::new(p, ChosenBy::Learner, true))
-    }
+/// What `learner` runs (every registered learner has its wiring: tested).
+pub fn wiring(learner: &LearnerInfo) -> &'static LearnerWiring {
+    WIRING
+        .iter()
+        .find(|(l, _)| l.name == learner.name)
+        .map(|(_, wiring)| wiring)
+        .unwrap_or_else(|| panic!("{learner:?} has no wiring in rfbench-registry"))
 }
 
 /// The rows as a dense matrix: the features themselves when they are dense (no copy: they may be
@@ -306,20 +279,6 @@ fn ridge_streamed(i: &StreamInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 tuned: lambda_tuned(&model, cv),
             })
         }
-    }
-}
-
-/// How many times training with `params` goes over its training rows: once, or, where a learner
-/// with folds has no number for its `C` or `lambda` (absent, or ridge's `"cv"`) and so chooses it
-/// by cross-validation, once per fold and once more for the final model. The candidates within a
-/// fold are not counted: ridge and kernel ridge share one factorisation per fold across them, and
-/// for the linear SVM this undercounts by its grid's size. The runner's scheduler orders runs by
-/// it (`rfbench::schedule`).
-pub fn fits(params: &ParamValues) -> usize {
-    let number = |name| params.get(name).and_then(|v| v.as_f64()).is_some();
-    match params.get("folds").and_then(|v| v.as_usize()) {
-        Some(folds) if !number("C") && !number("lambda") => folds + 1,
-        _ => 1,
     }
 }
 
@@ -511,195 +470,31 @@ fn kernel_ridge(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
     })
 }
 
-const C: ParamSpec = positive("C", Some(1.0), "penalty of the hinge losses");
-const C_OR_CV: ParamSpec = ParamSpec {
-    name: "C",
-    kind: ParamKind::NumberOr("cv"),
-    default: Some(Default::Float(1.0)),
-    doc: "penalty of the hinge losses, or \"cv\": k-fold cross-validation on the training rows over 2^-5..2^5, extended while at an edge up to 2^-15..2^15",
-};
-/// LIBLINEAR's `-B`, shared by the linear models.
-const BIAS: ParamSpec = ParamSpec {
-    name: "bias",
-    kind: ParamKind::Float(rfbench_maps::Interval::NON_NEGATIVE),
-    default: Some(Default::Float(1.0)),
-    doc: "value of the appended constant feature (LIBLINEAR -B); 0 for none",
-};
-
-/// `max_iter` of the linear models: `doc` says what one iteration is.
-const fn max_iter(doc: &'static str) -> ParamSpec {
-    ParamSpec {
-        name: "max_iter",
-        kind: ParamKind::Int {
-            min: 1,
-            max: 1 << 31,
-        },
-        default: Some(Default::Int(1000)),
-        doc,
-    }
-}
-
-const FOLDS: ParamSpec = ParamSpec {
-    name: "folds",
-    kind: ParamKind::Int { min: 2, max: 100 },
-    default: Some(Default::Int(5)),
-    doc: "folds of the cross-validation",
-};
-const BOTH: &[TaskKind] = &[TaskKind::Classification, TaskKind::Regression];
-
-pub const LEARNERS: &[LearnerInfo] = &[
-    LearnerInfo {
-        name: "linear-svm",
-        label: "linear SVM",
-        doc: "Linear SVM, one-vs-rest, by LIBLINEAR's solvers: dual coordinate descent or the primal trust-region Newton method.",
-        params: &[
-            C_OR_CV,
-            FOLDS,
-            choice("loss", &["l1", "l2"], "l2", "l1: hinge (LIBLINEAR -s 3); l2: squared hinge (-s 1, its default)"),
-            choice("solver", &["dual", "primal", "auto"], "dual", "dual: coordinate descent (-s 1 / -s 3); primal: trust-region Newton (-s 2, squared hinge only); auto: primal when rows >= features, else 50 dual passes and primal if they did not converge (column primal says which ran)"),
-            ParamSpec {
-                name: "eps",
-                kind: ParamKind::NumberOr("default"),
-                default: Some(Default::Text("default")),
-                doc: "stopping tolerance (LIBLINEAR -e), or \"default\": LIBLINEAR's for the solver that runs (0.1 on the dual's projected-gradient gap, 0.01 on the primal's |g| / |g0|)",
-            },
-            BIAS,
-            max_iter("passes over the data (dual) or Newton steps (primal) before stopping unconverged"),
-        ],
-        needs: Needs::Features,
-        tasks: &[TaskKind::Classification],
-        extras: &["iterations", "converged", "primal"],
-        tunes: &["C"],
-        train: linear_svm,
-        check: |p| linear_svm_params(p, 0).0.check().map(drop),
-        train_streamed: None,
-        penalty: Some("C"),
-        compare_default_for: &[TaskKind::Classification],
-        exact_counterpart: Some("kernel-svm"),
-    },
-    LearnerInfo {
-        name: "logistic",
-        label: "logistic regression",
-        doc: "L2-regularised logistic regression by the trust-region Newton method (LIBLINEAR -s 0), one-vs-rest.",
-        params: &[
-            positive("C", Some(1.0), "cost of the logistic loss (LIBLINEAR -c)"),
-            positive("eps", Some(0.01), "tolerance on |g| / |g0|, scaled by the smaller class's share (LIBLINEAR -e)"),
-            BIAS,
-            max_iter("Newton steps before stopping unconverged"),
-        ],
-        needs: Needs::Features,
-        tasks: &[TaskKind::Classification],
-        extras: &["iterations", "converged"],
-        tunes: &[],
-        train: logistic,
-        check: |p| logistic_params(p).check().map(drop),
-        train_streamed: None,
-        penalty: Some("C"),
-        compare_default_for: &[],
-        exact_counterpart: None,
-    },
-    LearnerInfo {
-        name: "ridge",
-        label: "ridge",
-        doc: "Ridge regression / one-vs-rest ridge classifier by Cholesky of Z'Z + lambda I.",
-        params: &[
-            ParamSpec {
-                name: "lambda",
-                kind: ParamKind::NumberOr("cv"),
-                default: Some(Default::Text("cv")),
-                doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows",
-            },
-            FOLDS,
-        ],
-        needs: Needs::Features,
-        tasks: BOTH,
-        extras: &[],
-        tunes: &["lambda"],
-        train: ridge,
-        check: |p| ridge_params(p, 0).0.check().map(drop),
-        train_streamed: Some(ridge_streamed),
-        penalty: Some("lambda"),
-        compare_default_for: &[TaskKind::Regression],
-        exact_counterpart: Some("kernel-ridge"),
-    },
-    LearnerInfo {
-        name: "kernel-svm",
-        label: "kernel SVM",
-        doc: "The exact kernel SVM at LIBSVM's scale (its C-SVC: SMO with second-order working-set \
-              selection, shrinking, free intercept, a bounded LRU cache of kernel rows, one-vs-one); \
-              needs map \"exact\".",
-        params: &[
-            C,
-            positive("eps", Some(1e-3), "stopping tolerance (LIBSVM -e)"),
-            count("cache_mb", Some(200), "kernel-row cache in MiB (LIBSVM -m; f64 values, so twice LIBSVM's size for the same rows)"),
-        ],
-        needs: Needs::Kernel,
-        tasks: &[TaskKind::Classification],
-        extras: &["iterations", "converged", "support_vectors"],
-        tunes: &[],
-        train: kernel_svm,
-        check: |p| kernel_svm_params(p).check().map(drop),
-        train_streamed: None,
-        penalty: Some("C"),
-        compare_default_for: &[TaskKind::Classification],
-        exact_counterpart: None,
-    },
-    LearnerInfo {
-        name: "kernel-ridge",
-        label: "kernel ridge",
-        doc: "Exact kernel ridge regression (Cholesky of K + lambda I); needs map \"exact\".",
-        params: &[
-            ParamSpec {
-                name: "lambda",
-                kind: ParamKind::NumberOr("cv"),
-                default: Some(Default::Text("cv")),
-                doc: "regularisation, or \"cv\": k-fold cross-validation on the training rows (2^-10..2^10, extended while at an edge up to 2^-30..2^30)",
-            },
-            FOLDS,
-        ],
-        needs: Needs::Kernel,
-        tasks: &[TaskKind::Regression],
-        extras: &[],
-        tunes: &["lambda"],
-        train: kernel_ridge,
-        check: |p| kernel_ridge_params(p).check().map(drop),
-        train_streamed: None,
-        penalty: Some("lambda"),
-        compare_default_for: &[TaskKind::Regression],
-        exact_counterpart: None,
-    },
-];
-
-impl std::fmt::Debug for LearnerInfo {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "learner {:?}", self.name)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::library_defaults::compare_defaults;
-    use crate::params::{assert_ranges_agree, defaults, Value};
     use rand::{Rng, SeedableRng};
+    use rfbench_registry_data::library_defaults::compare_defaults;
+    use rfbench_registry_data::params::{assert_ranges_agree, defaults, Value};
 
-    /// Cross-validation is counted where a learner has folds and no number to use: ridge's
-    /// default lambda is "cv", the linear SVM's C is searched when absent.
+    /// Every registered learner has exactly one wiring, and every wiring is a registered
+    /// learner's.
     #[test]
-    fn a_cross_validated_learner_fits_once_per_fold_and_once_more() {
-        let of = |name: &str| LEARNERS.iter().find(|l| l.name == name).unwrap();
-        let ridge = defaults(of("ridge").params);
-        assert_eq!(fits(&ridge), 6, "{ridge:?}");
-        let mut fixed = ridge.clone();
-        fixed.0.insert("lambda".into(), Value::Float(0.1));
-        assert_eq!(fits(&fixed), 1);
-        let mut svm = defaults(of("linear-svm").params);
-        svm.0.insert("folds".into(), Value::Int(3));
-        svm.0.remove("C");
-        assert_eq!(fits(&svm), 4, "{svm:?}");
-        svm.0.insert("C".into(), Value::Float(1.0));
-        assert_eq!(fits(&svm), 1);
-        assert_eq!(fits(&defaults(of("kernel-svm").params)), 1);
+    fn every_learner_is_wired_once() {
+        for learner in LEARNERS {
+            let n = WIRING
+                .iter()
+                .filter(|(l, _)| l.name == learner.name)
+                .count();
+            assert_eq!(n, 1, "learner {}: {n} wirings", learner.name);
+        }
+        for (wired, _) in WIRING {
+            assert!(
+                LEARNERS.iter().any(|l| l.name == wired.name),
+                "{} is wired but not registered",
+                wired.name
+            );
+        }
     }
 
     /// A learner's check accepts its defaults, and a real parameter's range in the registry is
@@ -709,18 +504,18 @@ mod tests {
     fn a_learners_check_agrees_with_its_registry_ranges() {
         let mut tested = 0;
         for learner in LEARNERS {
-            (learner.check)(&defaults(learner.params)).unwrap();
+            let check = wiring(learner).check;
+            check(&defaults(learner.params)).unwrap();
             tested +=
                 assert_ranges_agree(&format!("learner {}", learner.name), learner.params, |p| {
-                    (learner.check)(p).is_ok()
+                    check(p).is_ok()
                 });
         }
         assert!(tested >= 12, "only {tested} values tested");
         // A rule only the library knows: no cache at all.
-        let svm = LEARNERS.iter().find(|l| l.name == "kernel-svm").unwrap();
-        let mut params = defaults(svm.params);
+        let mut params = defaults(KERNEL_SVM.params);
         params.0.insert("cache_mb".into(), Value::Int(0));
-        assert!((svm.check)(&params).is_err());
+        assert!((wiring(&KERNEL_SVM).check)(&params).is_err());
     }
 
     /// A library config built from a cell's parameters, as `Debug` text.
@@ -796,10 +591,9 @@ mod tests {
             }
         };
         let y: Vec<f64> = (0..n).map(label).collect();
-        let logistic_entry = LEARNERS.iter().find(|l| l.name == "logistic").unwrap();
-        let params = defaults(logistic_entry.params);
+        let params = defaults(LOGISTIC.params);
         let (train, test) = (z.slice(ndarray::s![..n, ..]), z.slice(ndarray::s![n.., ..]));
-        let out = (logistic_entry.train)(&LearnerInput {
+        let out = (wiring(&LOGISTIC).train)(&LearnerInput {
             params: &params,
             kernel: &Kernel::linear(),
             seed: 1,

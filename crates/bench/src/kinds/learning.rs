@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::seeds::derive_seed;
 use rfbench_data::subsample_indices;
 use rfbench_registry::learners::{
-    Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer, STREAM_BLOCK_ROWS,
+    wiring, Blocks, LearnerInput, LearnerOutput, StreamInput, StreamTrainer, STREAM_BLOCK_ROWS,
 };
 use rfbench_registry::{ChosenBy, Features, TaskKind, Tuned};
 
@@ -137,7 +137,7 @@ fn fit(
         Features::Map(_) => {
             let map = ctx.build_map_for(kernel, Rows::Sparse(x_train))?;
             let dense_bytes = x_train.n_rows() as u128 * map.output_dim() as u128 * 8;
-            if let Some(streamed) = learner.train_streamed {
+            if let Some(streamed) = wiring(learner).train_streamed {
                 if dense_bytes > STREAM_ABOVE_BYTES {
                     let fit_seconds = start.elapsed().as_secs_f64();
                     return fit_streamed(
@@ -176,7 +176,7 @@ fn fit(
         test,
         y_train,
     };
-    let output = (learner.train)(&input)?;
+    let output = (wiring(learner).train)(&input)?;
     Ok(Fitted {
         output,
         map_seconds,

@@ -10,6 +10,7 @@
 use std::collections::BTreeSet;
 
 use crate::spec_error::{Checker, SpecResult};
+use rfbench_registry::learners::wiring;
 use rfbench_registry::{Features, ParamValues, Value};
 
 use super::cells::Cell;
@@ -62,7 +63,7 @@ fn check_learners(c: Checker<'_>, groups: &[Group], cells: &[Cell]) -> SpecResul
         if !seen.insert(format!("{}|{:?}", learner.name, cell.learner_params)) {
             continue;
         }
-        if let Err(e) = (learner.check)(&cell.learner_params) {
+        if let Err(e) = (wiring(learner).check)(&cell.learner_params) {
             let (key, line) = key_of(groups, &cell.learner_params, "learner");
             return Err(c.fail(
                 &key,

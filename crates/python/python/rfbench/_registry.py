@@ -1,4 +1,4 @@
-"""The component registry (crate ``rfbench-registry``, exported by ``_rfbench.registry()``) as
+"""The component registry (crate ``rfbench-registry-data``, exported by ``_rfbench.registry()``) as
 scikit-learn parameter constraints and defaults.
 
 Every parameter a class shares with the registry (a map's, such as ``n_components``, ``width``,

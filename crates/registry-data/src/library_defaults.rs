@@ -1,6 +1,7 @@
-//! Tests only: whether a component's registry defaults are its library's own defaults, without
-//! a table of which registry parameter is which library field (that table would be a third
-//! statement of every default, free to drift).
+//! Tests only (this crate's, and rfbench-registry's through the `test-helpers` feature): whether
+//! a component's registry defaults are its library's own defaults, without a table of which
+//! registry parameter is which library field (that table would be a third statement of every
+//! default, free to drift).
 //!
 //! The registry builds the library's config from a cell's parameters (the constructor of a map's
 //! entry, the parameters a learner's entry checks). Built from the registry's defaults, that
@@ -15,7 +16,7 @@ use crate::params::{defaults, ParamKind, ParamSpec, ParamValues, Value};
 
 /// What [`compare_defaults`] found for one component.
 #[derive(Debug, Default)]
-pub(crate) struct Agreement {
+pub struct Agreement {
     /// Parameters whose default was compared with the library's.
     pub compared: Vec<&'static str>,
     /// Parameters with a default that set no field of the library's config (used at fit time,
@@ -29,7 +30,7 @@ pub(crate) struct Agreement {
 /// the `Debug` text of the library's default config. A field that differs is blamed on the
 /// parameter that sets it alone, or on the ones that set the fewest fields among those that set
 /// it (ridge's `folds` rather than its `lambda`, which sets the cross-validation too).
-pub(crate) fn compare_defaults(
+pub fn compare_defaults(
     component: &str,
     params: &[ParamSpec],
     build: impl Fn(&ParamValues) -> String,

@@ -337,9 +337,10 @@ fn parse_rule(name: &str, table: &toml::Table) -> Result<Value, String> {
 pub struct ParamValues(pub BTreeMap<String, Value>);
 
 /// Every parameter at its default, or at a valid value when the spec must give it (for tests of
-/// the components' entries).
-#[cfg(test)]
-pub(crate) fn defaults(params: &[ParamSpec]) -> ParamValues {
+/// the components' entries; rfbench-registry's through the `test-helpers` feature).
+#[cfg(any(test, feature = "test-helpers"))]
+#[doc(hidden)]
+pub fn defaults(params: &[ParamSpec]) -> ParamValues {
     let value = |p: &ParamSpec| match (p.default, p.kind) {
         (Some(d), _) => d.value(),
         (None, ParamKind::Int { .. }) => Value::Int(16),
@@ -358,8 +359,9 @@ pub(crate) fn defaults(params: &[ParamSpec]) -> ParamValues {
 /// `accepts` (the component's library check) with the other parameters at their defaults: the
 /// library must accept exactly the values the registry's interval contains. Returns how many
 /// values were tried.
-#[cfg(test)]
-pub(crate) fn assert_ranges_agree(
+#[cfg(any(test, feature = "test-helpers"))]
+#[doc(hidden)]
+pub fn assert_ranges_agree(
     component: &str,
     params: &[ParamSpec],
     accepts: impl Fn(&ParamValues) -> bool,

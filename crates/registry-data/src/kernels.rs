@@ -3,10 +3,29 @@
 //! gamma is `1 / (2 sigma^2)` for the Gaussian); a bandwidth may be a rule on the training rows,
 //! which the runner resolves before the kernel is built.
 
-use rfbench_data::{Norm, Step};
 use rfbench_maps::{Kernel, MapError};
 
 use super::params::{non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
+use super::steps::Step;
+
+/// The norm of `x - y` a bandwidth scales: the Gaussian's and Matern's `|x - y|_2`, the
+/// Laplacian's `|x - y|_1`. A bandwidth rule measures distances in its kernel's norm, so that
+/// "the median distance" means the same thing to the kernel as to the rule (rfbench-data's
+/// `distance_percentile` takes it, and re-exports it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Norm {
+    L1,
+    L2,
+}
+
+impl Norm {
+    pub fn name(self) -> &'static str {
+        match self {
+            Norm::L1 => "L1",
+            Norm::L2 => "Euclidean",
+        }
+    }
+}
 
 pub type KernelConstructor = fn(&ParamValues) -> Result<Kernel, MapError>;
 
