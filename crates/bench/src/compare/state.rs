@@ -88,6 +88,8 @@ impl State {
             start,
             seconds: 0.0,
             times: Vec::new(),
+            // Until `tune` chooses them: no bandwidth, and a penalty of 1 (LIBLINEAR's and
+            // LIBSVM's default C); no stage reads them before.
             tuned: Tuned::new(None, 1.0, None, 1.0),
             warnings: Vec::new(),
             tuning_rows: 0,
