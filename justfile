@@ -112,7 +112,7 @@ reproduce-all *FLAGS: build
 compare DATA *FLAGS: build
     {{rfbench}} compare {{DATA}} {{FLAGS}}
 
-# Check the structure (no import cycles, no function over 150 lines, in any crate:
+# Check the structure (no import cycles, no function over 120 lines, in any crate:
 # scripts/ci/check_structure.py), build and run the whole test suite (and make sure the benchmarks
 # compile: built with the test profile, which reuses the test build's dependencies; `just bench`
 # builds them optimised).
