@@ -114,7 +114,7 @@ compare DATA *FLAGS: build
 
 # Each step's wall time is printed when it ends ("just test: STEP took N s", on stderr): the
 # build, the Rust tests and the Python tests apart.
-# Check the structure (no import cycles, no function over 150 lines, in any crate:
+# Check the structure (no import cycles, no function over 120 lines, in any crate:
 # scripts/ci/check_structure.py), build and run the whole test suite (and make sure the benchmarks
 # compile: built with the test profile, which reuses the test build's dependencies; `just bench`
 # builds them optimised).

@@ -472,102 +472,21 @@ fn download(
         url: url.to_string(),
         reason,
     };
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .timeout_connect(Some(NETWORK_TIMEOUT))
-        .timeout_recv_response(Some(NETWORK_TIMEOUT))
-        .timeout_per_read(Some(NETWORK_TIMEOUT))
-        .http_status_as_error(false)
-        .build()
-        .into();
     let part = target.with_file_name(format!("{}.part", file.file));
-    let mut resume_from = fs::metadata(&part).map_or(0, |m| m.len());
-    let response = loop {
-        let mut request = agent.get(url);
-        if resume_from > 0 {
-            request = request.header("Range", format!("bytes={resume_from}-"));
-        }
-        let response = request.call().map_err(|e| network_error(e.to_string()))?;
-        let status = response.status().as_u16();
-        let resumes = status == 206
-            && response
-                .headers()
-                .get("content-range")
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.starts_with(&format!("bytes {resume_from}-")));
-        if resume_from > 0 && !resumes && (status == 206 || status == 416) {
-            // A range the server cannot serve (the file changed, or the part is complete but
-            // was never verified): start again from nothing.
-            fs::remove_file(&part).map_err(|e| DataError::io("cannot remove", &part, e))?;
-            resume_from = 0;
-            continue;
-        }
-        if !(200..300).contains(&status) {
-            return Err(network_error(format!("the server answered HTTP {status}")));
-        }
-        if !resumes {
-            resume_from = 0;
-        }
-        break response;
-    };
-    // With a content encoding (gzip), Content-Length counts encoded bytes, not the file's.
-    let encoded = response
-        .headers()
-        .get("content-encoding")
-        .is_some_and(|v| v.as_bytes() != b"identity");
-    let expected_len = (!encoded)
-        .then(|| response.body().content_length())
-        .flatten();
+    let (response, resume_from) = request_resuming(url, &part, &network_error)?;
+    let expected_len = identity_length(&response);
     let mut body = response.into_body().into_reader();
 
-    let mut hasher = Sha256::new();
-    let mut out = if resume_from > 0 {
-        let mut existing = File::open(&part).map_err(|e| DataError::io("cannot open", &part, e))?;
-        hash_reader(&mut existing, &mut hasher)
-            .map_err(|e| DataError::io("cannot read", &part, e))?;
-        fs::OpenOptions::new()
-            .append(true)
-            .open(&part)
-            .map_err(|e| DataError::io("cannot open", &part, e))?
-    } else {
-        File::create(&part).map_err(|e| DataError::io("cannot create", &part, e))?
-    };
+    let mut out = PartFile::open(&part, resume_from)?;
     let bar = progress_bar(progress, expected_len.map(|l| l + resume_from), &file.file);
     bar.inc(resume_from);
-    let mut buf = vec![0u8; BUFFER_SIZE];
-    let mut received = 0u64;
-    loop {
-        let n = match body.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                bar.abandon();
-                let _ = out.sync_all();
-                return Err(network_error(format!(
-                    "the transfer failed after {} bytes ({} kept in {} for the next run to \
-                     resume): {e}",
-                    received,
-                    resume_from + received,
-                    part.display()
-                )));
-            }
-        };
-        hasher.update(&buf[..n]);
-        out.write_all(&buf[..n])
-            .map_err(|e| DataError::io("cannot write", &part, e))?;
-        received += n as u64;
-        bar.inc(n as u64);
-    }
+    let received = out.receive(&mut body, &bar, &network_error)?;
     bar.finish_and_clear();
-    out.sync_all()
-        .map_err(|e| DataError::io("cannot sync", &part, e))?;
-    drop(out);
+    let hasher = out.close()?;
     if let Some(len) = expected_len.filter(|&len| received < len) {
         return Err(network_error(format!(
-            "the body ended after {received} of {len} bytes ({} kept in {} for the next run to \
-             resume)",
-            resume_from + received,
-            part.display()
+            "the body ended after {received} of {len} bytes ({})",
+            kept_for_resume(&part, resume_from + received)
         )));
     }
 
@@ -588,6 +507,146 @@ fn download(
     cleanup.disarm();
     sync_parent(target);
     Ok(actual)
+}
+
+/// The response to a GET of `url`, and how many bytes of `part` it continues (0: the whole
+/// file). A `part` the server cannot continue (the file changed, or the part is complete but was
+/// never verified) is deleted and the whole file asked for.
+fn request_resuming(
+    url: &str,
+    part: &Path,
+    network_error: &impl Fn(String) -> DataError,
+) -> Result<(ureq::http::Response<ureq::Body>, u64)> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_connect(Some(NETWORK_TIMEOUT))
+        .timeout_recv_response(Some(NETWORK_TIMEOUT))
+        .timeout_per_read(Some(NETWORK_TIMEOUT))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut resume_from = fs::metadata(part).map_or(0, |m| m.len());
+    loop {
+        let mut request = agent.get(url);
+        if resume_from > 0 {
+            request = request.header("Range", format!("bytes={resume_from}-"));
+        }
+        let response = request.call().map_err(|e| network_error(e.to_string()))?;
+        let status = response.status().as_u16();
+        let resumes = status == 206
+            && response
+                .headers()
+                .get("content-range")
+                .and_then(|v| v.to_str().ok())
+                .is_some_and(|v| v.starts_with(&format!("bytes {resume_from}-")));
+        if resume_from > 0 && !resumes && (status == 206 || status == 416) {
+            fs::remove_file(part).map_err(|e| DataError::io("cannot remove", part, e))?;
+            resume_from = 0;
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(network_error(format!("the server answered HTTP {status}")));
+        }
+        if !resumes {
+            resume_from = 0;
+        }
+        return Ok((response, resume_from));
+    }
+}
+
+/// The body's length in bytes of the file, if the server gives it: with a content encoding
+/// (gzip), Content-Length counts encoded bytes, not the file's.
+fn identity_length(response: &ureq::http::Response<ureq::Body>) -> Option<u64> {
+    let encoded = response
+        .headers()
+        .get("content-encoding")
+        .is_some_and(|v| v.as_bytes() != b"identity");
+    (!encoded)
+        .then(|| response.body().content_length())
+        .flatten()
+}
+
+/// `"N kept in PATH for the next run to resume"`: what a cut transfer leaves behind.
+fn kept_for_resume(part: &Path, bytes: u64) -> String {
+    format!(
+        "{bytes} kept in {} for the next run to resume",
+        part.display()
+    )
+}
+
+/// A download's `.part` file open for appending, and the hash of every byte in it.
+struct PartFile<'a> {
+    path: &'a Path,
+    file: File,
+    hasher: Sha256,
+    /// Bytes it held before this transfer.
+    resumed: u64,
+}
+
+impl<'a> PartFile<'a> {
+    /// `path` continued after its first `resume_from` bytes (hashed now), or created empty when
+    /// `resume_from` is 0.
+    fn open(path: &'a Path, resume_from: u64) -> Result<Self> {
+        let mut hasher = Sha256::new();
+        let file = if resume_from > 0 {
+            let mut existing =
+                File::open(path).map_err(|e| DataError::io("cannot open", path, e))?;
+            hash_reader(&mut existing, &mut hasher)
+                .map_err(|e| DataError::io("cannot read", path, e))?;
+            fs::OpenOptions::new()
+                .append(true)
+                .open(path)
+                .map_err(|e| DataError::io("cannot open", path, e))?
+        } else {
+            File::create(path).map_err(|e| DataError::io("cannot create", path, e))?
+        };
+        Ok(PartFile {
+            path,
+            file,
+            hasher,
+            resumed: resume_from,
+        })
+    }
+
+    /// Appends `body` to the end of the file, hashing it, and returns the bytes received. A
+    /// transfer that fails keeps what it wrote (synced) for the next run to resume.
+    fn receive(
+        &mut self,
+        body: &mut impl Read,
+        bar: &ProgressBar,
+        network_error: &impl Fn(String) -> DataError,
+    ) -> Result<u64> {
+        let mut buf = vec![0u8; BUFFER_SIZE];
+        let mut received = 0u64;
+        loop {
+            let n = match body.read(&mut buf) {
+                Ok(0) => return Ok(received),
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    bar.abandon();
+                    let _ = self.file.sync_all();
+                    return Err(network_error(format!(
+                        "the transfer failed after {received} bytes ({}): {e}",
+                        kept_for_resume(self.path, self.resumed + received)
+                    )));
+                }
+            };
+            self.hasher.update(&buf[..n]);
+            self.file
+                .write_all(&buf[..n])
+                .map_err(|e| DataError::io("cannot write", self.path, e))?;
+            received += n as u64;
+            bar.inc(n as u64);
+        }
+    }
+
+    /// Syncs and closes the file; returns the hash of its bytes.
+    fn close(self) -> Result<Sha256> {
+        self.file
+            .sync_all()
+            .map_err(|e| DataError::io("cannot sync", self.path, e))?;
+        Ok(self.hasher)
+    }
 }
 
 /// Makes the rename durable where the platform allows syncing a directory; a failure only

@@ -493,128 +493,39 @@ impl Registry {
 
 fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<DatasetEntry> {
     let name = raw.name;
-    let fail = |problem: String| Err(invalid(origin, line, &name, &problem));
+    let invalid_at = |at: usize, problem: &str| invalid(origin, at, &name, problem);
+    let fail = |problem: String| invalid_at(line, &problem);
     if name.is_empty() || !is_plain_name(&name) {
-        return fail(
+        return Err(fail(
             "the name must be a non-empty plain name (letters, digits, '-', '_', '.'), \
              since it names a cache directory"
                 .into(),
-        );
-    }
-    if raw.n == 0 || raw.d == 0 {
-        return fail(format!(
-            "n and d must be at least 1, got n = {}, d = {}",
-            raw.n, raw.d
         ));
     }
+    if raw.n == 0 || raw.d == 0 {
+        return Err(fail(format!(
+            "n and d must be at least 1, got n = {}, d = {}",
+            raw.n, raw.d
+        )));
+    }
     if raw.files.is_empty() {
-        return fail("no files".into());
+        return Err(fail("no files".into()));
     }
-    match (raw.format, &raw.csv) {
-        (Format::Csv, None) => return fail("format 'csv' needs a [dataset.csv] table".into()),
-        (Format::Csv, Some(csv)) => {
-            if let Err(problem) = check_csv(csv) {
-                return fail(problem);
-            }
-        }
-        (_, Some(_)) => return fail("a [dataset.csv] table needs format 'csv'".into()),
-        _ => {}
-    }
-    let split = match raw.split {
-        None => Split::Files,
-        Some(s) => {
-            if raw.files.iter().any(|f| f.get_ref().role == Role::Test) {
-                return fail("a declared split needs every file to have role 'train'".into());
-            }
-            let rows = raw.subsample.map_or(raw.n, |s| s.n);
-            if s.test_size == 0 || s.test_size >= rows {
-                return fail(format!(
-                    "split.test_size must be between 1 and {} (the rows split), got {}",
-                    rows - 1,
-                    s.test_size
-                ));
-            }
-            Split::Random {
-                test_size: s.test_size,
-                seed: s.seed,
-            }
-        }
-    };
+    check_format(raw.format, raw.csv.as_ref()).map_err(fail)?;
+    // The rows that are split and preprocessed: the subsample's, if any.
+    let rows = raw.subsample.map_or(raw.n, |s| s.n);
+    let split = split_of(raw.split.as_ref(), &raw.files, rows).map_err(fail)?;
     if let Some(s) = raw.subsample {
         if s.n == 0 || s.n > raw.n {
-            return fail(format!(
+            return Err(fail(format!(
                 "subsample.n must be between 1 and n = {}, got {}",
                 raw.n, s.n
-            ));
+            )));
         }
     }
-    let mut preprocess = Vec::with_capacity(raw.preprocess.len());
-    let mut rows = raw.subsample.map_or(raw.n, |s| s.n);
-    for value in &raw.preprocess {
-        let step_line = line_of(text, value.span().start);
-        let step = Step::from_toml(value.get_ref())
-            .and_then(|step| step.rows_after(rows).map(|r| (step, r)));
-        match step {
-            Ok((step, after)) => {
-                preprocess.push(step);
-                rows = after;
-            }
-            Err(problem) => {
-                return Err(invalid(
-                    origin,
-                    step_line,
-                    &name,
-                    &format!("preprocess: {problem}"),
-                ))
-            }
-        }
-    }
-    let mut files = Vec::with_capacity(raw.files.len());
-    let mut seen = HashSet::new();
-    for spanned in raw.files {
-        let file_line = line_of(text, spanned.span().start);
-        let f = spanned.into_inner();
-        if let Err(problem) = check_file(&f, raw.format, &mut seen, &files) {
-            return Err(invalid(origin, file_line, &name, &problem));
-        }
-        files.push(FileEntry {
-            role: f.role,
-            file: f.file,
-            url: f.url,
-            sha256: f.sha256,
-            member: f.member,
-            part: f.part,
-            local: f.local,
-        });
-    }
-    for role in [Role::Train, Role::Test] {
-        let parts: Vec<_> = files
-            .iter()
-            .filter(|f| f.role == role)
-            .map(|f| f.part)
-            .collect();
-        let pair = parts.len() == 2
-            && parts.contains(&Some(Part::Features))
-            && parts.contains(&Some(Part::Labels));
-        let whole_files = parts.iter().all(Option::is_none);
-        let ok = match raw.format {
-            Format::Idx => parts.is_empty() || pair,
-            // CSV: whole files (label in a column), or one features and one labels file.
-            Format::Csv => whole_files || pair,
-            _ => true,
-        };
-        if !ok {
-            let (format, alternative) = if raw.format == Format::Csv {
-                ("csv", "files without part, or ")
-            } else {
-                ("idx", "")
-            };
-            return fail(format!(
-                "format '{format}' needs, per role, {alternative}one file with part = \"features\" \
-                 and one with part = \"labels\"; role {role:?} has {parts:?}"
-            ));
-        }
-    }
+    let preprocess = preprocess_steps(&raw.preprocess, rows, text, invalid_at)?;
+    let files = file_entries(raw.files, raw.format, text, invalid_at)?;
+    check_parts(&files, raw.format).map_err(fail)?;
     Ok(DatasetEntry {
         name,
         description: raw.description,
@@ -631,6 +542,129 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
         lock_file: None,
         defined_in: None,
     })
+}
+
+/// A `[dataset.csv]` table exactly with format "csv", and a valid one.
+fn check_format(format: Format, csv: Option<&CsvOptions>) -> std::result::Result<(), String> {
+    match (format, csv) {
+        (Format::Csv, None) => Err("format 'csv' needs a [dataset.csv] table".into()),
+        (Format::Csv, Some(csv)) => check_csv(csv),
+        (_, Some(_)) => Err("a [dataset.csv] table needs format 'csv'".into()),
+        _ => Ok(()),
+    }
+}
+
+/// The dataset's split: its files' roles, or a declared random split of its `rows`, which needs
+/// every file to be a training file.
+fn split_of(
+    split: Option<&RawSplit>,
+    files: &[Spanned<RawFile>],
+    rows: usize,
+) -> std::result::Result<Split, String> {
+    let Some(s) = split else {
+        return Ok(Split::Files);
+    };
+    if files.iter().any(|f| f.get_ref().role == Role::Test) {
+        return Err("a declared split needs every file to have role 'train'".into());
+    }
+    if s.test_size == 0 || s.test_size >= rows {
+        return Err(format!(
+            "split.test_size must be between 1 and {} (the rows split), got {}",
+            rows - 1,
+            s.test_size
+        ));
+    }
+    Ok(Split::Random {
+        test_size: s.test_size,
+        seed: s.seed,
+    })
+}
+
+/// The preprocessing steps, each checked against the rows it receives; an error names the
+/// step's line.
+fn preprocess_steps(
+    values: &[Spanned<toml::Value>],
+    mut rows: usize,
+    text: &str,
+    invalid_at: impl Fn(usize, &str) -> DataError,
+) -> Result<Vec<Step>> {
+    let mut preprocess = Vec::with_capacity(values.len());
+    for value in values {
+        let step_line = line_of(text, value.span().start);
+        let step = Step::from_toml(value.get_ref())
+            .and_then(|step| step.rows_after(rows).map(|r| (step, r)));
+        match step {
+            Ok((step, after)) => {
+                preprocess.push(step);
+                rows = after;
+            }
+            Err(problem) => return Err(invalid_at(step_line, &format!("preprocess: {problem}"))),
+        }
+    }
+    Ok(preprocess)
+}
+
+/// The files, each checked ([`check_file`]); an error names the file's line.
+fn file_entries(
+    raw: Vec<Spanned<RawFile>>,
+    format: Format,
+    text: &str,
+    invalid_at: impl Fn(usize, &str) -> DataError,
+) -> Result<Vec<FileEntry>> {
+    let mut files = Vec::with_capacity(raw.len());
+    let mut seen = HashSet::new();
+    for spanned in raw {
+        let file_line = line_of(text, spanned.span().start);
+        let f = spanned.into_inner();
+        if let Err(problem) = check_file(&f, format, &mut seen, &files) {
+            return Err(invalid_at(file_line, &problem));
+        }
+        files.push(FileEntry {
+            role: f.role,
+            file: f.file,
+            url: f.url,
+            sha256: f.sha256,
+            member: f.member,
+            part: f.part,
+            local: f.local,
+        });
+    }
+    Ok(files)
+}
+
+/// Formats "idx" and "csv" read a role's features and labels from one file with
+/// `part = "features"` and one with `part = "labels"` (CSV: or from whole files, the label in a
+/// column).
+fn check_parts(files: &[FileEntry], format: Format) -> std::result::Result<(), String> {
+    for role in [Role::Train, Role::Test] {
+        let parts: Vec<_> = files
+            .iter()
+            .filter(|f| f.role == role)
+            .map(|f| f.part)
+            .collect();
+        let pair = parts.len() == 2
+            && parts.contains(&Some(Part::Features))
+            && parts.contains(&Some(Part::Labels));
+        let whole_files = parts.iter().all(Option::is_none);
+        let ok = match format {
+            Format::Idx => parts.is_empty() || pair,
+            // CSV: whole files (label in a column), or one features and one labels file.
+            Format::Csv => whole_files || pair,
+            _ => true,
+        };
+        if !ok {
+            let (format_name, alternative) = if format == Format::Csv {
+                ("csv", "files without part, or ")
+            } else {
+                ("idx", "")
+            };
+            return Err(format!(
+                "format '{format_name}' needs, per role, {alternative}one file with part = \"features\" \
+                 and one with part = \"labels\"; role {role:?} has {parts:?}"
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn check_csv(csv: &CsvOptions) -> std::result::Result<(), String> {

@@ -198,32 +198,18 @@ pub(crate) fn solve_dual<R: DualRows>(
     debug_assert_eq!(y.len(), n);
     let bias = s.bias.unwrap_or(0.0);
     let has_bias = s.bias.is_some();
-    // Per class: (upper bound U, diagonal D).
-    let box_of = |c: f64| match s.loss {
-        SvmLoss::L1 => (c, 0.0),
-        SvmLoss::L2 => (f64::INFINITY, 0.5 / c),
-    };
-    let (upper_pos, diag_pos) = box_of(s.c_positive);
-    let (upper_neg, diag_neg) = box_of(s.c_negative);
-    let upper_diag = |yi: f64| {
-        if yi > 0.0 {
-            (upper_pos, diag_pos)
-        } else {
-            (upper_neg, diag_neg)
-        }
-    };
+    let boxes = ClassBoxes::new(s);
 
     let mut w = vec![0.0; n_cols + usize::from(has_bias)];
     let mut alpha = vec![0.0; n];
     let qd: Vec<f64> = (0..n)
-        .map(|i| upper_diag(y[i]).1 + data.squared_norm(i) + bias * bias)
+        .map(|i| boxes.of(y[i]).1 + data.squared_norm(i) + bias * bias)
         .collect();
     let mut index: Vec<usize> = (0..n).collect();
     let mut active = n;
     let mut rng = ChaCha8Rng::seed_from_u64(s.seed);
 
-    // The previous pass's extreme projected gradients, the shrinking thresholds.
-    let (mut pg_max_old, mut pg_min_old) = (f64::INFINITY, f64::NEG_INFINITY);
+    let mut thresholds = ShrinkThresholds::NONE;
     let mut iterations = 0;
     let mut gap = f64::INFINITY;
     let mut converged = false;
@@ -235,33 +221,18 @@ pub(crate) fn solve_dual<R: DualRows>(
         while k < active {
             let i = index[k];
             let yi = y[i];
-            let (upper, diag) = upper_diag(yi);
+            let (upper, diag) = boxes.of(yi);
             let (wx, wb) = w.split_at_mut(n_cols);
             let mut dot = data.dot(i, wx);
             if has_bias {
                 dot += bias * wb[0];
             }
             let g = yi * dot - 1.0 + diag * alpha[i];
-            let mut pg = 0.0;
-            if alpha[i] == 0.0 {
-                if s.shrinking && g > pg_max_old {
-                    active -= 1;
-                    index.swap(k, active);
-                    continue;
-                } else if g < 0.0 {
-                    pg = g;
-                }
-            } else if alpha[i] == upper {
-                if s.shrinking && g < pg_min_old {
-                    active -= 1;
-                    index.swap(k, active);
-                    continue;
-                } else if g > 0.0 {
-                    pg = g;
-                }
-            } else {
-                pg = g;
-            }
+            let Some(pg) = projected_gradient(alpha[i], upper, g, s.shrinking, thresholds) else {
+                active -= 1;
+                index.swap(k, active);
+                continue;
+            };
             pg_max = pg_max.max(pg);
             pg_min = pg_min.min(pg);
             if pg.abs() > 1e-12 {
@@ -285,19 +256,13 @@ pub(crate) fn solve_dual<R: DualRows>(
             }
             // The active set is solved: check every coordinate again before stopping.
             active = n;
-            pg_max_old = f64::INFINITY;
-            pg_min_old = f64::NEG_INFINITY;
+            thresholds = ShrinkThresholds::NONE;
             continue;
         }
-        pg_max_old = if pg_max <= 0.0 { f64::INFINITY } else { pg_max };
-        pg_min_old = if pg_min >= 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            pg_min
-        };
+        thresholds = ShrinkThresholds::after_pass(pg_max, pg_min);
     }
 
-    let objective = dual_objective(&w, &alpha, y, |yi| upper_diag(yi).1);
+    let objective = dual_objective(&w, &alpha, y, |yi| boxes.of(yi).1);
     let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
     DualSolution {
         w,
@@ -309,6 +274,93 @@ pub(crate) fn solve_dual<R: DualRows>(
             converged,
         },
     }
+}
+
+/// The dual's box and diagonal per class: `(U, D)` of the rows with `y = +1` and `y = -1`.
+struct ClassBoxes {
+    positive: (f64, f64),
+    negative: (f64, f64),
+}
+
+impl ClassBoxes {
+    fn new(s: &DualSettings) -> Self {
+        let box_of = |c: f64| match s.loss {
+            SvmLoss::L1 => (c, 0.0),
+            SvmLoss::L2 => (f64::INFINITY, 0.5 / c),
+        };
+        ClassBoxes {
+            positive: box_of(s.c_positive),
+            negative: box_of(s.c_negative),
+        }
+    }
+
+    /// `(U_i, D_ii)` of a row with label `yi`.
+    #[inline]
+    fn of(&self, yi: f64) -> (f64, f64) {
+        if yi > 0.0 {
+            self.positive
+        } else {
+            self.negative
+        }
+    }
+}
+
+/// The previous pass's extreme projected gradients: the shrinking thresholds.
+#[derive(Clone, Copy)]
+struct ShrinkThresholds {
+    pg_max: f64,
+    pg_min: f64,
+}
+
+impl ShrinkThresholds {
+    /// Thresholds that shrink nothing (the first pass, and after the active set is restored).
+    const NONE: Self = ShrinkThresholds {
+        pg_max: f64::INFINITY,
+        pg_min: f64::NEG_INFINITY,
+    };
+
+    /// LIBLINEAR's thresholds after a pass with extreme projected gradients `pg_max`, `pg_min`:
+    /// a side on which no gradient pointed out of the box shrinks nothing.
+    fn after_pass(pg_max: f64, pg_min: f64) -> Self {
+        ShrinkThresholds {
+            pg_max: if pg_max <= 0.0 { f64::INFINITY } else { pg_max },
+            pg_min: if pg_min >= 0.0 {
+                f64::NEG_INFINITY
+            } else {
+                pg_min
+            },
+        }
+    }
+}
+
+/// The projected gradient `PG_i` of a coordinate at `alpha` in `[0, upper]` with gradient `g`,
+/// or `None` when shrinking drops it: at a bound, with its gradient pointing out of the box
+/// beyond the previous pass's extreme.
+#[inline]
+fn projected_gradient(
+    alpha: f64,
+    upper: f64,
+    g: f64,
+    shrinking: bool,
+    old: ShrinkThresholds,
+) -> Option<f64> {
+    let mut pg = 0.0;
+    if alpha == 0.0 {
+        if shrinking && g > old.pg_max {
+            return None;
+        } else if g < 0.0 {
+            pg = g;
+        }
+    } else if alpha == upper {
+        if shrinking && g < old.pg_min {
+            return None;
+        } else if g > 0.0 {
+            pg = g;
+        }
+    } else {
+        pg = g;
+    }
+    Some(pg)
 }
 
 /// `f(alpha) = 1/2 w'w + sum_i alpha_i (D_ii alpha_i / 2 - 1)` with `w = sum_i y_i alpha_i x_i`

@@ -36,57 +36,20 @@ pub(crate) fn solve_smo(
     max_steps: usize,
 ) -> SmoSolution {
     let n = y.len();
-    let qd: Vec<f64> = (0..n).map(|i| k[[i, i]]).collect();
+    let problem = Problem {
+        k,
+        y,
+        qd: (0..n).map(|i| k[[i, i]]).collect(),
+        c,
+    };
     let mut alpha = vec![0.0f64; n];
     let mut grad = vec![-1.0f64; n];
     let (mut steps, mut converged) = (0usize, false);
     let mut gap;
     loop {
-        // i: the most violating index in I_up (largest -y_t G_t).
-        let mut gmax = f64::NEG_INFINITY;
-        let mut pick_i = None;
-        for t in 0..n {
-            let v = -y[t] * grad[t];
-            let in_up = if y[t] > 0.0 {
-                alpha[t] < c
-            } else {
-                alpha[t] > 0.0
-            };
-            if in_up && v >= gmax {
-                gmax = v;
-                pick_i = Some(t);
-            }
-        }
-        // j: in I_low, the largest second-order decrease of the objective with i.
-        let mut gmax2 = f64::NEG_INFINITY;
-        let mut pick_j = None;
-        if let Some(i) = pick_i {
-            let ki = k.row(i);
-            let mut best = f64::INFINITY;
-            for t in 0..n {
-                let in_low = if y[t] > 0.0 {
-                    alpha[t] > 0.0
-                } else {
-                    alpha[t] < c
-                };
-                if !in_low {
-                    continue;
-                }
-                let v = y[t] * grad[t];
-                gmax2 = gmax2.max(v);
-                let grad_diff = gmax + v;
-                if grad_diff > 0.0 {
-                    let quad = qd[i] + qd[t] - 2.0 * ki[t];
-                    let decrease = -grad_diff * grad_diff / if quad > 0.0 { quad } else { TAU };
-                    if decrease <= best {
-                        best = decrease;
-                        pick_j = Some(t);
-                    }
-                }
-            }
-        }
-        gap = gmax + gmax2;
-        let (i, j) = match (pick_i, pick_j) {
+        let working_set = problem.select_working_set(&alpha, &grad);
+        gap = working_set.gap;
+        let (i, j) = match (working_set.i, working_set.j) {
             (Some(i), Some(j)) if gap >= eps => (i, j),
             _ => {
                 converged = true;
@@ -98,7 +61,121 @@ pub(crate) fn solve_smo(
         }
         steps += 1;
         let (old_i, old_j) = (alpha[i], alpha[j]);
-        let kij = k[[i, j]];
+        problem.step_pair(i, j, &mut alpha, &grad);
+        problem.update_gradient(i, j, alpha[i] - old_i, alpha[j] - old_j, &mut grad);
+    }
+    let status: Vec<Bound> = alpha.iter().map(|&a| Bound::of(a, c)).collect();
+    let rho = calculate_rho(&grad, y, &status);
+    let objective = dual_objective(&alpha, &grad);
+    let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
+    SmoSolution {
+        alpha,
+        rho,
+        report: ConvergenceReport {
+            iterations: steps,
+            gap,
+            objective,
+            support_vectors,
+            converged,
+        },
+    }
+}
+
+/// The dual's data: the kernel matrix, the labels, the matrix's diagonal and the box `[0, C]`.
+struct Problem<'a> {
+    k: &'a Array2<f64>,
+    y: &'a [f64],
+    qd: Vec<f64>,
+    c: f64,
+}
+
+/// The two coordinates of the next step (`None` when their index set is empty), and the
+/// maximal violating pair's gap `max_{I_up} -y_t G_t + max_{I_low} y_t G_t`.
+struct WorkingSet {
+    i: Option<usize>,
+    j: Option<usize>,
+    gap: f64,
+}
+
+impl Problem<'_> {
+    /// LIBSVM's `select_working_set`.
+    fn select_working_set(&self, alpha: &[f64], grad: &[f64]) -> WorkingSet {
+        let (gmax, i) = self.most_violating_up(alpha, grad);
+        let (gmax2, j) = match i {
+            Some(i) => self.second_order_partner(i, gmax, alpha, grad),
+            None => (f64::NEG_INFINITY, None),
+        };
+        WorkingSet {
+            i,
+            j,
+            gap: gmax + gmax2,
+        }
+    }
+
+    /// `i`: the most violating index in `I_up` (largest `-y_t G_t`, the last of equals), with
+    /// that value.
+    fn most_violating_up(&self, alpha: &[f64], grad: &[f64]) -> (f64, Option<usize>) {
+        let (y, c) = (self.y, self.c);
+        let mut gmax = f64::NEG_INFINITY;
+        let mut pick_i = None;
+        for t in 0..y.len() {
+            let v = -y[t] * grad[t];
+            let in_up = if y[t] > 0.0 {
+                alpha[t] < c
+            } else {
+                alpha[t] > 0.0
+            };
+            if in_up && v >= gmax {
+                gmax = v;
+                pick_i = Some(t);
+            }
+        }
+        (gmax, pick_i)
+    }
+
+    /// `j`: in `I_low`, the largest second-order decrease of the objective with `i`; and
+    /// `max_{I_low} y_t G_t`.
+    fn second_order_partner(
+        &self,
+        i: usize,
+        gmax: f64,
+        alpha: &[f64],
+        grad: &[f64],
+    ) -> (f64, Option<usize>) {
+        let (y, c, qd) = (self.y, self.c, &self.qd);
+        let ki = self.k.row(i);
+        let mut gmax2 = f64::NEG_INFINITY;
+        let mut pick_j = None;
+        let mut best = f64::INFINITY;
+        for t in 0..y.len() {
+            let in_low = if y[t] > 0.0 {
+                alpha[t] > 0.0
+            } else {
+                alpha[t] < c
+            };
+            if !in_low {
+                continue;
+            }
+            let v = y[t] * grad[t];
+            gmax2 = gmax2.max(v);
+            let grad_diff = gmax + v;
+            if grad_diff > 0.0 {
+                let quad = qd[i] + qd[t] - 2.0 * ki[t];
+                let decrease = -grad_diff * grad_diff / if quad > 0.0 { quad } else { TAU };
+                if decrease <= best {
+                    best = decrease;
+                    pick_j = Some(t);
+                }
+            }
+        }
+        (gmax2, pick_j)
+    }
+
+    /// Minimises the objective over `alpha_i`, `alpha_j` keeping `y'a`, clipped to the box
+    /// (LIBSVM's update, branch for branch).
+    fn step_pair(&self, i: usize, j: usize, alpha: &mut [f64], grad: &[f64]) {
+        let (y, c, qd) = (self.y, self.c, &self.qd);
+        let kij = self.k[[i, j]];
         if y[i] != y[j] {
             let quad = qd[i] + qd[j] + 2.0 * (y[i] * y[j] * kij);
             let quad = if quad > 0.0 { quad } else { TAU };
@@ -150,26 +227,16 @@ pub(crate) fn solve_smo(
                 alpha[j] = sum;
             }
         }
-        // G_t += Q_ti da_i + Q_tj da_j, Q_ti = y_t y_i K_ti.
-        let (si, sj) = (y[i] * (alpha[i] - old_i), y[j] * (alpha[j] - old_j));
-        let (ki, kj) = (k.row(i), k.row(j));
-        for t in 0..n {
+    }
+
+    /// `G_t += Q_ti da_i + Q_tj da_j`, `Q_ti = y_t y_i K_ti`, after `alpha_i` and `alpha_j`
+    /// moved by `delta_i` and `delta_j`.
+    fn update_gradient(&self, i: usize, j: usize, delta_i: f64, delta_j: f64, grad: &mut [f64]) {
+        let y = self.y;
+        let (si, sj) = (y[i] * delta_i, y[j] * delta_j);
+        let (ki, kj) = (self.k.row(i), self.k.row(j));
+        for t in 0..y.len() {
             grad[t] += y[t] * (si * ki[t] + sj * kj[t]);
         }
-    }
-    let status: Vec<Bound> = alpha.iter().map(|&a| Bound::of(a, c)).collect();
-    let rho = calculate_rho(&grad, y, &status);
-    let objective = dual_objective(&alpha, &grad);
-    let support_vectors = alpha.iter().filter(|&&a| a > 0.0).count();
-    SmoSolution {
-        alpha,
-        rho,
-        report: ConvergenceReport {
-            iterations: steps,
-            gap,
-            objective,
-            support_vectors,
-            converged,
-        },
     }
 }

@@ -10,7 +10,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
-use super::results::{CellValue, Coordinates, Results, Sample, Stats};
+use super::results::{CellStats, CellValue, Coordinates, Results, Sample, Stats};
 use super::validate::{Checker, RawSelector};
 use super::verdict::{self, Pair, PairVerdict, Relation, Statement, Verdict};
 use super::{
@@ -131,6 +131,79 @@ struct Paired {
     notes: Vec<String>,
     l_name: String,
     r_name: String,
+}
+
+/// Each left cell matched with the right cell that shares its pair key: the pairs with values
+/// on both sides, and counts of the left cells that make none.
+struct Matched {
+    pairs: Vec<Pair>,
+    /// Left cells without a right cell at their key.
+    unpaired: usize,
+    /// Pairs with a side skipped here (its data missing).
+    skipped: usize,
+    /// Pairs with a side that has no values (and was not skipped).
+    without_stats: usize,
+}
+
+impl Matched {
+    fn of(
+        left: &[&CellStats],
+        right: &BTreeMap<Coordinates, &CellStats>,
+        key: &impl Fn(&Coordinates) -> Coordinates,
+    ) -> Matched {
+        let mut matched = Matched {
+            pairs: Vec::new(),
+            unpaired: 0,
+            skipped: 0,
+            without_stats: 0,
+        };
+        for l in left {
+            let at = key(&l.coordinates);
+            match right.get(&at) {
+                None => matched.unpaired += 1,
+                Some(r) => match (l.stats, r.stats) {
+                    (Some(a), Some(b)) => matched.pairs.push(Pair {
+                        at,
+                        left: l.samples.clone(),
+                        right: r.samples.clone(),
+                        l: a,
+                        r: b,
+                    }),
+                    _ if l.skipped.is_some() || r.skipped.is_some() => matched.skipped += 1,
+                    _ => matched.without_stats += 1,
+                },
+            }
+        }
+        matched
+    }
+
+    /// A note for each kind of left cell left out.
+    fn notes(&self, l_name: &str, r_name: &str) -> Vec<String> {
+        let plural = |count: usize| if count == 1 { "" } else { "s" };
+        let mut notes = Vec::new();
+        if self.skipped > 0 {
+            notes.push(format!(
+                "{} pair{} not checked: skipped (its data is missing here)",
+                self.skipped,
+                plural(self.skipped)
+            ));
+        }
+        if self.unpaired > 0 {
+            notes.push(format!(
+                "{} {l_name} cell{} without a {r_name} counterpart",
+                self.unpaired,
+                plural(self.unpaired)
+            ));
+        }
+        if self.without_stats > 0 {
+            notes.push(format!(
+                "{} pair{} skipped (no values)",
+                self.without_stats,
+                plural(self.without_stats)
+            ));
+        }
+        notes
+    }
 }
 
 /// A claim checked on our numbers.
@@ -310,20 +383,7 @@ impl RawClaim {
         results: &Results,
         labels: &Labels,
     ) -> std::result::Result<Paired, ClaimOutcome> {
-        let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
-        let pair_on: Option<BTreeSet<&String>> = self
-            .pair_on
-            .as_ref()
-            .map(|p| p.get_ref().iter().map(|n| n.get_ref()).collect());
-        let rest = |k: &Coordinates| -> Coordinates {
-            k.iter()
-                .filter(|(c, _)| match &pair_on {
-                    Some(on) => on.contains(c),
-                    None => !sides.contains(c),
-                })
-                .map(|(c, v)| (c.clone(), v.clone()))
-                .collect()
-        };
+        let key = self.pair_key();
         let cells: Vec<_> = results
             .summarise(self.metric.get_ref())
             .into_iter()
@@ -333,13 +393,57 @@ impl RawClaim {
             .iter()
             .filter(|c| selects(&c.coordinates, self.left.get_ref()))
             .collect();
-        let mut right: BTreeMap<Coordinates, _> = BTreeMap::new();
+        let right = self.right_by_key(&cells, &key)?;
+        let (l_name, r_name) = (
+            self.side_label(self.left.get_ref(), labels),
+            self.side_label(self.right.get_ref(), labels),
+        );
+        let matched = Matched::of(&left, &right, &key);
+        let notes = matched.notes(&l_name, &r_name);
+        if matched.pairs.is_empty() {
+            return Err(self.nothing_paired(&left, &right, notes, &l_name, &r_name));
+        }
+        Ok(Paired {
+            pairs: matched.pairs,
+            skipped: matched.skipped,
+            notes,
+            l_name,
+            r_name,
+        })
+    }
+
+    /// The coordinates a left and a right cell must share to pair up: the `pair_on` ones, or
+    /// every coordinate the sides do not name.
+    fn pair_key(&self) -> impl Fn(&Coordinates) -> Coordinates + '_ {
+        let sides: BTreeSet<&String> = self.left.get_ref().keys().map(|k| k.get_ref()).collect();
+        let pair_on: Option<BTreeSet<&String>> = self
+            .pair_on
+            .as_ref()
+            .map(|p| p.get_ref().iter().map(|n| n.get_ref()).collect());
+        move |k: &Coordinates| -> Coordinates {
+            k.iter()
+                .filter(|(c, _)| match &pair_on {
+                    Some(on) => on.contains(c),
+                    None => !sides.contains(c),
+                })
+                .map(|(c, v)| (c.clone(), v.clone()))
+                .collect()
+        }
+    }
+
+    /// The right cells by their pair key; the outcome when two share one.
+    fn right_by_key<'c>(
+        &self,
+        cells: &'c [CellStats],
+        key: &impl Fn(&Coordinates) -> Coordinates,
+    ) -> std::result::Result<BTreeMap<Coordinates, &'c CellStats>, ClaimOutcome> {
+        let mut right = BTreeMap::new();
         let mut ambiguous = 0;
         for c in cells
             .iter()
             .filter(|c| selects(&c.coordinates, self.right.get_ref()))
         {
-            if right.insert(rest(&c.coordinates), c).is_some() {
+            if right.insert(key(&c.coordinates), c).is_some() {
                 ambiguous += 1;
             }
         }
@@ -352,95 +456,53 @@ impl RawClaim {
                 ),
             ));
         }
-        let (l_name, r_name) = (
-            self.side_label(self.left.get_ref(), labels),
-            self.side_label(self.right.get_ref(), labels),
-        );
-        let mut notes = Vec::new();
+        Ok(right)
+    }
 
-        let mut pairs: Vec<Pair> = Vec::new();
-        let (mut without_stats, mut skipped) = (0, 0);
-        let mut unpaired = 0;
-        for l in &left {
-            let at = rest(&l.coordinates);
-            match right.get(&at) {
-                None => unpaired += 1,
-                Some(r) => match (l.stats, r.stats) {
-                    (Some(a), Some(b)) => pairs.push(Pair {
-                        at,
-                        left: l.samples.clone(),
-                        right: r.samples.clone(),
-                        l: a,
-                        r: b,
-                    }),
-                    _ if l.skipped.is_some() || r.skipped.is_some() => skipped += 1,
-                    _ => without_stats += 1,
-                },
-            }
-        }
-        if skipped > 0 {
-            notes.push(format!(
-                "{skipped} pair{} not checked: skipped (its data is missing here)",
-                if skipped == 1 { "" } else { "s" }
-            ));
-        }
-        if unpaired > 0 {
-            notes.push(format!(
-                "{unpaired} {l_name} cell{} without a {r_name} counterpart",
-                if unpaired == 1 { "" } else { "s" }
-            ));
-        }
-        if without_stats > 0 {
-            notes.push(format!(
-                "{without_stats} pair{} skipped (no values)",
-                if without_stats == 1 { "" } else { "s" }
-            ));
-        }
+    /// The outcome of a claim that paired no cells with values on both sides: not checked when
+    /// every cell of both sides was skipped here, else "no cells", with the notes.
+    fn nothing_paired(
+        &self,
+        left: &[&CellStats],
+        right: &BTreeMap<Coordinates, &CellStats>,
+        notes: Vec<String>,
+        l_name: &str,
+        r_name: &str,
+    ) -> ClaimOutcome {
         let candidates: Vec<_> = left
             .iter()
             .copied()
             .chain(right.values().copied())
             .collect();
-        if pairs.is_empty()
-            && !left.is_empty()
+        if !left.is_empty()
             && !right.is_empty()
             && candidates
                 .iter()
                 .all(|c| c.stats.is_none() && c.skipped.is_some())
         {
-            return Err(self.outcome(
+            return self.outcome(
                 Verdict::NotChecked,
                 format!(
                     "not checked: all {} of its cells were skipped (see the skipped cells below)",
                     candidates.len()
                 ),
-            ));
-        }
-        if pairs.is_empty() {
-            let mut detail = format!(
-                "no cells: {} {l_name} cells and {} {r_name} cells{}, none paired with values",
-                left.len(),
-                right.len(),
-                if self.filter.is_empty() {
-                    String::new()
-                } else {
-                    format!(" where {}", describe_selector(&self.filter))
-                }
             );
-            for n in notes {
-                detail.push_str("; ");
-                detail.push_str(&n);
-            }
-            return Err(self.outcome(Verdict::DoesNotHold, detail));
         }
-
-        Ok(Paired {
-            pairs,
-            skipped,
-            notes,
-            l_name,
-            r_name,
-        })
+        let mut detail = format!(
+            "no cells: {} {l_name} cells and {} {r_name} cells{}, none paired with values",
+            left.len(),
+            right.len(),
+            if self.filter.is_empty() {
+                String::new()
+            } else {
+                format!(" where {}", describe_selector(&self.filter))
+            }
+        );
+        for n in notes {
+            detail.push_str("; ");
+            detail.push_str(&n);
+        }
+        self.outcome(Verdict::DoesNotHold, detail)
     }
 
     /// An outcome with no pairs to list.

@@ -240,53 +240,20 @@ impl FigureData {
             .iter()
             .filter_map(|c| c.stats.map(|s| (c.coordinates.clone(), s)))
             .collect();
-        let series_columns: Vec<String> = match &spec.series {
+        let series_columns = match &spec.series {
             Some(list) => list.iter().map(|s| s.get_ref().clone()).collect(),
-            None => results
-                .columns
-                .coordinates
-                .iter()
-                .filter(|c| *c != x && Some(*c) != panel_column.as_ref())
-                .filter(|c| {
-                    let values: BTreeSet<&CellValue> = cells.iter().map(|(k, _)| &k[*c]).collect();
-                    values.len() > 1
-                })
-                .cloned()
-                .collect(),
+            None => varying_columns(results, &cells, x, panel_column.as_ref()),
         };
-        let value_of = |k: &Coordinates, c: &str| k.get(c).cloned().unwrap_or(CellValue::Empty);
-        let series_of = |k: &Coordinates| -> Vec<CellValue> {
-            series_columns.iter().map(|c| value_of(k, c)).collect()
-        };
-        // Series are numbered over every row of the results, not only this figure's cells: a
-        // series keeps its colour in every figure of the spec with the same series columns (RM is
-        // the same colour in the accuracy figure, with the kernel SVM, and in the timing figure,
-        // without it).
-        let series: Vec<Vec<CellValue>> = results
-            .rows
-            .iter()
-            .map(|r| series_of(&r.coordinates))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let series_of = |k: &Coordinates| series_key(&series_columns, k);
+        let series = all_series(results, &series_columns);
         let styles = styles(cells.iter().map(|(k, _)| k), &series, &series_of);
-        // Every panel value of the selected cells, those whose cells were all skipped too.
-        let panel_values: Vec<Option<CellValue>> = match &panel_column {
-            Some(p) => selected
-                .iter()
-                .map(|c| Some(value_of(&c.coordinates, p)))
-                .collect::<BTreeSet<_>>()
-                .into_iter()
-                .collect(),
-            None => vec![None],
-        };
         let template = spec
             .series_label
             .as_ref()
             .and_then(|t| parse_template(t.get_ref()).ok());
         let mut panels = Vec::new();
         let mut not_drawn = Vec::new();
-        for panel_value in &panel_values {
+        for panel_value in &panel_values(&selected, panel_column.as_ref()) {
             let in_panel: Vec<&(Coordinates, Stats)> = cells
                 .iter()
                 .filter(|(k, _)| match (&panel_column, panel_value) {
@@ -295,33 +262,19 @@ impl FigureData {
                 })
                 .collect();
             let mut curves = Vec::new();
-            for (index, series_key) in series.iter().enumerate() {
+            for (index, values) in series.iter().enumerate() {
                 let members: Vec<&(Coordinates, Stats)> = in_panel
                     .iter()
                     .copied()
-                    .filter(|(k, _)| series_of(k) == *series_key)
+                    .filter(|(k, _)| series_of(k) == *values)
                     .collect();
                 if members.is_empty() {
                     continue;
                 }
-                let mut points: BTreeMap<CellValue, (&Coordinates, Stats)> = BTreeMap::new();
-                for (k, s) in &members {
-                    if let Some((other, _)) = points.insert(value_of(k, x), (k, *s)) {
-                        let differing: Vec<&String> = k
-                            .iter()
-                            .filter(|(c, v)| other.get(*c) != Some(*v))
-                            .map(|(c, _)| c)
-                            .collect();
-                        return Err(Error::Results {
-                            path: results.path.clone(),
-                            message: format!(
-                                "{key}: two cells on one point ({}), differing in {differing:?}; \
-                                 add those columns to `series` or fix them with `where`",
-                                describe(series_columns.iter().chain([x]).chain(&panel_column), k)
-                            ),
-                        });
-                    }
-                }
+                let points = curve_points(&members, x).map_err(|[k, other]| {
+                    let point_columns = series_columns.iter().chain([x]).chain(&panel_column);
+                    two_cells_on_one_point(results, key, point_columns, k, other)
+                })?;
                 let label = curve_label(
                     template.as_deref(),
                     &series_columns,
@@ -329,10 +282,6 @@ impl FigureData {
                     labels,
                     spec.y.get_ref(),
                 );
-                let mut points: Vec<(CellValue, Stats)> =
-                    points.into_iter().map(|(x, (_, s))| (x, s)).collect();
-                // Empty x (a baseline without this coordinate) after the numbers.
-                points.sort_by_key(|(x, _)| *x == CellValue::Empty);
                 curves.push(Curve {
                     series: index,
                     style: styles[index],
@@ -341,17 +290,10 @@ impl FigureData {
                 });
             }
             match (&panel_column, panel_value) {
-                (Some(p), Some(v)) if curves.is_empty() => {
-                    let reason = selected
-                        .iter()
-                        .filter(|c| value_of(&c.coordinates, p) == *v)
-                        .find_map(|c| c.skipped.as_ref().map(|s| super::short_reason(&s.reason)))
-                        .unwrap_or_else(|| format!("no cell has a value of {}", spec.y.get_ref()));
-                    not_drawn.push(NotDrawn {
-                        value: labels.label(p, v),
-                        reason,
-                    });
-                }
+                (Some(p), Some(v)) if curves.is_empty() => not_drawn.push(NotDrawn {
+                    value: labels.label(p, v),
+                    reason: not_drawn_reason(&selected, p, v, spec.y.get_ref()),
+                }),
                 (Some(p), Some(v)) => panels.push(Panel {
                     caption: format!("{p} = {}", labels.label(p, v)),
                     curves,
@@ -383,18 +325,9 @@ impl FigureData {
         default_metric: Option<&str>,
     ) -> Vec<PaperPoint> {
         let y = spec.y.get_ref();
-        let value_of = |k: &Coordinates, c: &str| k.get(c).cloned().unwrap_or(CellValue::Empty);
-        let series_of = |k: &Coordinates| -> Vec<CellValue> {
-            self.series_columns.iter().map(|c| value_of(k, c)).collect()
-        };
+        let series_of = |k: &Coordinates| series_key(&self.series_columns, k);
         // Numbered as in `collect`: over every row of the results.
-        let series: Vec<Vec<CellValue>> = results
-            .rows
-            .iter()
-            .map(|r| series_of(&r.coordinates))
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .collect();
+        let series = all_series(results, &self.series_columns);
         let cells: Vec<Coordinates> = results
             .summarise(y)
             .into_iter()
@@ -461,6 +394,117 @@ impl FigureData {
         xs.sort_by_key(|x| *x == CellValue::Empty);
         xs
     }
+}
+
+/// The value of coordinate `c` in `k` (empty where `k` has no such column).
+fn value_of(k: &Coordinates, c: &str) -> CellValue {
+    k.get(c).cloned().unwrap_or(CellValue::Empty)
+}
+
+/// A cell's series: its values of the series columns.
+fn series_key(series_columns: &[String], k: &Coordinates) -> Vec<CellValue> {
+    series_columns.iter().map(|c| value_of(k, c)).collect()
+}
+
+/// The default series columns: every coordinate, except x and the panels, with more than one
+/// value among the cells.
+fn varying_columns(
+    results: &Results,
+    cells: &[(Coordinates, Stats)],
+    x: &String,
+    panel_column: Option<&String>,
+) -> Vec<String> {
+    results
+        .columns
+        .coordinates
+        .iter()
+        .filter(|c| *c != x && Some(*c) != panel_column)
+        .filter(|c| {
+            let values: BTreeSet<&CellValue> = cells.iter().map(|(k, _)| &k[*c]).collect();
+            values.len() > 1
+        })
+        .cloned()
+        .collect()
+}
+
+/// Every series, sorted. Series are numbered over every row of the results, not only one
+/// figure's cells: a series keeps its colour in every figure of the spec with the same series
+/// columns (RM is the same colour in the accuracy figure, with the kernel SVM, and in the timing
+/// figure, without it).
+fn all_series(results: &Results, series_columns: &[String]) -> Vec<Vec<CellValue>> {
+    results
+        .rows
+        .iter()
+        .map(|r| series_key(series_columns, &r.coordinates))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// Every panel value of the selected cells (those whose cells were all skipped too), sorted;
+/// one `None` without panels.
+fn panel_values(selected: &[CellStats], panel_column: Option<&String>) -> Vec<Option<CellValue>> {
+    match panel_column {
+        Some(p) => selected
+            .iter()
+            .map(|c| Some(value_of(&c.coordinates, p)))
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect(),
+        None => vec![None],
+    }
+}
+
+/// A curve's points by x, an empty x (a baseline without this coordinate) after the numbers; or
+/// the first cell on a point taken and the one before it there.
+fn curve_points<'a>(
+    members: &[&'a (Coordinates, Stats)],
+    x: &str,
+) -> std::result::Result<Vec<(CellValue, Stats)>, [&'a Coordinates; 2]> {
+    let mut points: BTreeMap<CellValue, (&Coordinates, Stats)> = BTreeMap::new();
+    for (k, s) in members.iter().copied() {
+        if let Some((other, _)) = points.insert(value_of(k, x), (k, *s)) {
+            return Err([k, other]);
+        }
+    }
+    let mut points: Vec<(CellValue, Stats)> =
+        points.into_iter().map(|(x, (_, s))| (x, s)).collect();
+    points.sort_by_key(|(x, _)| *x == CellValue::Empty);
+    Ok(points)
+}
+
+/// The error for two cells `k` and `other` on one point of figure `key`, naming the coordinates
+/// they differ in.
+fn two_cells_on_one_point<'a>(
+    results: &Results,
+    key: &str,
+    point_columns: impl IntoIterator<Item = &'a String>,
+    k: &Coordinates,
+    other: &Coordinates,
+) -> Error {
+    let differing: Vec<&String> = k
+        .iter()
+        .filter(|(c, v)| other.get(*c) != Some(*v))
+        .map(|(c, _)| c)
+        .collect();
+    Error::Results {
+        path: results.path.clone(),
+        message: format!(
+            "{key}: two cells on one point ({}), differing in {differing:?}; \
+             add those columns to `series` or fix them with `where`",
+            describe(point_columns, k)
+        ),
+    }
+}
+
+/// Why a panel value has no curve: the first skip reason among its cells, else that none has a
+/// value of the metric.
+fn not_drawn_reason(selected: &[CellStats], p: &str, v: &CellValue, metric: &str) -> String {
+    selected
+        .iter()
+        .filter(|c| value_of(&c.coordinates, p) == *v)
+        .find_map(|c| c.skipped.as_ref().map(|s| super::short_reason(&s.reason)))
+        .unwrap_or_else(|| format!("no cell has a value of {metric}"))
 }
 
 /// The hue of a map of the registry: its place there, or neutral for the exact kernel machine and
