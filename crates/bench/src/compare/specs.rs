@@ -168,9 +168,23 @@ pub(super) fn subsampled(spec: &mut RawSpec, setup: &Setup, rows: usize) -> Resu
     Ok(())
 }
 
-/// A learner's table: its penalty (a value or "cv"), and the cap of one repetition.
-pub(super) fn learner_table(penalty: &str, value: Value, once: bool) -> Table {
-    let mut out = table([(penalty, value)]);
+/// What compare sets in every table of `learner` (the registry's `compare_settings`: the
+/// linear SVM's solver chosen by shape).
+pub(super) fn settings(learner: &LearnerInfo) -> Table {
+    let values = learner.compare_settings.iter();
+    table(values.map(|(name, value)| (*name, Value::from(*value))))
+}
+
+/// A learner's table: compare's settings, its penalty (a value or "cv"), and the cap of one
+/// repetition.
+pub(super) fn learner_table(
+    learner: &LearnerInfo,
+    penalty: &str,
+    value: Value,
+    once: bool,
+) -> Table {
+    let mut out = settings(learner);
+    out.insert(penalty.into(), unspanned(value));
     if once {
         out.insert("repetitions".into(), unspanned(ONCE.into()));
     }
@@ -239,8 +253,8 @@ pub(super) fn variant_axis(of_map: &[Series]) -> Option<(String, Value)> {
     Some((params.join(", "), Value::Array(values)))
 }
 
-/// The learners' tables: the repetition cap of the learner on the features, and the exact
-/// one's penalty and cap (`exact_once: None` when the exact machine is not in the grid: a table
+/// The learners' tables: compare's settings and the repetition cap of the learner on the
+/// features, and the exact one's penalty and cap (`exact_once: None` when the exact machine is not in the grid: a table
 /// for a learner no cell has is refused as a typo would be).
 pub(super) fn constants(
     spec: &mut RawSpec,
@@ -250,12 +264,16 @@ pub(super) fn constants(
     exact_once: Option<bool>,
 ) {
     // The feature learner's penalty is in each map's table ([`grid`]): each series' own.
+    let mut features = settings(setup.learner);
     if once {
-        let features = table([("repetitions", Value::Integer(ONCE))]);
+        features.insert("repetitions".into(), unspanned(ONCE.into()));
+    }
+    if !features.is_empty() {
         spec.learners.insert(setup.learner.name.into(), features);
     }
     if let Some(exact_once) = exact_once {
         let exact = learner_table(
+            setup.exact_learner,
             setup.exact_penalty,
             Value::Float(tuned.exact_penalty),
             exact_once,

@@ -116,7 +116,7 @@ pub fn spec(
             .insert(map.name.into(), map_table(&of_map, None));
     }
     w.spec.grid = table([("map, learner", Value::Array(tuples))]);
-    let mut features = learner_table(setup.penalty, "cv".into(), false);
+    let mut features = learner_table(setup.learner, setup.penalty, "cv".into(), false);
     features.insert("folds".into(), unspanned(3.into()));
     w.spec.learners.insert(setup.learner.name.into(), features);
     Ok(w)

@@ -12,7 +12,8 @@ use crate::compare::chosen::chosen;
 use crate::compare::pipeline::TUNE;
 use crate::compare::setup::{Setup, EXACT_PENALTIES};
 use crate::compare::specs::{
-    kernel, learner_table, numbers, tuning_base, tuning_d, tuning_map, variant_axis, Tuned, Written,
+    kernel, learner_table, numbers, settings, tuning_base, tuning_d, tuning_map, variant_axis,
+    Tuned, Written,
 };
 use crate::compare::state::{read, run_spec, State};
 use crate::error::Result;
@@ -138,15 +139,20 @@ pub fn spec(setup: &Setup, name: &str, rows: usize) -> Result<Written> {
         ("map, learner", Value::Array(tuples)),
         (N_COMPONENTS.name, Value::Integer(d as i64)),
     ]);
-    let mut features = learner_table(setup.penalty, "cv".into(), true);
+    let mut features = learner_table(setup.learner, setup.penalty, "cv".into(), true);
     features.insert("folds".into(), unspanned(3.into()));
     w.spec.learners.insert(setup.learner.name.into(), features);
     let exact_table = if setup.exact_learner.tunes_penalty() {
-        let mut t = learner_table(setup.exact_penalty, "cv".into(), true);
+        let mut t = learner_table(setup.exact_learner, setup.exact_penalty, "cv".into(), true);
         t.insert("folds".into(), unspanned(3.into()));
         t
     } else {
-        table([(setup.exact_penalty, numbers(&EXACT_PENALTIES))])
+        let mut t = settings(setup.exact_learner);
+        t.insert(
+            setup.exact_penalty.into(),
+            unspanned(numbers(&EXACT_PENALTIES)),
+        );
+        t
     };
     w.spec
         .learners
