@@ -47,6 +47,10 @@ pub struct KernelInfo {
     /// The map `rfbench compare` tunes the bandwidth and the penalty with, when it is among the
     /// maps compared: the plain Monte Carlo estimator of the kernel's family.
     pub tuning_map: Option<&'static str>,
+    /// scikit-learn's `gamma` for a bandwidth, where its kernel of the same name takes one of
+    /// that form (the Gaussian: `rbf`'s `exp(-gamma |x - y|^2)`, gamma = 1 / (2 sigma^2)); the
+    /// answer's scikit-learn counterpart prints it.
+    pub sklearn_gamma: Option<fn(f64) -> f64>,
 }
 
 impl KernelInfo {
@@ -126,6 +130,7 @@ pub const KERNELS: &[KernelInfo] = &[
         bandwidth_norm: None,
         normalisation: Step::UnitNorm,
         tuning_map: Some("tensor-sketch"),
+        sklearn_gamma: None,
     },
     KernelInfo {
         name: "gaussian",
@@ -136,6 +141,7 @@ pub const KERNELS: &[KernelInfo] = &[
         bandwidth_norm: Some(Norm::L2),
         normalisation: Step::Standardize,
         tuning_map: Some("rff"),
+        sklearn_gamma: Some(|sigma| 0.5 / (sigma * sigma)),
     },
     KernelInfo {
         name: "laplacian",
@@ -146,6 +152,7 @@ pub const KERNELS: &[KernelInfo] = &[
         bandwidth_norm: Some(Norm::L1),
         normalisation: Step::Standardize,
         tuning_map: Some("rff"),
+        sklearn_gamma: None,
     },
     KernelInfo {
         name: "matern",
@@ -174,6 +181,7 @@ pub const KERNELS: &[KernelInfo] = &[
         bandwidth_norm: Some(Norm::L2),
         normalisation: Step::Standardize,
         tuning_map: Some("rff"),
+        sklearn_gamma: None,
     },
     KernelInfo {
         name: "linear",
@@ -184,11 +192,49 @@ pub const KERNELS: &[KernelInfo] = &[
         bandwidth_norm: None,
         normalisation: Step::Standardize,
         tuning_map: None,
+        sklearn_gamma: None,
     },
 ];
 
 impl std::fmt::Debug for KernelInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "kernel {:?}", self.name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::params::Value;
+    use rfbench_maps::Row;
+
+    /// scikit-learn's gamma gives the kernel's own value: exp(-gamma |x - y|^2) against the
+    /// built kernel at three bandwidths (to 1e-12, rounding only).
+    #[test]
+    fn a_kernels_sklearn_gamma_gives_its_values() {
+        let (x, y) = ([0.5, -1.0, 2.0], [1.5, 0.0, 1.25]);
+        let squared: f64 = x.iter().zip(&y).map(|(a, b)| (a - b) * (a - b)).sum();
+        let with_gamma: Vec<_> = KERNELS
+            .iter()
+            .filter(|k| k.sklearn_gamma.is_some())
+            .collect();
+        assert!(!with_gamma.is_empty());
+        for info in with_gamma {
+            let param = info.bandwidth_param().unwrap().name;
+            for sigma in [0.3, 1.0, 4.0] {
+                let values = ParamValues([(param.to_string(), Value::Float(sigma))].into());
+                let kernel = (info.build)(&values).unwrap();
+                let ours = kernel.eval(
+                    &Row::Dense(ndarray::ArrayView1::from(&x)),
+                    &Row::Dense(ndarray::ArrayView1::from(&y)),
+                );
+                let gamma = (info.sklearn_gamma.unwrap())(sigma);
+                let theirs = (-gamma * squared).exp();
+                assert!(
+                    (ours - theirs).abs() <= 1e-12,
+                    "{info:?} sigma {sigma}: {ours} != {theirs}"
+                );
+            }
+        }
     }
 }

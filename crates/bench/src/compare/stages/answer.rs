@@ -143,8 +143,8 @@ pub fn counterpart(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<Strin
     let reference = decide::reference(lines)?;
     let pick = &lines[decide::recommend(lines, reference)[0].pick];
     let text = pick.registry_series()?.sklearn()?;
-    let gamma = match (setup.kernel.name, tuned.sigma) {
-        ("gaussian", Some(sigma)) => format!(", gamma = {:.6}", 0.5 / (sigma * sigma)),
+    let gamma = match (setup.kernel.sklearn_gamma, tuned.sigma) {
+        (Some(gamma), Some(sigma)) => format!(", gamma = {:.6}", gamma(sigma)),
         _ => String::new(),
     };
     let sigma = tuned
