@@ -142,7 +142,8 @@ pub(crate) fn prepare_data(
     }
     let mut prepared = Prepared::from(dataset);
     for &(step, line) in &steps {
-        step.apply(&mut prepared, data_seed)
+        prepared
+            .apply(&step, data_seed)
             .map_err(|e| fail(line, format!("step {:?}: {e}", step.name())))?;
     }
     Ok(Ok(prepared))

@@ -11,7 +11,7 @@
 //!   by points on small data.
 
 use rfbench_maps::CsrMatrix;
-use rfbench_registry_data::steps::{Preprocess, Step};
+use rfbench_registry_data::steps::Step;
 
 use super::error::{DataError, Result};
 use super::preprocess::{max_row_norm, split_rows, subsample_indices, unit_norm, ColumnScaler};
@@ -83,10 +83,9 @@ impl From<Dataset> for Prepared {
     }
 }
 
-impl Preprocess for Prepared {
-    type Error = DataError;
-
-    fn apply_step(&mut self, step: &Step, data_seed: u64) -> Result<()> {
+impl Prepared {
+    /// Applies `step` to the rows in place; `data_seed` draws a `split`.
+    pub fn apply(&mut self, step: &Step, data_seed: u64) -> Result<()> {
         apply(step, self, data_seed)
     }
 }

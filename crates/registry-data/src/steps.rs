@@ -154,12 +154,6 @@ impl Step {
         Ok(toml::Value::Table(table))
     }
 
-    /// Applies the step to `data` in place; `data_seed` draws a `split`. What a step does to the
-    /// rows is the data's own ([`Preprocess`], which rfbench-data's `Prepared` implements).
-    pub fn apply<D: Preprocess>(&self, data: &mut D, data_seed: u64) -> Result<(), D::Error> {
-        data.apply_step(self, data_seed)
-    }
-
     /// The number of rows after this step, given `rows` before it; an error when the step
     /// cannot take that many (a subsample larger than the data). Lets a list be checked against
     /// a registry entry's published size before anything is downloaded. (`train-rows` keeps a
@@ -174,14 +168,6 @@ impl Step {
             _ => Ok(rows),
         }
     }
-}
-
-/// Rows a step can be applied to: rfbench-data's `Prepared` (rows, labels and the number of
-/// training rows). The vocabulary declares the operation and the dataset layer implements it, so
-/// that this crate holds no dataset code and [`Step::apply`] reads the same to every caller.
-pub trait Preprocess {
-    type Error;
-    fn apply_step(&mut self, step: &Step, data_seed: u64) -> Result<(), Self::Error>;
 }
 
 fn unknown(name: &str) -> String {

@@ -85,25 +85,24 @@ fn style(line: &Line) -> (String, plotters::style::RGBColor, Marker) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::compare::lines::tests::exact_and_a_map;
+    use crate::compare::lines::tests::{exact_and_a_map, line};
 
-    /// Each series once, in order, every point labelled with its D (none for the exact
-    /// machine), and the front through the points no other beats in both.
+    /// One series a map (or machine), each point labelled with its D (none for the exact
+    /// machine), and the front through the points nothing beats on both score and time.
     #[test]
     fn the_figure_has_a_series_per_map_and_the_front() {
-        let lines = exact_and_a_map();
+        let mut lines = exact_and_a_map();
+        // A second D of map-a, slower and worse than D = 64: off the front.
+        lines.push(line("map-a", 128, &[89.0, 90.0, 88.0, 89.0], 2.0));
         let figure = figure(&lines, false);
-        let names: Vec<&str> = figure.series.iter().map(|s| s.label.as_str()).collect();
-        let mut unique = names.clone();
-        unique.dedup();
-        assert_eq!(names, unique);
-        let points: usize = figure.series.iter().map(|s| s.points.len()).sum();
-        assert_eq!(
-            points,
-            lines.iter().filter(|l| !l.scores.is_empty()).count()
-        );
-        let on_front = pareto(&lines).into_iter().filter(|f| *f).count();
-        assert_eq!(figure.front.len(), on_front);
-        assert!(!figure.front.is_empty());
+        let exact = figure.series.iter().find(|s| s.points.len() == 1).unwrap();
+        assert_eq!(exact.points[0].label, None);
+        assert_eq!((exact.points[0].x, exact.points[0].y), (50.0, 90.0));
+        let map = figure.series.iter().find(|s| s.points.len() == 2).unwrap();
+        let labels: Vec<_> = map.points.iter().map(|p| p.label.as_deref()).collect();
+        assert_eq!(labels, [Some("64"), Some("128")]);
+        assert_eq!(figure.series.len(), 2);
+        let front: Vec<(f64, f64)> = figure.front.iter().map(|&(x, y)| (x, y.round())).collect();
+        assert_eq!(front, [(50.0, 90.0), (1.0, 90.0)], "{:?}", figure.front);
     }
 }

@@ -512,7 +512,7 @@ fn median_distance(
     seed: u64,
 ) -> Result<f64> {
     let mut prepared = Prepared::from(dataset);
-    normalise.apply(&mut prepared, seed)?;
+    prepared.apply(&normalise, seed)?;
     let train = prepared
         .x
         .select_rows(&(0..prepared.n_train).collect::<Vec<_>>());
