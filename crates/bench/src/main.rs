@@ -491,6 +491,7 @@ impl Global {
             allow_skipped: false,
             shard: None,
             resume: false,
+            deadline: None,
         }
     }
 }

@@ -57,6 +57,10 @@ pub struct RunOptions {
     /// Take the rows a killed run of the same spec finished ([`partial`]) instead of starting
     /// over.
     pub resume: bool,
+    /// No run starts after this instant: the runs not yet started are skipped, each saying so
+    /// ([`crate::results::CUT_BY_DEADLINE`]; compare's time budget). Runs already started
+    /// finish.
+    pub deadline: Option<Instant>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -382,7 +386,9 @@ pub fn run_cells(
             return row.clone();
         }
         let (cell, repetition) = (&plan.cells[job.0], job.1);
+        let cut = options.deadline.is_some_and(|d| Instant::now() >= d);
         let outcome = match &data[&(cell.data_key(), data_seed(cell, repetition))] {
+            _ if cut => CellOutcome::Skipped(crate::results::CUT_BY_DEADLINE.to_string()),
             Err(reason) => CellOutcome::Skipped(reason.clone()),
             // A cell's own error fails that cell only: the run goes on, and says so at the end.
             Ok(prepared) => measure(plan, cell, repetition, &job.3, prepared)

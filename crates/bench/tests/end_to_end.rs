@@ -114,6 +114,39 @@ fn a_results_file_replays_through_the_scheduler() {
     assert_eq!(report.longest[0].1, report.longest_seconds);
 }
 
+/// A deadline already past cuts every run that has not started, each row saying so; the rows
+/// an earlier run measured are kept, and a run without a deadline measures them all.
+#[test]
+fn no_run_starts_past_the_deadline() {
+    let (_dir, options) = workspace();
+    let full = reproduce("learning-demo", &Profile::Full, &options).unwrap();
+    let done = full.rows.iter().filter(|r| r.not_run().is_none()).count();
+    assert!(done > 3, "{} rows, {done} ran", full.rows.len());
+    assert!(full.rows.iter().all(|r| !r.is_cut()));
+    let cut = RunOptions {
+        deadline: Some(std::time::Instant::now()),
+        ..options.clone()
+    };
+    let outcome = reproduce("learning-demo", &Profile::Full, &cut).unwrap();
+    assert_eq!(outcome.rows.len(), full.rows.len());
+    for row in &outcome.rows {
+        assert!(row.is_cut(), "{:?}", row.outcome);
+        assert_eq!(
+            row.not_run().as_deref(),
+            Some(rfbench::results::CUT_BY_DEADLINE)
+        );
+    }
+    // With the full run's rows as earlier ones, nothing is cut: they are taken, not run.
+    let earlier =
+        rfbench::run::reproduce_reusing("learning-demo", &Profile::Full, &cut, &full.rows).unwrap();
+    let kept = earlier
+        .rows
+        .iter()
+        .filter(|r| r.not_run().is_none())
+        .count();
+    assert_eq!(kept, done);
+}
+
 #[test]
 fn gram_error_end_to_end_on_synthetic_data() {
     let (_dir, options) = workspace();

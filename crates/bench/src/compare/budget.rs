@@ -35,6 +35,35 @@ impl Estimates {
         self.seconds.get(&(map.to_string(), d)).copied()
     }
 
+    /// The maps' estimates times `pace` (how much slower the cells ran than estimated); the
+    /// baseline's and the exact machine's as they were.
+    pub fn maps_at_pace(&self, pace: f64) -> Estimates {
+        let machines = [raw_map().name, exact_map().name];
+        let seconds = self.seconds.iter().map(|((m, d), t)| {
+            let t = if machines.contains(&m.as_str()) {
+                *t
+            } else {
+                t * pace
+            };
+            ((m.clone(), *d), t)
+        });
+        Estimates {
+            seconds: seconds.collect(),
+            exact_exponent: self.exact_exponent,
+        }
+    }
+
+    /// The maps' estimates alone (the baseline's and the exact machine's left out).
+    pub fn maps_only(&self) -> Estimates {
+        let machines = [raw_map().name, exact_map().name];
+        let mut seconds = self.seconds.clone();
+        seconds.retain(|(m, _), _| !machines.contains(&m.as_str()));
+        Estimates {
+            seconds,
+            exact_exponent: self.exact_exponent,
+        }
+    }
+
     fn exact_exponent(&self) -> f64 {
         self.exact_exponent.unwrap_or(2.0)
     }
@@ -75,47 +104,64 @@ fn exact_repetitions(setup: &Setup) -> f64 {
 
 /// The cells that fit `budget` seconds: the baseline, the exact machine (on all training rows
 /// if that takes at most a quarter of the budget and what the baseline left, else on the
-/// subsample that does), then the rungs of the ladder in increasing D, every map's rung before
-/// the next one, while the total fits. Nystroem stops at the training rows.
+/// subsample that does), then the maps' rungs ([`fit_maps`]).
 pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
     let reps = setup.repetitions as f64;
     let mut spent = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
     let mut sweep = Sweep::default();
     // Capped by what the baseline left, so that the plan's total stays within the budget.
     let exact_allowance = (budget / 4.0).min(budget - spent).max(0.0);
+    spent += fit_exact(setup, estimates, exact_allowance, &mut sweep);
+    let maps = fit_maps(setup, estimates, budget - spent);
+    sweep.per_map = maps.per_map;
+    sweep.skipped.extend(maps.skipped);
+    sweep
+}
+
+/// Where the exact machine runs within `allowance` seconds (all its repetitions): sets
+/// `sweep.exact_train_size` (with the reason when not on every row) and returns the seconds it
+/// is estimated to take.
+fn fit_exact(setup: &Setup, estimates: &Estimates, allowance: f64, sweep: &mut Sweep) -> f64 {
     let exact_reps = exact_repetitions(setup);
-    match estimates.get(exact_map().name, 0) {
-        Some(t) if t * exact_reps <= exact_allowance => {
-            spent += t * exact_reps;
-            sweep.exact_train_size = Some(0);
-        }
-        Some(t) => {
-            // A power e of the rows: m = n (share / t)^(1 / e).
-            let share = exact_allowance / exact_reps;
-            let e = estimates.exact_exponent();
-            let m = (setup.n_train as f64 * (share / t).powf(1.0 / e)) as usize;
-            if m as f64 >= ALL_ROWS_ABOVE * setup.n_train as f64 {
-                // Nearly all of them: the reference on every row is worth the overrun.
-                spent += t * exact_reps;
-                sweep.exact_train_size = Some(0);
-            } else if m >= 200 {
-                spent += exact_allowance;
-                sweep.exact_train_size = Some(m);
-                sweep.skipped.push(format!(
-                    "exact on all {} training rows: estimated {:.0} s a repetition; run on {m} \
-                     of them",
-                    setup.n_train, t
-                ));
-            } else {
-                sweep.skipped.push(format!(
-                    "exact: estimated {t:.0} s a repetition, more than the budget allows"
-                ));
-            }
-        }
-        None => sweep
+    let Some(t) = estimates.get(exact_map().name, 0) else {
+        sweep
             .skipped
-            .push("exact: the pilot did not measure it".to_string()),
+            .push("exact: the pilot did not measure it".to_string());
+        return 0.0;
+    };
+    if t * exact_reps <= allowance {
+        sweep.exact_train_size = Some(0);
+        return t * exact_reps;
     }
+    // A power e of the rows: m = n (share / t)^(1 / e).
+    let share = allowance / exact_reps;
+    let e = estimates.exact_exponent();
+    let m = (setup.n_train as f64 * (share / t).powf(1.0 / e)) as usize;
+    if m as f64 >= ALL_ROWS_ABOVE * setup.n_train as f64 {
+        // Nearly all of them: the reference on every row is worth the overrun.
+        sweep.exact_train_size = Some(0);
+        t * exact_reps
+    } else if m >= 200 {
+        sweep.exact_train_size = Some(m);
+        sweep.skipped.push(format!(
+            "exact on all {} training rows: estimated {:.0} s a repetition; run on {m} of them",
+            setup.n_train, t
+        ));
+        allowance
+    } else {
+        sweep.skipped.push(format!(
+            "exact: estimated {t:.0} s a repetition, more than the budget allows"
+        ));
+        0.0
+    }
+}
+
+/// The maps' rungs that fit `budget` seconds: the rungs of the ladder in increasing D, every
+/// map's rung before the next one, while the total fits. Nystroem stops at the training rows.
+pub fn fit_maps(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
+    let reps = setup.repetitions as f64;
+    let mut spent = 0.0;
+    let mut sweep = Sweep::default();
     sweep.per_map = setup
         .map_names()
         .into_iter()
@@ -353,6 +399,28 @@ mod tests {
         let sweep = fit(&s, &e, 40.0);
         assert_eq!(sweep.exact_train_size, Some(0));
         assert_close(Some(total(&s, &e, &sweep)), 10.0, "one run");
+    }
+
+    /// After the references ran, the maps are planned again on their own, at the pace measured:
+    /// the baseline's and the exact machine's estimates are not counted again, nor slowed.
+    #[test]
+    fn the_maps_are_planned_again_at_the_measured_pace() {
+        let mut s = two_maps(false);
+        s.repetitions = 2;
+        let (a, b) = (s.maps[0].name(), s.maps[1].name());
+        let e = ladder_estimates(&s);
+        let slow = e.maps_at_pace(2.0);
+        assert_eq!(slow.get(raw_map().name, 0), Some(1.0));
+        assert_eq!(slow.get(exact_map().name, 0), Some(1.0));
+        assert_eq!(slow.get(a, 128), Some(4.0));
+        assert_eq!(slow.get(b, 256), Some(18.0));
+        assert_eq!(e.maps_only().seconds.len(), 6);
+        // 2 x 2 x (1 + 1) = 8 s for D = 64 at twice the pace; a's D = 128 (8 s) fits 16 s, b's
+        // (12 s) does not.
+        let maps = fit_maps(&s, &slow, 16.0);
+        assert_eq!(maps.per_map, vec![(a, vec![64, 128]), (b, vec![64])]);
+        assert_eq!(maps.exact_train_size, None);
+        assert_eq!(total(&s, &slow.maps_only(), &maps), 16.0);
     }
 
     #[test]

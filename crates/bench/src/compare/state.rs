@@ -124,6 +124,11 @@ impl State {
     }
 
     /// The seconds `stage` took, once it ran.
+    /// The instant the budget ends.
+    pub fn end(&self) -> Instant {
+        self.start + std::time::Duration::from_secs_f64(self.budget.max(0.0))
+    }
+
     pub fn took(&self, stage: &Stage) -> Option<f64> {
         self.times.iter().find(|(s, _)| s == stage).map(|(_, t)| *t)
     }
@@ -164,6 +169,7 @@ impl State {
             tuned: self.tuned,
             run: &self.run,
             progress: &self.progress,
+            deadline: None,
         }
     }
 }
@@ -176,9 +182,19 @@ pub struct Context<'a> {
     pub tuned: Tuned,
     pub run: &'a RunOptions,
     pub progress: &'a Progress,
+    /// No run of its specs starts past this instant ([`RunOptions::deadline`]).
+    pub deadline: Option<Instant>,
 }
 
 impl Context<'_> {
+    /// The same, with no run starting past `deadline`.
+    pub fn until(self, deadline: Instant) -> Self {
+        Context {
+            deadline: Some(deadline),
+            ..self
+        }
+    }
+
     /// Writes and runs the spec `name` in the output folder ([`run_spec`]).
     pub fn run_spec(
         &self,
@@ -186,7 +202,11 @@ impl Context<'_> {
         spec: &specs::Written,
         earlier: &[ResultRow],
     ) -> Result<Outcome> {
-        run_spec(self.out, name, spec, self.run, earlier)
+        let run = RunOptions {
+            deadline: self.deadline,
+            ..self.run.clone()
+        };
+        run_spec(self.out, name, spec, &run, earlier)
     }
 }
 

@@ -38,6 +38,9 @@ pub struct ResultRow {
     pub outcome: CellOutcome,
 }
 
+/// The reason a run the deadline cut gives ([`crate::run::RunOptions::deadline`]).
+pub const CUT_BY_DEADLINE: &str = "cut: the time budget ran out before this run started";
+
 impl ResultRow {
     /// The value of `metric`, if the row ran and has one.
     pub fn metric(&self, metric: &str) -> Option<f64> {
@@ -45,6 +48,11 @@ impl ResultRow {
             CellOutcome::Done(metrics) => metrics.get(metric),
             _ => None,
         }
+    }
+
+    /// Whether the run never started because the time budget ran out ([`CUT_BY_DEADLINE`]).
+    pub fn is_cut(&self) -> bool {
+        matches!(&self.outcome, CellOutcome::Skipped(r) if r == CUT_BY_DEADLINE)
     }
 
     /// Why the row has no numbers: the reason it was skipped, or `failed: ERROR`.

@@ -294,6 +294,7 @@ pub fn workspace() -> (tempfile::TempDir, RunOptions) {
         allow_skipped: false,
         shard: None,
         resume: false,
+        deadline: None,
     };
     (dir, options)
 }

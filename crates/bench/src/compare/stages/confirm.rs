@@ -38,7 +38,12 @@ pub fn run(state: &mut State) -> Result<()> {
     let mut lines = lines::lines(&state.setup, &read(outcome)?, &state.estimates);
     lines::add_memory(&mut lines, &outcome.plan, state.setup.n, state.setup.d);
     let rows = outcome.rows.clone();
-    let confirmed = rounds(&state.context(), &mut lines, rows, state.deadline)?;
+    let confirmed = rounds(
+        &state.context().until(state.deadline),
+        &mut lines,
+        rows,
+        state.deadline,
+    )?;
     state.lines = lines;
     state.confirm_notes = confirmed.notes;
     state.sweep_seconds = state.sweep_start.elapsed().as_secs_f64();

@@ -43,7 +43,10 @@ pub fn run(state: &mut State) -> Result<()> {
         "the maps' Gram-matrix errors on {rows} training rows"
     ));
     let spec = spec(setup, state.tuned, &gram)?;
-    let outcome = state.context().run_spec("gram", &spec, &[])?;
+    let outcome = state
+        .context()
+        .until(state.end())
+        .run_spec("gram", &spec, &[])?;
     lines::add_gram_errors(&mut state.lines, &read(&outcome)?);
     Ok(())
 }

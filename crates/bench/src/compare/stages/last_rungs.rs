@@ -47,7 +47,7 @@ pub fn run(state: &mut State) -> Result<()> {
     );
     let outcome = state.take_outcome()?;
     let mut tuned = state.tuned;
-    let context = state.context();
+    let context = state.context().until(state.deadline);
     let (outcome, more) = search(&context, &mut tuned, &state.swept, &searched, rows, outcome)?;
     notes.extend(more);
     state.tuned = tuned;

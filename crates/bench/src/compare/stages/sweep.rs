@@ -2,8 +2,12 @@
 //! ([`crate::compare::budget::fit`]; the rest is kept for the Gram errors), run in rounds, one rung of the ladder at a time, so that a map stops once it has
 //! plateaued instead of spending the budget on values of D that cannot change the answer.
 //!
-//! The first round runs the baseline, the exact machine and every map's first two rungs; each
-//! later round adds the next rung of the maps still gaining. Every round writes `compare.toml`
+//! Round 0 runs the linear baseline and the exact machine alone, at the size the sweep runs them;
+//! the maps' rungs are then planned again in the time they left, at the pace the baseline ran
+//! at against the pilot's estimate (the maps' learner at the sweep's size). Round 1 runs every
+//! map's first rung; each later round adds the next rung of the maps still gaining, at the pace
+//! the rounds so far ran at. No run starts past the sweep's deadline: the runner cuts it, and
+//! its row says so ([`crate::results::CUT_BY_DEADLINE`]). Every round writes `compare.toml`
 //! (the cells so far) and runs it, taking the rows of the round before for the cells it already
 //! measured ([`run::reproduce_reusing`]): the last round's spec holds exactly the cells that ran,
 //! so `rfbench reproduce compare.toml --out-dir OTHER` reproduces the CSV.
@@ -18,7 +22,7 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::compare::budget::{fit, total, Estimates, Sweep};
+use crate::compare::budget::{fit, fit_maps, total, Estimates, Sweep};
 use crate::compare::lines::{self, Line};
 use crate::compare::pipeline::SWEEP;
 use crate::compare::setup::Setup;
@@ -28,8 +32,10 @@ use crate::compare::specs::{
 };
 use crate::compare::state::{read, Context, State};
 use crate::error::{Error, Result};
+use crate::results::ResultRow;
 use crate::run::Outcome;
 use rfbench_registry::kinds::LEARNING;
+use rfbench_registry::raw_map;
 
 /// Points of mean score a doubling of D must gain for the map to go on.
 pub const PLATEAU_GAIN: f64 = 0.2;
@@ -49,16 +55,21 @@ pub struct Clock<'a> {
 }
 
 impl Clock<'_> {
-    /// Estimated seconds of the cells of `sweep` (every repetition), the baseline and the exact
-    /// machine included.
-    fn estimate(&self, setup: &Setup, sweep: &Sweep) -> f64 {
-        total(setup, self.estimates, sweep)
+    /// Estimated seconds of the maps' cells of `sweep` (every repetition).
+    fn maps_estimate(&self, setup: &Setup, sweep: &Sweep) -> f64 {
+        let maps = Sweep {
+            per_map: sweep.per_map.clone(),
+            ..Sweep::default()
+        };
+        total(setup, &self.estimates.maps_only(), &maps)
     }
 }
 
-/// Plans the sweep within its share of what is left of the budget, and runs it in rounds;
-/// records the plan, its estimate and sentence, the sweep's clock, the cells that ran and
-/// their outcome. No cell fitting is an error that says which budget would do.
+/// Plans the sweep within its share of what is left of the budget, and runs it: the baseline
+/// and the exact machine first ([`references`]), the maps' rungs planned again in the time they
+/// left at the pace they ran at, then in rounds; records the plan, its estimate and sentence,
+/// the sweep's clock, the cells that ran and their outcome. No cell fitting is an error that
+/// says which budget would do.
 pub fn run(state: &mut State) -> Result<()> {
     let remaining = state.budget - state.start.elapsed().as_secs_f64();
     let share = SWEEP.share.of_left();
@@ -74,13 +85,26 @@ pub fn run(state: &mut State) -> Result<()> {
     state.sweep_start = Instant::now();
     state.deadline = state.sweep_start + Duration::from_secs_f64(share * remaining.max(0.0));
     state.after_sweep = estimate / share - estimate;
+    let context = state.context().until(state.deadline);
+    let (first, pace) = references(&context, &planned, &state.estimates)?;
+    let left = secs_left(state.deadline);
+    let estimates = state.estimates.maps_at_pace(pace);
+    let mut maps = fit_maps(&state.setup, &estimates, left);
+    maps.exact_train_size = planned.exact_train_size;
+    maps.skipped = planned
+        .skipped
+        .iter()
+        .filter(|r| r.starts_with("exact"))
+        .cloned()
+        .collect();
+    maps.skipped.extend(fit_maps_skipped(&maps, pace));
     let clock = Clock {
-        estimates: &state.estimates,
+        estimates: &estimates,
         deadline: state.deadline,
         repetitions: state.setup.repetitions as f64,
         after: state.after_sweep,
     };
-    let (outcome, swept) = rounds(&state.context(), &planned, &clock)?;
+    let (outcome, swept) = rounds(&context, &maps, &clock, first)?;
     state.estimate = estimate;
     state.planned = planned;
     state.outcome = Some(outcome);
@@ -88,31 +112,89 @@ pub fn run(state: &mut State) -> Result<()> {
     Ok(())
 }
 
-/// Runs the cells `plan` allows in rounds; returns the last round's outcome and the sweep that
-/// ran (`skipped` says which rungs were left out as plateaued, or by the clock).
-fn rounds(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, Sweep)> {
+/// Seconds from now to `deadline` (0 once past).
+fn secs_left(deadline: Instant) -> f64 {
+    deadline
+        .saturating_duration_since(Instant::now())
+        .as_secs_f64()
+}
+
+/// The reasons [`fit_maps`] gave, said to be at the measured `pace`.
+fn fit_maps_skipped(maps: &Sweep, pace: f64) -> Vec<String> {
+    let at = |r: &String| match pace > 1.0 {
+        true => format!("{r} (estimates at {pace:.2}x the pilot's: the pace the baseline ran at)"),
+        false => r.clone(),
+    };
+    maps.skipped.iter().map(at).collect()
+}
+
+/// Below this many seconds a run's time says little about the pace of larger ones.
+const PACE_FROM: f64 = 1.0;
+
+/// Runs the linear baseline and the exact machine of `plan` (at the rows the plan gives it)
+/// before any map, so that the maps are planned in the time they leave; returns their rows and
+/// the pace the maps' estimates are taken at: how much slower than the pilot's estimate the
+/// baseline (the maps' learner, at the sweep's size) ran, at least 1.
+fn references(
+    context: &Context,
+    plan: &Sweep,
+    estimates: &Estimates,
+) -> Result<(Vec<ResultRow>, f64)> {
+    let references = Sweep {
+        per_map: plan.per_map.iter().map(|(m, _)| (*m, Vec::new())).collect(),
+        ..plan.clone()
+    };
+    context
+        .progress
+        .say("sweep, round 0: the linear baseline and the exact kernel machine");
+    let spec = spec(context.setup, context.tuned, &references)?;
+    let outcome = context.run_spec("compare", &spec, &[])?;
+    let lines = lines::lines(context.setup, &read(&outcome)?, &Estimates::default());
+    let baseline = lines
+        .iter()
+        .find(|l| l.is_baseline() && !l.scores.is_empty());
+    let pace = match (baseline, estimates.get(raw_map().name, 0)) {
+        (Some(l), Some(e)) if l.seconds >= PACE_FROM => pace(l.seconds, e),
+        _ => 1.0,
+    };
+    Ok((outcome.rows, pace))
+}
+
+/// Runs the maps' cells of `plan` in rounds, from the references' rows `first`; returns the
+/// last round's outcome and the sweep that ran (`skipped` says which rungs were left out as
+/// plateaued, or by the clock).
+fn rounds(
+    context: &Context,
+    plan: &Sweep,
+    clock: &Clock,
+    first: Vec<ResultRow>,
+) -> Result<(Outcome, Sweep)> {
     let setup = context.setup;
     let start = Instant::now();
     let mut schedule = Schedule::new(plan);
-    let mut earlier = Vec::new();
+    let mut earlier = first;
     for round in 1.. {
         let current = &schedule.current;
         let round_line = format!("sweep, round {round}: {}", describe(current));
         context.progress.say(&round_line);
         let spec = spec(setup, context.tuned, current)?;
         let outcome = context.run_spec("compare", &spec, &earlier)?;
+        let cut = outcome.rows.iter().filter(|r| r.is_cut()).count();
+        if cut > 0 {
+            context.progress.say(&format!(
+                "round {round}: {cut} runs cut, the sweep's time was up (see compare.csv)"
+            ));
+        }
         let pace = pace(
             start.elapsed().as_secs_f64(),
-            clock.estimate(setup, current),
+            clock.maps_estimate(setup, current),
         );
         let lines = lines::lines(setup, &read(&outcome)?, &Estimates::default());
-        let left = clock
-            .deadline
-            .saturating_duration_since(Instant::now())
-            .as_secs_f64();
+        let left = secs_left(clock.deadline);
         // The estimated end, corrected by the pace so far: the rungs not yet run at that pace
         // (an upper bound: plateaued maps stop early), within the sweep's deadline.
-        let to_run = (clock.estimate(setup, plan) - clock.estimate(setup, current)).max(0.0);
+        let to_run =
+            (clock.maps_estimate(setup, plan) - clock.maps_estimate(setup, current)).max(0.0);
         let progress = context.progress;
         progress.expect_end(progress.elapsed() + (to_run * pace).min(left) + clock.after);
         if !schedule.advance(&lines, clock, pace, left) {
@@ -123,13 +205,13 @@ fn rounds(context: &Context, plan: &Sweep, clock: &Clock) -> Result<(Outcome, Sw
     unreachable!("the rounds end when no map grows")
 }
 
-/// How far the rounds so far overran the pilot's estimate of them (`estimate` seconds for the
-/// cells that ran, `elapsed` measured): at least 1, so a fast round gives no credit.
+/// How far the rounds so far overran the estimate of them (`estimate` seconds for the cells
+/// that ran, `elapsed` measured): at least 1, so a fast round gives no credit.
 fn pace(elapsed: f64, estimate: f64) -> f64 {
     (elapsed / estimate.max(1e-9)).max(1.0)
 }
 
-/// Which rungs each round runs: the plan's, each map's first two in the first round, then one
+/// Which rungs each round runs: the plan's, each map's first in the first round, then one
 /// more per round while the map is still gaining and its next rung fits the time left.
 struct Schedule<'a> {
     plan: &'a Sweep,
@@ -145,7 +227,7 @@ impl<'a> Schedule<'a> {
             per_map: plan
                 .per_map
                 .iter()
-                .map(|(map, ds)| (*map, ds.iter().take(2).copied().collect()))
+                .map(|(map, ds)| (*map, ds.iter().take(1).copied().collect()))
                 .collect(),
             ..plan.clone()
         };
@@ -338,6 +420,10 @@ pub fn spec(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
         variant_params.extend(series.variant_params());
     }
     variant_params.dedup();
+    if sweep.per_map.iter().all(|(_, ds)| ds.is_empty()) {
+        // Round 0 (the references alone): no D to draw against.
+        return Ok(w);
+    }
     w.spec.figures = vec![
         figure(SCORE_FIGURE, metric, metric_label(setup), &variant_params),
         figure(
@@ -436,7 +522,7 @@ mod tests {
     }
 
     #[test]
-    fn the_first_round_runs_each_maps_first_two_rungs() {
+    fn the_first_round_runs_each_maps_first_rung() {
         let s = two_maps(true);
         let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         let plan = plan(a, b, c);
@@ -444,12 +530,30 @@ mod tests {
         let first = &schedule.current;
         assert_eq!(
             first.per_map,
-            vec![(a, vec![64, 128]), (b, vec![64]), (c, vec![])]
+            vec![(a, vec![64]), (b, vec![64]), (c, vec![])]
         );
         // The exact machine and what the budget left out come with the first round.
         assert_eq!(first.exact_train_size, Some(300));
         assert_eq!(first.skipped, vec!["planned out".to_string()]);
-        assert_eq!(describe(first), format!("{a} D = 64, 128; {b} D = 64"));
+        assert_eq!(describe(first), format!("{a} D = 64; {b} D = 64"));
+        // Its second round adds a's second rung; b's plan is done.
+        let estimates = Estimates::default();
+        let mut schedule = Schedule::new(&plan);
+        let lines = [line(a, 64, &[70.0]), line(b, 64, &[60.0])];
+        assert!(schedule.advance(&lines, &clock(&estimates), 1.0, 100.0));
+        assert_eq!(
+            describe(&schedule.current),
+            format!("{a} D = 64, 128; {b} D = 64")
+        );
+    }
+
+    /// The schedule after two rounds of a map still gaining: its first two rungs.
+    fn two_rungs(plan: &Sweep) -> Schedule<'_> {
+        let mut schedule = Schedule::new(plan);
+        for (k, (_, ds)) in plan.per_map.iter().enumerate() {
+            schedule.current.per_map[k].1 = ds.iter().take(2).copied().collect();
+        }
+        schedule
     }
 
     /// One rung a round for the map still gaining, none for the map whose plan is done, and the
@@ -461,7 +565,7 @@ mod tests {
         let plan = plan(a, b, c);
         let estimates = Estimates::default();
         let clock = clock(&estimates);
-        let mut schedule = Schedule::new(&plan);
+        let mut schedule = two_rungs(&plan);
         let mut lines = vec![
             line(a, 64, &[70.0]),
             line(a, 128, &[75.0]),
@@ -479,7 +583,7 @@ mod tests {
         assert!(!schedule.advance(&lines, &clock, 1.0, 100.0));
         assert_eq!(schedule.current.skipped, vec!["planned out".to_string()]);
         // Two flat doublings stop a map short of its plan.
-        let mut schedule = Schedule::new(&plan);
+        let mut schedule = two_rungs(&plan);
         schedule.advance(&lines[..3], &clock, 1.0, 100.0);
         let flat = [
             line(a, 64, &[70.0]),
@@ -501,7 +605,7 @@ mod tests {
         let (a, b, c) = (s.maps[0].name(), s.maps[1].name(), s.maps[2].name());
         let plan = plan(a, b, c);
         let estimates = Estimates::default();
-        let mut schedule = Schedule::new(&plan);
+        let mut schedule = two_rungs(&plan);
         let exact = |scores: &[f64], train_size| Line {
             train_size,
             ..line(exact_map().name, 0, scores)
@@ -511,7 +615,7 @@ mod tests {
         for reference in [exact(&[75.2], 300), exact(&[], 0)] {
             let mut lines = lines.to_vec();
             lines.push(reference);
-            let mut schedule = Schedule::new(&plan);
+            let mut schedule = two_rungs(&plan);
             assert!(schedule.advance(&lines, &clock(&estimates), 1.0, 100.0));
         }
         let mut with_exact = lines.to_vec();
@@ -554,12 +658,12 @@ mod tests {
             line(b, 128, &[75.0]),
         ];
         // a: 4 x 3 x 1.5 = 18 s of 30; b: 9 s of the 12 left.
-        let mut schedule = Schedule::new(&plan);
+        let mut schedule = two_rungs(&plan);
         assert!(schedule.advance(&lines, &clock(&estimates), 1.5, 30.0));
         assert_eq!(schedule.current.per_map[0].1, vec![64, 128, 256]);
         assert_eq!(schedule.current.per_map[1].1, vec![64, 128, 256]);
         // 20 s: a fits (2 s left), b's 9 s do not.
-        let mut schedule = Schedule::new(&plan);
+        let mut schedule = two_rungs(&plan);
         assert!(schedule.advance(&lines, &clock(&estimates), 1.5, 20.0));
         assert_eq!(schedule.current.per_map[1].1, vec![64, 128]);
         assert_eq!(
