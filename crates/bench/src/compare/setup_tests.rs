@@ -447,3 +447,22 @@ fn constant_features_are_refused_in_the_users_words() {
     assert!(err.contains("median distance between rows is 0"), "{err}");
     assert!(!err.contains("kernel.sigma"), "{err}");
 }
+
+/// The tuning rows: at most 2,000 or 100 per class, the larger, and the data's; the time may cut
+/// them to 100 per class, no fewer.
+#[test]
+fn the_tuning_rows_come_from_the_classes() {
+    let mut s = crate::compare::test_support::setup("gaussian", Task::Binary, None);
+    s.n = 20_000;
+    assert_eq!(s.classes(), 2);
+    assert_eq!((s.tuning_rows(), s.fewest_tuning_rows()), (2000, 200));
+    s.task = Task::Multiclass;
+    s.labels = (0..20_000).map(|i| f64::from(i % 26)).collect();
+    assert_eq!(s.classes(), 26);
+    assert_eq!((s.tuning_rows(), s.fewest_tuning_rows()), (2600, 2600));
+    s.n = 1500;
+    assert_eq!((s.tuning_rows(), s.fewest_tuning_rows()), (1500, 1500));
+    s.task = Task::Regression;
+    s.n = 20_000;
+    assert_eq!((s.tuning_rows(), s.fewest_tuning_rows()), (2000, 0));
+}

@@ -28,10 +28,16 @@ pub const PROBE_ROWS: usize = 300;
 const GROWTH: f64 = 1.5;
 
 /// The tuning run's rows for `allowance` seconds, given a probe of `probe` rows that took
-/// `seconds`: its time grown as rows^[`GROWTH`], within [probe, most].
-pub fn rows_for(allowance: f64, probe: usize, seconds: f64, most: usize) -> usize {
-    let scale = (allowance / seconds.max(1e-3)).max(0.0).powf(1.0 / GROWTH);
-    ((probe as f64 * scale).round() as usize).clamp(probe, most.max(probe))
+/// `seconds` (its time grown as rows^[`GROWTH`]): `most` halved until it fits, at least
+/// `fewest` and the probe's. Halvings, not the rows that fit exactly, so that a machine a little
+/// busier or quieter tunes on the same rows.
+pub fn rows_for(allowance: f64, probe: usize, seconds: f64, most: usize, fewest: usize) -> usize {
+    let floor = probe.max(fewest).min(most);
+    let fits = |rows: usize| seconds * (rows as f64 / probe as f64).powf(GROWTH) <= allowance;
+    std::iter::successors(Some(most), |&rows| Some(rows / 2))
+        .take_while(|&rows| rows >= floor)
+        .find(|&rows| fits(rows))
+        .unwrap_or(floor)
 }
 
 /// Runs the tuning (the probe first where the data is large enough; the probe's values when no
@@ -50,10 +56,13 @@ pub fn run(state: &mut State) -> Result<()> {
         let seconds = start.elapsed().as_secs_f64();
         let share = TUNE.share.of_budget();
         let allowance = share * state.budget - seconds;
-        rows = rows_for(allowance, PROBE_ROWS, seconds, most);
+        let fewest = setup.fewest_tuning_rows();
+        rows = rows_for(allowance, PROBE_ROWS, seconds, most, fewest);
         how = format!(
-            "on {rows} of at most {most} rows: a probe on {PROBE_ROWS} took {seconds:.1} s, \
-             and tuning may take {:.0} % of the budget (time taken as growing with rows^{GROWTH})",
+            "on {rows} of at most {most} rows (at least {}): a probe on {PROBE_ROWS} took \
+             {seconds:.1} s, and tuning may take {:.0} % of the budget (time taken as growing \
+             with rows^{GROWTH}, the rows halved until it fits)",
+            fewest.max(PROBE_ROWS).min(most),
             100.0 * share
         );
         if rows == PROBE_ROWS {
@@ -165,11 +174,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_tuning_rows_grow_with_the_time_left_as_rows_to_the_1_5() {
-        // A probe of 300 rows in 2 s; 16 s allowed: 8x the time, 4x the rows.
-        assert_eq!(rows_for(16.0, 300, 2.0, 2000), 1200);
-        // At most the data's, at least the probe's (even with no time left).
-        assert_eq!(rows_for(1e6, 300, 2.0, 2000), 2000);
-        assert_eq!(rows_for(-5.0, 300, 2.0, 2000), 300);
+    fn the_tuning_rows_are_halved_until_they_fit_down_to_the_floor() {
+        // A probe of 300 rows in 2 s; 16 s allowed: 8x the time, at most 4x the rows: 2400
+        // halved to 1200.
+        assert_eq!(rows_for(16.0, 300, 2.0, 2400, 0), 1200);
+        // 15.9 s: 1200 rows do not fit; 600 do.
+        assert_eq!(rows_for(15.9, 300, 2.0, 2400, 0), 600);
+        // At most the data's; at least the probe's, even with no time left.
+        assert_eq!(rows_for(1e6, 300, 2.0, 2000, 0), 2000);
+        assert_eq!(rows_for(-5.0, 300, 2.0, 2000, 0), 300);
+        // At least the per-class floor, whatever the time.
+        assert_eq!(rows_for(-5.0, 300, 2.0, 2600, 2600), 2600);
+        assert_eq!(rows_for(16.0, 300, 2.0, 5200, 2600), 2600);
+        // A floor above the data's rows is the data's.
+        assert_eq!(rows_for(16.0, 300, 2.0, 2000, 2600), 2000);
     }
 }
