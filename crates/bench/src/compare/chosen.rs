@@ -77,7 +77,7 @@ pub fn chosen(setup: &Setup, results: &[ResultRow]) -> Result<Chosen> {
             geometric_mean(&exact, &columns.chosen)?,
         )
     } else {
-        let (best, rows) = best_penalty(setup, &exact)?;
+        let (best, rows) = best_penalty(setup, &exact, &EXACT_PENALTIES)?;
         if best == EXACT_PENALTIES[0] || best == EXACT_PENALTIES[EXACT_PENALTIES.len() - 1] {
             warnings.push(format!(
                 "the exact machine's {} = {best:?} is at an edge of the values tried ({:?} to \
@@ -155,9 +155,27 @@ fn own_bandwidth(
     }
 }
 
-/// The penalty value with the best mean score on the held-out rows over the repetitions (ties
-/// to the first of [`EXACT_PENALTIES`], the smaller cost), and its rows.
-fn best_penalty<'a>(setup: &Setup, rows: &[&'a ResultRow]) -> Result<(f64, Vec<&'a ResultRow>)> {
+/// What a search of the exact machine's penalty past the top of [`EXACT_PENALTIES`] chose
+/// (`tune-edge`'s rows, `values` its values, the top included): its penalty and bandwidth.
+pub fn past_the_edge(
+    setup: &Setup,
+    results: &[ResultRow],
+    values: &[f64],
+    maps_sigma: Option<f64>,
+) -> Result<(f64, Option<f64>)> {
+    let exact = rows_of(results, setup.exact_learner.name)?;
+    let (best, rows) = best_penalty(setup, &exact, values)?;
+    let sigma = own_bandwidth(&rows, &bandwidth_columns(setup), maps_sigma)?;
+    Ok((best, sigma))
+}
+
+/// The penalty value of `values` with the best mean score on the held-out rows over the
+/// repetitions (ties to the first, the smaller cost), and its rows.
+fn best_penalty<'a>(
+    setup: &Setup,
+    rows: &[&'a ResultRow],
+    values: &[f64],
+) -> Result<(f64, Vec<&'a ResultRow>)> {
     let metric = setup.task_kind().score_metric();
     let sign = if setup.classification() { 1.0 } else { -1.0 };
     let mut by_value: BTreeMap<usize, Vec<&ResultRow>> = BTreeMap::new();
@@ -165,7 +183,7 @@ fn best_penalty<'a>(setup: &Setup, rows: &[&'a ResultRow]) -> Result<(f64, Vec<&
         let Some(CellValue::Float(v)) = row.coordinates.get(setup.exact_penalty) else {
             continue;
         };
-        if let Some(i) = EXACT_PENALTIES.iter().position(|p| p == v) {
+        if let Some(i) = values.iter().position(|p| p == v) {
             by_value.entry(i).or_default().push(*row);
         }
     }
@@ -186,7 +204,7 @@ fn best_penalty<'a>(setup: &Setup, rows: &[&'a ResultRow]) -> Result<(f64, Vec<&
             setup.exact_learner.name, setup.exact_penalty
         ))
     })?;
-    Ok((EXACT_PENALTIES[i], by_value.remove(&i).unwrap_or_default()))
+    Ok((values[i], by_value.remove(&i).unwrap_or_default()))
 }
 
 /// A warning for each tuned value of `row` chosen at an edge of the range searched.

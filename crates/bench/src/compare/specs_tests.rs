@@ -323,6 +323,27 @@ fn the_sweep_says_what_was_chosen_and_left_out_and_steps_read_back() {
     assert_eq!(w.spec.figures.len(), 2);
 }
 
+/// `tune-edge.toml`: the exact machine alone, at the top of the range and past it, on the
+/// tuning run's rows, splits and bandwidth candidates.
+#[test]
+fn the_search_past_the_edge_runs_the_exact_machine_alone() {
+    for kernel in ["polynomial", "gaussian"] {
+        let s = setup(kernel, Task::Binary, None);
+        assert!(!s.exact_learner.tunes_penalty());
+        let values = [2048.0, 8192.0, 32768.0];
+        let written = tune::edge_spec(&s, s.tuning_rows(), &values).unwrap();
+        let plan = plans(&written);
+        assert_eq!(plan.cells.len(), values.len(), "{kernel}");
+        let tried = written.spec.learners[s.exact_learner.name][s.exact_penalty].get_ref();
+        assert_eq!(tried, &numbers(&values));
+        assert_eq!(written.spec.learners.len(), 1);
+        let tune = tune::spec(&s, "tune", s.tuning_rows()).unwrap();
+        assert_eq!(written.spec.kernel, tune.spec.kernel, "{kernel}");
+        assert_eq!(written.spec.data, tune.spec.data, "{kernel}");
+        assert_eq!(written.spec.seeds, tune.spec.seeds, "{kernel}");
+    }
+}
+
 #[test]
 fn a_seed_toml_cannot_hold_is_an_error_not_a_wrapped_number() {
     let mut s = setup("gaussian", Task::Binary, None);

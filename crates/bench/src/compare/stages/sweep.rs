@@ -32,9 +32,10 @@ use crate::compare::specs::{
 };
 use crate::compare::state::{read, Context, State};
 use crate::error::{Error, Result};
-use crate::results::ResultRow;
+use crate::results::{CellValue, ResultRow};
 use crate::run::Outcome;
 use rfbench_registry::kinds::LEARNING;
+use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::raw_map;
 
 /// Points of mean score a doubling of D must gain for the map to go on.
@@ -44,17 +45,19 @@ pub const PLATEAU_GAIN: f64 = 0.2;
 /// smallest tolerance.
 pub const TOLERANCE: f64 = 0.5;
 
-/// The time the sweep may take, and the pilot's estimates: each round's new rungs are kept while
-/// their estimate, scaled by how far the rounds so far overran theirs, fits what is left.
-pub struct Clock<'a> {
-    pub estimates: &'a Estimates,
+/// The time the sweep may take, and the estimates of the maps' cells: the pilot's at the pace
+/// the baseline ran at, then each map's measured at the sweep's size ([`calibrated`]); each
+/// round's new rungs are kept while their estimate, scaled by how far the rounds so far overran
+/// theirs, fits what is left.
+pub struct Clock {
+    pub estimates: Estimates,
     pub deadline: Instant,
     pub repetitions: f64,
     /// Seconds the plan keeps after the sweep (the Gram step), for the estimated end.
     pub after: f64,
 }
 
-impl Clock<'_> {
+impl Clock {
     /// Estimated seconds of the maps' cells of `sweep` (every repetition).
     fn maps_estimate(&self, setup: &Setup, sweep: &Sweep) -> f64 {
         let maps = Sweep {
@@ -66,17 +69,14 @@ impl Clock<'_> {
 }
 
 /// Plans the sweep within its share of what is left of the budget, and runs it: the baseline
-/// and the exact machine first ([`references`]), the maps' rungs planned again in the time they
-/// left at the pace they ran at, then in rounds; records the plan, its estimate and sentence,
-/// the sweep's clock, the cells that ran and their outcome. No cell fitting is an error that
-/// says which budget would do.
+/// first, then the exact machine on the rows that fit the time it left ([`references`]), the
+/// maps' rungs planned again in the time they left, then in rounds; records the plan, its
+/// estimate and sentence, the sweep's clock, the cells that ran and their outcome. No map's
+/// first rung fitting is an error that says which budget would do.
 pub fn run(state: &mut State) -> Result<()> {
     let remaining = state.budget - state.start.elapsed().as_secs_f64();
     let share = SWEEP.share.of_left();
     let planned = fit(&state.setup, &state.estimates, share * remaining.max(0.0));
-    if planned.per_map.iter().all(|(_, ds)| ds.is_empty()) {
-        return Err(too_small(state));
-    }
     let estimate = total(&state.setup, &state.estimates, &planned);
     state.plan_note = plan_note(&planned, estimate, remaining, state.budget);
     let progress = &state.progress;
@@ -86,25 +86,22 @@ pub fn run(state: &mut State) -> Result<()> {
     state.deadline = state.sweep_start + Duration::from_secs_f64(share * remaining.max(0.0));
     state.after_sweep = estimate / share - estimate;
     let context = state.context().until(state.deadline);
-    let (first, pace) = references(&context, &planned, &state.estimates)?;
-    let left = secs_left(state.deadline);
+    let (first, exact, pace) = references(&context, &state.estimates)?;
     let estimates = state.estimates.maps_at_pace(pace);
-    let mut maps = fit_maps(&state.setup, &estimates, left);
-    maps.exact_train_size = planned.exact_train_size;
-    maps.skipped = planned
-        .skipped
-        .iter()
-        .filter(|r| r.starts_with("exact"))
-        .cloned()
-        .collect();
-    maps.skipped.extend(fit_maps_skipped(&maps, pace));
+    let mut maps = fit_maps(&state.setup, &estimates, secs_left(state.deadline));
+    if maps.per_map.iter().all(|(_, ds)| ds.is_empty()) {
+        return Err(too_small(state));
+    }
+    maps.skipped = fit_maps_skipped(&maps, pace);
+    maps.skipped.splice(0..0, exact.skipped);
+    maps.exact_train_size = exact.exact_train_size;
     let clock = Clock {
-        estimates: &estimates,
+        estimates,
         deadline: state.deadline,
         repetitions: state.setup.repetitions as f64,
         after: state.after_sweep,
     };
-    let (outcome, swept) = rounds(&context, &maps, &clock, first)?;
+    let (outcome, swept) = rounds(&context, &maps, clock, first)?;
     state.estimate = estimate;
     state.planned = planned;
     state.outcome = Some(outcome);
@@ -131,33 +128,85 @@ fn fit_maps_skipped(maps: &Sweep, pace: f64) -> Vec<String> {
 /// Below this many seconds a run's time says little about the pace of larger ones.
 const PACE_FROM: f64 = 1.0;
 
-/// Runs the linear baseline and the exact machine of `plan` (at the rows the plan gives it)
-/// before any map, so that the maps are planned in the time they leave; returns their rows and
-/// the pace the maps' estimates are taken at: how much slower than the pilot's estimate the
-/// baseline (the maps' learner, at the sweep's size) ran, at least 1.
-fn references(
-    context: &Context,
-    plan: &Sweep,
-    estimates: &Estimates,
-) -> Result<(Vec<ResultRow>, f64)> {
-    let references = Sweep {
-        per_map: plan.per_map.iter().map(|(m, _)| (*m, Vec::new())).collect(),
-        ..plan.clone()
+/// Round 0, before any map: the linear baseline (the maps' learner at the sweep's size), then
+/// the exact machine on the training rows that fit what the baseline left ([`fit`]'s rule, the
+/// baseline's time as measured). Returns their rows, the exact machine's place in the sweep
+/// (its rows, the reason when not all) and the pace the maps' estimates are taken at: how much
+/// slower than the pilot's estimate the baseline ran, at least 1.
+fn references(context: &Context, estimates: &Estimates) -> Result<(Vec<ResultRow>, Sweep, f64)> {
+    let (setup, progress) = (context.setup, context.progress);
+    let none = Sweep {
+        per_map: setup
+            .map_names()
+            .into_iter()
+            .map(|m| (m, Vec::new()))
+            .collect(),
+        ..Sweep::default()
     };
-    context
-        .progress
-        .say("sweep, round 0: the linear baseline and the exact kernel machine");
-    let spec = spec(context.setup, context.tuned, &references)?;
-    let outcome = context.run_spec("compare", &spec, &[])?;
-    let lines = lines::lines(context.setup, &read(&outcome)?, &Estimates::default());
-    let baseline = lines
+    progress.say("sweep, round 0: the linear baseline");
+    let baseline = context.run_spec("compare", &spec(setup, context.tuned, &none)?, &[])?;
+    let lines = lines::lines(setup, &read(&baseline)?, &Estimates::default());
+    let measured = lines
         .iter()
         .find(|l| l.is_baseline() && !l.scores.is_empty());
-    let pace = match (baseline, estimates.get(raw_map().name, 0)) {
+    let pace = match (measured, estimates.get(raw_map().name, 0)) {
         (Some(l), Some(e)) if l.seconds >= PACE_FROM => pace(l.seconds, e),
         _ => 1.0,
     };
-    Ok((outcome.rows, pace))
+    // The baseline has run: the exact machine's share is of the time it left.
+    let mut left = estimates.clone();
+    left.seconds.insert((raw_map().name.to_string(), 0), 0.0);
+    let exact = fit(
+        setup,
+        &left,
+        secs_left(context.deadline.unwrap_or_else(Instant::now)),
+    );
+    let with_exact = Sweep {
+        exact_train_size: exact.exact_train_size,
+        ..none
+    };
+    if exact.exact_train_size.is_none() {
+        return Ok((baseline.rows, exact, pace));
+    }
+    progress.say(&match exact.exact_train_size {
+        Some(0) | None => "sweep, round 0: the exact kernel machine".to_string(),
+        Some(m) => format!("sweep, round 0: the exact kernel machine on {m} training rows"),
+    });
+    let spec = spec(setup, context.tuned, &with_exact)?;
+    let outcome = context.run_spec("compare", &spec, &baseline.rows)?;
+    let exact = Sweep {
+        skipped: exact
+            .skipped
+            .into_iter()
+            .filter(|r| r.starts_with("exact"))
+            .collect(),
+        ..exact
+    };
+    Ok((outcome.rows, exact, pace))
+}
+
+/// The smallest and largest factor a map's measured time may set its estimates by: a first rung
+/// timed by the pilot at 3.5 s (a fixed cost scaled by the rows) ran in 0.1 s.
+const CALIBRATION: (f64, f64) = (0.05, 20.0);
+
+/// `estimates` with each map's rungs scaled by how its last measured rung in `lines` compared
+/// with its estimate (within [`CALIBRATION`]): every map timed at the sweep's size.
+pub fn calibrated(estimates: &Estimates, lines: &[Line]) -> Estimates {
+    let mut out = estimates.clone();
+    let factor = |map: &str| {
+        let line = lines
+            .iter()
+            .filter(|l| l.map == map && l.is_map() && !l.scores.is_empty())
+            .max_by_key(|l| l.d)?;
+        let estimate = estimates.get(map, line.d).filter(|e| *e > 0.0)?;
+        Some((line.seconds / estimate).clamp(CALIBRATION.0, CALIBRATION.1))
+    };
+    for ((map, _), t) in out.seconds.iter_mut() {
+        if let Some(f) = factor(map) {
+            *t *= f;
+        }
+    }
+    out
 }
 
 /// Runs the maps' cells of `plan` in rounds, from the references' rows `first`; returns the
@@ -166,11 +215,11 @@ fn references(
 fn rounds(
     context: &Context,
     plan: &Sweep,
-    clock: &Clock,
+    mut clock: Clock,
     first: Vec<ResultRow>,
 ) -> Result<(Outcome, Sweep)> {
     let setup = context.setup;
-    let start = Instant::now();
+    let pilot = clock.estimates.clone();
     let mut schedule = Schedule::new(plan);
     let mut earlier = first;
     for round in 1.. {
@@ -178,6 +227,7 @@ fn rounds(
         let round_line = format!("sweep, round {round}: {}", describe(current));
         context.progress.say(&round_line);
         let spec = spec(setup, context.tuned, current)?;
+        let start = Instant::now();
         let outcome = context.run_spec("compare", &spec, &earlier)?;
         let cut = outcome.rows.iter().filter(|r| r.is_cut()).count();
         if cut > 0 {
@@ -185,11 +235,13 @@ fn rounds(
                 "round {round}: {cut} runs cut, the sweep's time was up (see compare.csv)"
             ));
         }
-        let pace = pace(
-            start.elapsed().as_secs_f64(),
-            clock.maps_estimate(setup, current),
-        );
         let lines = lines::lines(setup, &read(&outcome)?, &Estimates::default());
+        clock.estimates = calibrated(&pilot, &lines);
+        // How much longer than its runs' measured times the round took (loading the data,
+        // writing the files): the cells new in this round at the calibrated estimates.
+        let new = clock.maps_estimate(setup, current)
+            - clock.maps_estimate(setup, &measured(&earlier, current));
+        let pace = pace(start.elapsed().as_secs_f64(), new);
         let left = secs_left(clock.deadline);
         // The estimated end, corrected by the pace so far: the rungs not yet run at that pace
         // (an upper bound: plateaued maps stop early), within the sweep's deadline.
@@ -197,12 +249,31 @@ fn rounds(
             (clock.maps_estimate(setup, plan) - clock.maps_estimate(setup, current)).max(0.0);
         let progress = context.progress;
         progress.expect_end(progress.elapsed() + (to_run * pace).min(left) + clock.after);
-        if !schedule.advance(&lines, clock, pace, left) {
+        if !schedule.advance(&lines, &clock, pace, left) {
             return Ok((outcome, schedule.current));
         }
         earlier = outcome.rows;
     }
     unreachable!("the rounds end when no map grows")
+}
+
+/// The cells of `current` that `earlier` holds a finished row of (the rounds before).
+fn measured(earlier: &[ResultRow], current: &Sweep) -> Sweep {
+    let done = |map: &str, d: usize| {
+        earlier.iter().any(|r| {
+            r.not_run().is_none()
+                && crate::compare::series::series_name(r).as_deref() == Some(map)
+                && r.coordinates.get(N_COMPONENTS.name) == Some(&CellValue::Int(d as i64))
+        })
+    };
+    Sweep {
+        per_map: current
+            .per_map
+            .iter()
+            .map(|(m, ds)| (*m, ds.iter().copied().filter(|&d| done(m, d)).collect()))
+            .collect(),
+        ..Sweep::default()
+    }
 }
 
 /// How far the rounds so far overran the estimate of them (`estimate` seconds for the cells
@@ -447,6 +518,10 @@ mod tests {
         crate::compare::lines::tests::line(map, d, scores, 1.0)
     }
 
+    fn timed(map: &str, d: usize, scores: &[f64], seconds: f64) -> Line {
+        crate::compare::lines::tests::line(map, d, scores, seconds)
+    }
+
     #[test]
     fn a_map_stops_after_two_flat_doublings() {
         let lines = vec![
@@ -512,9 +587,9 @@ mod tests {
         }
     }
 
-    fn clock(estimates: &Estimates) -> Clock<'_> {
+    fn clock(estimates: &Estimates) -> Clock {
         Clock {
-            estimates,
+            estimates: estimates.clone(),
             deadline: Instant::now(),
             repetitions: 3.0,
             after: 0.0,
@@ -673,6 +748,42 @@ mod tests {
                  pilot's estimates), 2 s left of the sweep's time"
             )]
         );
+    }
+
+    /// Each map's estimates are scaled by its last measured rung against its estimate, within
+    /// [`CALIBRATION`]; a map not measured keeps the pilot's.
+    #[test]
+    fn each_map_is_calibrated_by_its_last_measured_rung() {
+        let seconds = [
+            (("a", 64), 10.0),
+            (("a", 128), 20.0),
+            (("b", 64), 1.0),
+            (("b", 128), 2.0),
+            (("c", 64), 1.0),
+            (("d", 64), 1.0),
+        ];
+        let estimates = Estimates {
+            seconds: seconds
+                .iter()
+                .map(|((m, d), t)| ((m.to_string(), *d), *t))
+                .collect(),
+            exact_exponent: None,
+        };
+        let lines = [
+            // a: 0.5 s where 10 s were estimated at D = 64, 2 s where 20 at D = 128.
+            timed("a", 64, &[80.0], 0.5),
+            timed("a", 128, &[81.0], 2.0),
+            // b: 3 s where 1 s was estimated; c: 100x, clamped; d: no score.
+            timed("b", 64, &[80.0], 3.0),
+            timed("c", 64, &[80.0], 100.0),
+            timed("d", 64, &[], 50.0),
+        ];
+        let e = calibrated(&estimates, &lines);
+        assert_eq!(e.get("a", 64), Some(1.0));
+        assert_eq!(e.get("a", 128), Some(2.0));
+        assert_eq!(e.get("b", 128), Some(6.0));
+        assert_eq!(e.get("c", 64), Some(CALIBRATION.1));
+        assert_eq!(e.get("d", 64), Some(1.0));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use toml::Value;
 
-use crate::compare::chosen::chosen;
+use crate::compare::chosen::{chosen, past_the_edge as past_the_edge_chose, Chosen};
 use crate::compare::pipeline::TUNE;
 use crate::compare::setup::{Setup, EXACT_PENALTIES};
 use crate::compare::specs::{
@@ -17,7 +17,9 @@ use crate::compare::specs::{
 };
 use crate::compare::state::{read, run_spec, State};
 use crate::error::Result;
+use crate::results::{CellValue, ResultRow};
 use crate::spec::raw::{table, unspanned};
+use rfbench_registry::kinds::column;
 use rfbench_registry::maps::N_COMPONENTS;
 
 /// Rows of the probe that times the tuning run before its rows are chosen.
@@ -79,7 +81,10 @@ pub fn run(state: &mut State) -> Result<()> {
             read(&run_spec(&state.out, "tune", &spec, &state.run, &[])?)?
         }
     };
-    let chosen = chosen(setup, &results.rows)?;
+    let mut chosen = chosen(setup, &results.rows)?;
+    let left = TUNE.share.of_budget() * state.budget - state.progress.elapsed();
+    past_the_edge(state, &mut chosen, &results.rows, rows, left)?;
+    let (setup, progress) = (&state.setup, &state.progress);
     progress.say(&tuned_line(setup, &chosen.tuned));
     for warning in &chosen.warnings {
         progress.say(&format!("warning: {warning}"));
@@ -89,6 +94,105 @@ pub fn run(state: &mut State) -> Result<()> {
     state.tuning_rows = rows;
     state.tuning_how = how;
     Ok(())
+}
+
+/// The exact machine's penalty values searched past the top of [`EXACT_PENALTIES`] when the
+/// tuning run chose the top (the same steps, up to LIBSVM `grid.py`'s 2^15): a polynomial
+/// kernel SVM whose best C was 8,192 stopped at 2,048 cost 1.4 points.
+pub const PAST_THE_EDGE: [f64; 2] = [8192.0, 32768.0];
+
+/// Where the tuning run chose the exact machine's penalty at the top of [`EXACT_PENALTIES`],
+/// searches [`PAST_THE_EDGE`] too (`tune-edge.toml`, the top again on the same splits, taken
+/// from `earlier` where the runner can) if its estimate, twice the top's time for each value,
+/// fits the `left` seconds; replaces the edge's warning by what the search chose, or says why
+/// it did not run.
+fn past_the_edge(
+    state: &State,
+    chosen: &mut Chosen,
+    earlier: &[ResultRow],
+    rows: usize,
+    left: f64,
+) -> Result<()> {
+    let setup = &state.setup;
+    let top = EXACT_PENALTIES[EXACT_PENALTIES.len() - 1];
+    if setup.exact_learner.tunes_penalty() || chosen.tuned.exact_penalty != top {
+        return Ok(());
+    }
+    let at_top =
+        |r: &&ResultRow| r.coordinates.get(setup.exact_penalty) == Some(&CellValue::Float(top));
+    let seconds: f64 = earlier
+        .iter()
+        .filter(at_top)
+        .filter_map(|r| Some(r.metric(column::TRAIN_SECONDS)? + r.metric(column::PREDICT_SECONDS)?))
+        .sum();
+    let estimate = 2.0 * seconds * PAST_THE_EDGE.len() as f64;
+    let edge = |w: &String| w.starts_with(&format!("the exact machine's {}", setup.exact_penalty));
+    if estimate > left {
+        chosen.warnings.retain(|w| !edge(w));
+        chosen.warnings.push(format!(
+            "the exact machine's {} = {top:?} is at the top of the values tried: a search past \
+             it ({}) was estimated at {estimate:.0} s, {:.0} s of tuning's share left",
+            setup.exact_penalty,
+            list(&PAST_THE_EDGE),
+            left.max(0.0)
+        ));
+        return Ok(());
+    }
+    let mut values = vec![top];
+    values.extend(PAST_THE_EDGE);
+    state.progress.say(&format!(
+        "the exact machine's {} chose {top:?}, the top of its range: trying {} (tune-edge.toml)",
+        setup.exact_penalty,
+        list(&PAST_THE_EDGE)
+    ));
+    let spec = edge_spec(setup, rows, &values)?;
+    let results = read(&run_spec(
+        &state.out,
+        "tune-edge",
+        &spec,
+        &state.run,
+        earlier,
+    )?)?;
+    let (best, sigma) = past_the_edge_chose(setup, &results.rows, &values, chosen.tuned.sigma)?;
+    chosen.tuned.exact_penalty = best;
+    chosen.tuned.exact_sigma = sigma;
+    chosen.warnings.retain(|w| !edge(w));
+    if best == values[values.len() - 1] {
+        chosen.warnings.push(format!(
+            "the exact machine's {} = {best:?} is at the top of the values tried, {} included: \
+             its best may lie beyond",
+            setup.exact_penalty,
+            list(&PAST_THE_EDGE)
+        ));
+    }
+    Ok(())
+}
+
+/// "8192, 32768".
+fn list(values: &[f64]) -> String {
+    let values: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
+    values.join(", ")
+}
+
+/// `tune-edge.toml`: the tuning run's exact machine alone, at the penalty `values`.
+pub fn edge_spec(setup: &Setup, rows: usize, values: &[f64]) -> Result<Written> {
+    let mut w = spec(setup, "tune-edge", rows)?;
+    let exact = rfbench_registry::exact_map().name;
+    let tuple = Value::Array(vec![exact.into(), setup.exact_learner.name.into()]);
+    w.spec
+        .grid
+        .insert("map, learner".into(), unspanned(Value::Array(vec![tuple])));
+    w.spec.grid.remove(N_COMPONENTS.name);
+    let mut table = settings(setup.exact_learner);
+    table.insert(setup.exact_penalty.into(), unspanned(numbers(values)));
+    w.spec
+        .learners
+        .insert(setup.exact_learner.name.into(), table);
+    w.spec
+        .learners
+        .retain(|name, _| name == setup.exact_learner.name);
+    w.spec.maps.clear();
+    Ok(w)
 }
 
 /// The values tuned, the maps' and the exact machine's own, in one sentence.
