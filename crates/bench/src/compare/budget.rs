@@ -92,9 +92,9 @@ pub fn landmarks(train: usize) -> usize {
 /// not, and the best cell became the reference).
 const ALL_ROWS_ABOVE: f64 = 0.9;
 
-/// The exact machine's repetitions: one with a fixed test file (it draws nothing at random, and
-/// the sweep runs it once).
-fn exact_repetitions(setup: &Setup) -> f64 {
+/// The exact machine's and the linear baseline's repetitions: one with a fixed test file (they
+/// draw nothing at random, and the sweep runs them once).
+pub fn exact_repetitions(setup: &Setup) -> f64 {
     if setup.has_test {
         1.0
     } else {
@@ -106,8 +106,7 @@ fn exact_repetitions(setup: &Setup) -> f64 {
 /// if that takes at most a quarter of the budget and what the baseline left, else on the
 /// subsample that does), then the maps' rungs ([`fit_maps`]).
 pub fn fit(setup: &Setup, estimates: &Estimates, budget: f64) -> Sweep {
-    let reps = setup.repetitions as f64;
-    let mut spent = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
+    let mut spent = estimates.get(raw_map().name, 0).unwrap_or(0.0) * exact_repetitions(setup);
     let mut sweep = Sweep::default();
     // Capped by what the baseline left, so that the plan's total stays within the budget.
     let exact_allowance = (budget / 4.0).min(budget - spent).max(0.0);
@@ -243,7 +242,7 @@ pub fn gram_sweep(
 /// The total estimate of a sweep, in seconds.
 pub fn total(setup: &Setup, estimates: &Estimates, sweep: &Sweep) -> f64 {
     let reps = setup.repetitions as f64;
-    let mut t = estimates.get(raw_map().name, 0).unwrap_or(0.0) * reps;
+    let mut t = estimates.get(raw_map().name, 0).unwrap_or(0.0) * exact_repetitions(setup);
     if let Some(size) = sweep.exact_train_size {
         let share = match size {
             0 => 1.0,

@@ -62,7 +62,20 @@ pub fn decide(lines: &[Line], k: usize, reference: usize, tolerance: f64) -> Dec
         };
     }
     let diffs = differences(&lines[k], &lines[reference]);
-    let bounds = stats::bounds(&diffs, ALPHA);
+    let bounds = match (
+        lines[k].scores.len(),
+        lines[reference].scores.len(),
+        &diffs[..],
+    ) {
+        // Both ran once (the baseline and the exact machine on a fixed test file: neither
+        // draws anything at random): their difference is exact.
+        (1, 1, &[d]) => Some(stats::Bounds {
+            mean: d,
+            lower: d,
+            upper: d,
+        }),
+        _ => stats::bounds(&diffs, ALPHA),
+    };
     let verdict = match bounds {
         Some(b) if b.lower > -tolerance => Verdict::Within,
         Some(b) if b.upper < -tolerance => Verdict::Outside,
@@ -240,6 +253,23 @@ mod tests {
         ];
         let d = decide(&lines, 1, 0, 0.5);
         assert_eq!((d.verdict, d.runs), (Verdict::Within, 4));
+    }
+
+    /// The baseline and the exact machine both ran once (a fixed test file): their difference
+    /// is exact, and decides at every tolerance.
+    #[test]
+    fn two_cells_that_ran_once_differ_exactly() {
+        let lines = vec![exact(&[90.0], 10.0), line("none", 0, &[89.2], 1.0)];
+        let d = decide(&lines, 1, 0, 1.0);
+        assert_eq!((d.verdict, d.runs), (Verdict::Within, 1));
+        assert_eq!(
+            d.bounds.map(|b| (b.lower, b.upper)),
+            Some((-0.7999999999999972, -0.7999999999999972))
+        );
+        assert_eq!(decide(&lines, 1, 0, 0.5).verdict, Verdict::Outside);
+        // One run against several: no bound.
+        let lines = vec![exact(&[90.0, 90.1], 10.0), line("none", 0, &[89.2], 1.0)];
+        assert_eq!(decide(&lines, 1, 0, 1.0).verdict, Verdict::Undecided);
     }
 
     #[test]

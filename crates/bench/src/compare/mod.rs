@@ -15,8 +15,10 @@
 //!    the exact machine on all and half of its rows, for the budget model.
 //! 4. `own_penalty` (tune-maps.toml; at most 10 % of the budget): chooses each other map's penalty
 //!    on its own features at the pilot's D.
-//! 5. `sweep` (compare.toml; 90 % of what is left): runs the cells that fit, in rounds up the
-//!    ladder of D, a map stopping once it has plateaued.
+//! 5. `sweep` (compare.toml; 90 % of what is left): runs the linear baseline, then the exact
+//!    machine on the rows that fit, then the maps in rounds up the ladder of D, each planned from
+//!    the last round's times, a map stopping once it has plateaued; no run starts past the
+//!    sweep's time.
 //! 6. `last_rungs` (tune-last.toml, compare.toml; at most 10 % of the budget and 50 % of the
 //!    sweep's time left): chooses each series' penalty again at its last D, and reruns the cells
 //!    whose penalty changed.

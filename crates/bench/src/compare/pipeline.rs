@@ -105,8 +105,9 @@ pub const SWEEP: Stage = Stage {
     name: "sweep",
     writes: "compare.toml",
     share: Share::OfLeft(0.9),
-    does: "runs the cells that fit, in rounds up the ladder of D, a map stopping once it has \
-           plateaued",
+    does: "runs the linear baseline, then the exact machine on the rows that fit, then the \
+           maps in rounds up the ladder of D, each planned from the last round's times, a map \
+           stopping once it has plateaued; no run starts past the sweep's time",
 };
 
 pub const LAST_RUNGS: Stage = Stage {

@@ -34,9 +34,11 @@ use crate::compare::state::{read, Context, State};
 use crate::error::{Error, Result};
 use crate::results::{CellValue, ResultRow};
 use crate::run::Outcome;
+use crate::spec::raw::table;
 use rfbench_registry::kinds::LEARNING;
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::raw_map;
+use toml::Value;
 
 /// Points of mean score a doubling of D must gain for the map to go on.
 pub const PLATEAU_GAIN: f64 = 0.2;
@@ -481,9 +483,18 @@ pub fn spec(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     }
     w.spec.kernel = tuned_kernel(setup, tuned);
     grid(&mut w.spec, setup, sweep, tuned, true);
-    // With the same rows in every repetition the exact machine (no random draw) runs once.
+    // With the same rows in every repetition the exact machine and the baseline (no random
+    // draw) run once.
     let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
     constants(&mut w.spec, setup, tuned, false, exact_once);
+    if setup.has_test {
+        let once = table([("repetitions", Value::Integer(1))]);
+        w.spec
+            .maps
+            .entry(raw_map().name.into())
+            .or_default()
+            .extend(once);
+    }
     add_total_seconds(&mut w.spec);
     let metric = setup.task_kind().score_metric();
     let mut variant_params: Vec<&str> = Vec::new();
