@@ -38,6 +38,7 @@
 
 pub mod budget;
 pub mod chosen;
+pub mod code;
 pub mod data;
 pub mod decide;
 pub mod folder;

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use crate::compare::code::{self, Pipeline};
 use crate::compare::decide::{self, Recommendation};
 use crate::compare::lines::{time, Line};
 use crate::compare::setup::Setup;
@@ -18,7 +19,7 @@ use crate::error::{Error, Result};
 use rfbench_data::atomic::replace_file;
 
 /// Decides the answer, writes `answer.json` and `splits.json`, and records the answer and the
-/// report's opening (the answer, and scikit-learn's counterpart of the pick).
+/// report's opening (the answer, and the pick as code).
 pub fn run(state: &mut State) -> Result<()> {
     state.seconds = state.start.elapsed().as_secs_f64();
     let (setup, lines, tuned) = (&state.setup, &state.lines, &state.tuned);
@@ -30,10 +31,7 @@ pub fn run(state: &mut State) -> Result<()> {
     if let Some(splits) = splits::json(setup, plan, repetitions.map_or(0, |r| r + 1))? {
         write_json(&state.out.join("splits.json"), &splits)?;
     }
-    state.opening = match counterpart(setup, lines, tuned) {
-        Some(sklearn) => format!("{answer}\n\n{sklearn}"),
-        None => answer.clone(),
-    };
+    state.opening = opening(&answer, setup, lines, tuned);
     state.answer = answer;
     Ok(())
 }
@@ -137,6 +135,38 @@ fn on_the_same_repetitions(pick: &Line, reference: &Line) -> String {
     }
 }
 
+/// The pick (at the smallest tolerance) as a pipeline ([`code`]); `None` when no cell ran.
+pub fn pick_pipeline(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<Pipeline> {
+    let reference = decide::reference(lines)?;
+    let pick = &lines[decide::recommend(lines, reference)[0].pick];
+    code::pipeline(setup, pick, tuned)
+}
+
+/// The report's opening: the answer, then the pick as code, with the `rfbench` package's map
+/// and with scikit-learn's own classes where it has them; where it has no such map, the
+/// registry's note on its nearest counterpart.
+pub fn opening(answer: &str, setup: &Setup, lines: &[Line], tuned: &Tuned) -> String {
+    let Some(pipeline) = pick_pipeline(setup, lines, tuned) else {
+        return answer.to_string();
+    };
+    let block = |code: String| format!("```python\n{code}```");
+    let mut out =
+        format!("{answer}\n\nAs code, with the tuned values (answer.json's `scikit_learn`):");
+    let (own, sklearn) = (pipeline.rfbench_code(), pipeline.scikit_learn_code());
+    if let Some(code) = own {
+        out.push_str(&format!("\n\n{}", block(code)));
+        match (&sklearn, counterpart(setup, lines, tuned)) {
+            (Some(_), _) => out.push_str("\n\nWith scikit-learn's own classes:"),
+            (None, Some(nearest)) => out.push_str(&format!("\n\n{nearest}")),
+            (None, None) => {}
+        }
+    }
+    if let Some(code) = sklearn {
+        out.push_str(&format!("\n\n{}", block(code)));
+    }
+    out
+}
+
 /// The pick's counterpart in scikit-learn (at the smallest tolerance), with this run's D and
 /// bandwidth; `None` when the pick is not a map or scikit-learn has none.
 pub fn counterpart(setup: &Setup, lines: &[Line], tuned: &Tuned) -> Option<String> {
@@ -166,7 +196,7 @@ fn as_cheap(exact: &Line, pick: &Line) -> bool {
 
 /// `answer.json`'s content.
 pub fn json(setup: &Setup, lines: &[Line], tuned: &Tuned, warnings: &[String]) -> Value {
-    let sklearn = counterpart(setup, lines, tuned);
+    let sklearn = pick_pipeline(setup, lines, tuned).map(|p| p.json());
     let reference = decide::reference(lines);
     let recommendations: Vec<Value> = reference.map_or_else(Vec::new, |reference| {
         decide::recommend(lines, reference)
@@ -280,6 +310,46 @@ mod tests {
             (&plain.name().into(), &variant.name().into())
         );
         assert_eq!(json["tuned"]["maps"]["own_penalty"][variant.name()], 4.0);
+    }
+
+    /// Every kind of pick has its pipeline in `answer.json` and its code in the report's
+    /// opening: a map with scikit-learn's same map in both forms, a map without one in the
+    /// package's form with the registry's note on its nearest counterpart, the exact machine in
+    /// scikit-learn's alone.
+    #[test]
+    fn every_pick_has_its_code_in_the_json_and_the_opening() {
+        let s = crate::compare::test_support::setup("gaussian", rfbench_data::Task::Binary, None);
+        let tuned = Tuned::new(Some(2.0), 0.5, Some(2.0), 1.0);
+        let variant = s.maps.iter().find(|m| m.variant.is_some()).unwrap();
+        let mut lines = exact_and_a_map();
+        lines[1].map = variant.name().into();
+        let written = json(&s, &lines, &tuned, &[]);
+        assert_eq!(written["scikit_learn"]["kind"], "map");
+        assert_eq!(written["scikit_learn"]["pick"], lines[1].name());
+        let text = opening("the answer", &s, &lines, &tuned);
+        assert_eq!(text.matches("```python\n").count(), 2, "{text}");
+        assert!(text.contains("With scikit-learn's own classes:"), "{text}");
+        lines[1].map = variant.map.name.into();
+        let text = opening("the answer", &s, &lines, &tuned);
+        assert_eq!(text.matches("```python\n").count(), 1, "{text}");
+        assert!(text.contains("In scikit-learn: "), "{text}");
+        // Nothing cheaper within: the exact machine, scikit-learn's code alone.
+        lines[1].scores = [(0, 50.0), (1, 50.0), (2, 50.0)].into();
+        let written = json(&s, &lines, &tuned, &[]);
+        assert_eq!(written["scikit_learn"]["kind"], "exact kernel machine");
+        assert!(written["scikit_learn"]["rfbench"].is_null());
+        assert!(written["scikit_learn"]["scikit_learn"].is_string());
+        let text = opening("the answer", &s, &lines, &tuned);
+        assert_eq!(text.matches("```python\n").count(), 1, "{text}");
+        assert!(text.contains("SVC(C=1.0"), "{text}");
+        // No cell ran: no code, and a null in the JSON.
+        let none: Vec<Line> = Vec::new();
+        assert!(json_of_nothing(&s, &none, &tuned));
+        assert_eq!(opening("the answer", &s, &none, &tuned), "the answer");
+    }
+
+    fn json_of_nothing(s: &Setup, lines: &[Line], tuned: &Tuned) -> bool {
+        json(s, lines, tuned, &[])["scikit_learn"].is_null()
     }
 
     #[test]
