@@ -69,7 +69,7 @@ impl Estimates {
     }
 
     /// The exact machine's seconds a repetition on `share` of the training rows.
-    fn exact_on(&self, share: f64) -> Option<f64> {
+    pub fn exact_on(&self, share: f64) -> Option<f64> {
         let t = self.get(exact_map().name, 0)?;
         Some(t * share.powf(self.exact_exponent()))
     }

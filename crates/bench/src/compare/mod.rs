@@ -33,12 +33,13 @@
 //!
 //! Beside the stages: [`setup`] (the settings decided, with [`data`]), [`specs`] (what every
 //! spec is built from), [`budget`] (the estimates and the cells that fit), [`lines`] (the
-//! sweep's cells read back), [`decide`] (which cell at each tolerance), [`chosen`] (what a
+//! sweep's cells read back), [`curve`] (the exact machine on nested subsamples), [`decide`] (which cell at each tolerance), [`chosen`] (what a
 //! tuning spec chose), [`tuned`], [`pareto`], [`splits`], [`folder`] and [`progress`].
 
 pub mod budget;
 pub mod chosen;
 pub mod code;
+pub mod curve;
 pub mod data;
 pub mod decide;
 pub mod folder;

@@ -57,6 +57,8 @@ pub struct State {
     /// `confirm`: the sweep's lines (every repetition run), the confirmation rounds' sentences,
     /// and the sweep's seconds (rounds, last rungs and confirmation).
     pub lines: Vec<Line>,
+    /// The exact machine's learning curve: its sizes below the sweep's ([`super::curve`]).
+    pub curve: Vec<Line>,
     pub confirm_notes: Vec<String>,
     pub sweep_seconds: f64,
     /// Cells left out, with the reason (the sweep's and the Gram step's).
@@ -106,6 +108,7 @@ impl State {
             swept: sweep,
             outcome: None,
             lines: Vec::new(),
+            curve: Vec::new(),
             confirm_notes: Vec::new(),
             sweep_seconds: 0.0,
             skipped: Vec::new(),

@@ -38,6 +38,8 @@ pub fn run(state: &mut State) -> Result<()> {
     let mut lines = lines::lines(&state.setup, &read(outcome)?, &state.estimates);
     lines::add_memory(&mut lines, &outcome.plan, state.setup.n, state.setup.d);
     let rows = outcome.rows.clone();
+    // The exact machine's smaller sizes, beside the sweep's lines: its learning curve.
+    lines.extend(state.curve.iter().cloned());
     let confirmed = rounds(
         &state.context().until(state.deadline),
         &mut lines,

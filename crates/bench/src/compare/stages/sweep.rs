@@ -22,7 +22,8 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::compare::budget::{fit, fit_maps, total, Estimates, Sweep};
+use crate::compare::budget::{exact_repetitions, fit, fit_maps, total, Estimates, Sweep};
+use crate::compare::curve;
 use crate::compare::lines::{self, Line};
 use crate::compare::pipeline::SWEEP;
 use crate::compare::setup::Setup;
@@ -88,7 +89,12 @@ pub fn run(state: &mut State) -> Result<()> {
     state.deadline = state.sweep_start + Duration::from_secs_f64(share * remaining.max(0.0));
     state.after_sweep = estimate / share - estimate;
     let context = state.context().until(state.deadline);
-    let (first, exact, pace) = references(&context, &state.estimates)?;
+    let References {
+        rows: first,
+        exact,
+        curve,
+        pace,
+    } = references(&context, &state.estimates)?;
     let estimates = state.estimates.maps_at_pace(pace);
     let mut maps = fit_maps(&state.setup, &estimates, secs_left(state.deadline));
     if maps.per_map.iter().all(|(_, ds)| ds.is_empty()) {
@@ -104,6 +110,7 @@ pub fn run(state: &mut State) -> Result<()> {
         after: state.after_sweep,
     };
     let (outcome, swept) = rounds(&context, &maps, clock, first)?;
+    state.curve = curve;
     state.estimate = estimate;
     state.planned = planned;
     state.outcome = Some(outcome);
@@ -130,12 +137,21 @@ fn fit_maps_skipped(maps: &Sweep, pace: f64) -> Vec<String> {
 /// Below this many seconds a run's time says little about the pace of larger ones.
 const PACE_FROM: f64 = 1.0;
 
+/// What round 0 ran: the baseline's and the exact machine's rows, the exact machine's place in
+/// the sweep (its rows, the reason when not all), its learning curve's other sizes, and the pace
+/// the maps' estimates are taken at.
+struct References {
+    rows: Vec<ResultRow>,
+    exact: Sweep,
+    curve: Vec<Line>,
+    pace: f64,
+}
+
 /// Round 0, before any map: the linear baseline (the maps' learner at the sweep's size), then
-/// the exact machine on the training rows that fit what the baseline left ([`fit`]'s rule, the
-/// baseline's time as measured). Returns their rows, the exact machine's place in the sweep
-/// (its rows, the reason when not all) and the pace the maps' estimates are taken at: how much
+/// the exact machine on every training row if its estimate fits a quarter of the time the
+/// baseline left, else on nested subsamples while they fit ([`curve`]). The pace is how much
 /// slower than the pilot's estimate the baseline ran, at least 1.
-fn references(context: &Context, estimates: &Estimates) -> Result<(Vec<ResultRow>, Sweep, f64)> {
+fn references(context: &Context, estimates: &Estimates) -> Result<References> {
     let (setup, progress) = (context.setup, context.progress);
     let none = Sweep {
         per_map: setup
@@ -156,35 +172,48 @@ fn references(context: &Context, estimates: &Estimates) -> Result<(Vec<ResultRow
         _ => 1.0,
     };
     // The baseline has run: the exact machine's share is of the time it left.
-    let mut left = estimates.clone();
-    left.seconds.insert((raw_map().name.to_string(), 0), 0.0);
-    let exact = fit(
-        setup,
-        &left,
-        secs_left(context.deadline.unwrap_or_else(Instant::now)),
-    );
-    let with_exact = Sweep {
-        exact_train_size: exact.exact_train_size,
+    let allowance = secs_left(context.deadline.unwrap_or_else(Instant::now)) / 4.0;
+    let all_rows = estimates.get(rfbench_registry::exact_map().name, 0);
+    if all_rows.is_some_and(|t| t * exact_repetitions(setup) <= allowance) {
+        progress.say("sweep, round 0: the exact kernel machine");
+        let exact = Sweep {
+            exact_train_size: Some(0),
+            ..none
+        };
+        let spec = spec(setup, context.tuned, &exact)?;
+        let outcome = context.run_spec("compare", &spec, &baseline.rows)?;
+        let rows = outcome.rows;
+        return Ok(References {
+            rows,
+            exact,
+            curve: Vec::new(),
+            pace,
+        });
+    }
+    let pilot_train = crate::compare::stages::pilot::pilot_train(setup);
+    let spec = |sweep: &Sweep| spec(setup, context.tuned, sweep);
+    let curve = curve::run(
+        context,
+        spec,
+        &none,
+        estimates,
+        pilot_train,
+        allowance,
+        &baseline.rows,
+    )?;
+    let mut rows = baseline.rows;
+    rows.extend(curve.rows);
+    let exact = Sweep {
+        exact_train_size: curve.size,
+        skipped: curve.skipped,
         ..none
     };
-    if exact.exact_train_size.is_none() {
-        return Ok((baseline.rows, exact, pace));
-    }
-    progress.say(&match exact.exact_train_size {
-        Some(0) | None => "sweep, round 0: the exact kernel machine".to_string(),
-        Some(m) => format!("sweep, round 0: the exact kernel machine on {m} training rows"),
-    });
-    let spec = spec(setup, context.tuned, &with_exact)?;
-    let outcome = context.run_spec("compare", &spec, &baseline.rows)?;
-    let exact = Sweep {
-        skipped: exact
-            .skipped
-            .into_iter()
-            .filter(|r| r.starts_with("exact"))
-            .collect(),
-        ..exact
-    };
-    Ok((outcome.rows, exact, pace))
+    Ok(References {
+        rows,
+        exact,
+        curve: curve.lines,
+        pace,
+    })
 }
 
 /// The smallest and largest factor a map's measured time may set its estimates by: a first rung
