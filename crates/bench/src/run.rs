@@ -591,6 +591,18 @@ pub fn reproduce_reusing(
     })
 }
 
+/// The most memory this process has held resident so far, in bytes (`getrusage`'s maxrss); 0
+/// where the call fails.
+pub fn peak_resident_bytes() -> u64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given and reads nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    // Linux reports kilobytes.
+    (usage.ru_maxrss.max(0) as u64) * 1024
+}
+
 /// The CPU time this process has used, all threads, user and system (`getrusage`); 0 where
 /// the call fails.
 pub fn cpu_seconds() -> f64 {

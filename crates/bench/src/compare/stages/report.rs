@@ -63,11 +63,14 @@ pub fn run(state: &mut State) -> Result<()> {
 fn how_it_was_run(state: &State) -> String {
     let setup = &state.setup;
     let mut note = format!(
-        "{} {} The sweep took {:.0} s; everything, tuning and pilot included, {:.0} s.",
+        "{} {} The sweep took {:.0} s; everything, tuning and pilot included, {:.0} s of the \
+         {:.0} s budget, with at most {:.2} GB resident.",
         tune::tuned_line(setup, &state.tuned),
         state.plan_note,
         state.sweep_seconds,
-        state.seconds
+        state.seconds,
+        state.budget,
+        crate::run::peak_resident_bytes() as f64 / 1e9
     );
     note.push_str(&format!(" The tuning ran {}.", state.tuning_how));
     note.push_str(&last_rungs::sentence(setup, &state.tuned));
