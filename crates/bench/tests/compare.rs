@@ -583,3 +583,51 @@ fn awkward_file_names_and_a_test_file_of_the_same_name() {
         assert!(ok && stdout.contains("answer: "), "{args:?}: {stderr}");
     }
 }
+
+/// With more training rows than twice the pilot's (4,500 against 1,500), the exact machine runs
+/// on nested subsamples, each its own spec (`exact-1.toml` on 3,000 rows, then all of them while
+/// the budget allows): the largest is the sweep's exact cell, the smaller ones are lines of the
+/// report's table of every cell.
+#[test]
+fn the_exact_machine_runs_on_nested_subsamples_beyond_the_pilots_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "rings.csv", rings_csv(6000, 9));
+    let (ok, stdout, stderr) = quick_compare(dir.path(), "rff", "90s", "256");
+    assert!(ok && stdout.contains("answer: "), "{stderr}");
+    let out = dir.path().join("out");
+    let first = std::fs::read_to_string(out.join("exact-1.toml")).unwrap();
+    assert!(first.contains("name = \"exact-1\""), "{first}");
+    assert!(
+        stderr.contains("the exact kernel machine on 3000 of the 4500 training rows"),
+        "{stderr}"
+    );
+    let exact_sizes = |csv: &Path| -> Vec<String> {
+        column(csv, "map")
+            .into_iter()
+            .zip(column(csv, "train_size"))
+            .filter(|(m, _)| m == "exact")
+            .map(|(_, s)| s)
+            .collect()
+    };
+    let sizes = exact_sizes(&out.join("results/exact-1/full.csv"));
+    assert!(
+        !sizes.is_empty() && sizes.iter().all(|s| s == "3000"),
+        "{sizes:?}"
+    );
+    // The sweep's exact cell is the largest size that ran; a smaller one is in the report.
+    let csv = out.join("results/compare/full.csv");
+    let exact = exact_sizes(&csv);
+    assert!(!exact.is_empty(), "no exact row in compare.csv");
+    let report = std::fs::read_to_string(out.join("report.md")).unwrap();
+    let spec = std::fs::read_to_string(out.join("compare.toml")).unwrap();
+    if out.join("exact-2.toml").exists() {
+        assert!(
+            exact.iter().all(|s| s == "0"),
+            "{exact:?}\n{spec}\n{stderr}"
+        );
+        assert!(report.contains("3000"), "{report}");
+    } else {
+        assert!(exact.iter().all(|s| s == "3000"), "{exact:?}");
+    }
+    assert!(report.contains("GB resident"), "{report}");
+}

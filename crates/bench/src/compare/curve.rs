@@ -74,7 +74,7 @@ pub fn exponent(a: (usize, f64), b: (usize, f64), fallback: f64) -> f64 {
 /// (written by `spec`: the sweep's) sets, `earlier` the baseline's rows.
 pub fn run(
     context: &Context,
-    spec: impl Fn(&Sweep) -> Result<Written>,
+    spec: impl Fn(&str, &Sweep) -> Result<Written>,
     none: &Sweep,
     estimates: &Estimates,
     pilot_train: usize,
@@ -116,7 +116,8 @@ pub fn run(
             format_args!("exact-{k}.toml")
         ));
         let began = Instant::now();
-        let outcome = context.run_spec(&format!("exact-{k}"), &spec(&sweep)?, &earlier)?;
+        let name = format!("exact-{k}");
+        let outcome = context.run_spec(&name, &spec(&name, &sweep)?, &earlier)?;
         measured.push((rows(size, n), began.elapsed().as_secs_f64()));
         let exact_lines = lines::lines(setup, &read(&outcome)?, &Estimates::default());
         let is_exact = |l: &Line| matches!(l.features(), Some(Features::Exact));

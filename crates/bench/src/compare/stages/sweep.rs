@@ -194,7 +194,7 @@ fn references(context: &Context, estimates: &Estimates) -> Result<References> {
             pace,
         });
     }
-    let spec = |sweep: &Sweep| spec(setup, context.tuned, sweep);
+    let spec = |name: &str, sweep: &Sweep| spec_named(name, setup, context.tuned, sweep);
     let curve = curve::run(
         context,
         spec,
@@ -477,9 +477,14 @@ fn plan_note(sweep: &Sweep, estimate: f64, remaining: f64, budget: f64) -> Strin
 
 /// The sweep.
 pub fn spec(setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
+    spec_named("compare", setup, tuned, sweep)
+}
+
+/// The sweep's spec under another `name` (the exact machine's sizes: `exact-1`, ...).
+pub fn spec_named(name: &str, setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Result<Written> {
     let what = "which map, at what D, on this data";
     let title = "Which map, at what D (rfbench compare)";
-    let mut w = base(setup, "compare", title, what, LEARNING.name)?;
+    let mut w = base(setup, name, title, what, LEARNING.name)?;
     let bandwidth = setup.kernel.bandwidth_param().map(|p| p.name);
     let mut chosen = Vec::new();
     if let (Some(name), Some(sigma), Some(_)) = (bandwidth, tuned.sigma, setup.median) {
