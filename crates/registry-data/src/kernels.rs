@@ -6,6 +6,7 @@
 use rfbench_maps::{Kernel, MapError};
 
 use super::params::{non_negative, positive, Default, ParamKind, ParamSpec, ParamValues};
+use super::python::{SklearnKernel, SvcKernel};
 use super::steps::Step;
 
 /// The norm of `x - y` a bandwidth scales: the Gaussian's and Matern's `|x - y|_2`, the
@@ -51,6 +52,10 @@ pub struct KernelInfo {
     /// that form (the Gaussian: `rbf`'s `exp(-gamma |x - y|^2)`, gamma = 1 / (2 sigma^2)); the
     /// answer's scikit-learn counterpart prints it.
     pub sklearn_gamma: Option<fn(f64) -> f64>,
+    /// How scikit-learn writes it (the answer's code); `None` where it has no such kernel.
+    pub sklearn: Option<SklearnKernel>,
+    /// Its parameters the Python package and scikit-learn name otherwise (the offset's `coef0`).
+    pub python_names: &'static [(&'static str, &'static str)],
 }
 
 impl KernelInfo {
@@ -65,6 +70,11 @@ impl KernelInfo {
     pub fn degree_param(&self) -> Option<&'static ParamSpec> {
         self.params.iter().find(|p| p.name == DEGREE.name)
     }
+}
+
+/// scikit-learn's `rbf` gamma, `exp(-gamma |x - y|^2)`: 1 / (2 sigma^2).
+fn gaussian_gamma(sigma: f64) -> f64 {
+    0.5 / (sigma * sigma)
 }
 
 const SIGMA: ParamSpec = ParamSpec {
@@ -131,6 +141,13 @@ pub const KERNELS: &[KernelInfo] = &[
         normalisation: Step::UnitNorm,
         tuning_map: Some("tensor-sketch"),
         sklearn_gamma: None,
+        sklearn: Some(SklearnKernel {
+            metric: Some("poly"),
+            gamma: None,
+            svc: SvcKernel::Metric,
+            gaussian_process: None,
+        }),
+        python_names: &[("offset", "coef0")],
     },
     KernelInfo {
         name: "gaussian",
@@ -141,7 +158,14 @@ pub const KERNELS: &[KernelInfo] = &[
         bandwidth_norm: Some(Norm::L2),
         normalisation: Step::Standardize,
         tuning_map: Some("rff"),
-        sklearn_gamma: Some(|sigma| 0.5 / (sigma * sigma)),
+        sklearn_gamma: Some(gaussian_gamma),
+        sklearn: Some(SklearnKernel {
+            metric: Some("rbf"),
+            gamma: Some(gaussian_gamma),
+            svc: SvcKernel::Metric,
+            gaussian_process: None,
+        }),
+        python_names: &[],
     },
     KernelInfo {
         name: "laplacian",
@@ -153,6 +177,14 @@ pub const KERNELS: &[KernelInfo] = &[
         normalisation: Step::Standardize,
         tuning_map: Some("rff"),
         sklearn_gamma: None,
+        // laplacian_kernel's exp(-gamma |x - y|_1): gamma = 1 / sigma.
+        sklearn: Some(SklearnKernel {
+            metric: Some("laplacian"),
+            gamma: Some(|sigma| 1.0 / sigma),
+            svc: SvcKernel::Function("laplacian_kernel"),
+            gaussian_process: None,
+        }),
+        python_names: &[],
     },
     KernelInfo {
         name: "matern",
@@ -182,6 +214,13 @@ pub const KERNELS: &[KernelInfo] = &[
         normalisation: Step::Standardize,
         tuning_map: Some("rff"),
         sklearn_gamma: None,
+        sklearn: Some(SklearnKernel {
+            metric: None,
+            gamma: None,
+            svc: SvcKernel::GaussianProcess,
+            gaussian_process: Some("Matern"),
+        }),
+        python_names: &[],
     },
     KernelInfo {
         name: "linear",
@@ -193,6 +232,8 @@ pub const KERNELS: &[KernelInfo] = &[
         normalisation: Step::Standardize,
         tuning_map: None,
         sklearn_gamma: None,
+        sklearn: None,
+        python_names: &[],
     },
 ];
 

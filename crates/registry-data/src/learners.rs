@@ -4,6 +4,7 @@
 //! which needs the learners themselves.
 
 use super::params::{choice, count, positive, Default, ParamKind, ParamSpec, ParamValues};
+use super::python::{SklearnLearner, SklearnLearnerKernel};
 use super::tuned::{ChosenBy, TunedColumns};
 
 /// Whether a dataset's targets are classes or real values.
@@ -60,6 +61,11 @@ pub struct LearnerInfo {
     /// method where rows outnumber features (on 49,014 x 784 pixels the dual method ran 364 s to
     /// its iteration cap unconverged).
     pub compare_settings: &'static [(&'static str, &'static str)],
+    /// scikit-learn's estimator of the same problem, for the answer's code: the linear SVM's
+    /// `LinearSVC` (LIBLINEAR's problem, squared hinge, the same `C`), ridge's `Ridge` or
+    /// `RidgeClassifier` (`alpha = lambda`), the kernel SVM's `SVC` (LIBSVM's C-SVC), kernel
+    /// ridge's `KernelRidge` on centred targets.
+    pub sklearn: Option<SklearnLearner>,
 }
 
 impl LearnerInfo {
@@ -140,6 +146,8 @@ const FOLDS: ParamSpec = ParamSpec {
 };
 const BOTH: &[TaskKind] = &[TaskKind::Classification, TaskKind::Regression];
 
+const LINEAR_MODEL: &str = "sklearn.linear_model";
+
 /// Every learner, in the order `rfbench learners` lists them.
 pub const LEARNERS: &[LearnerInfo] = &[LINEAR_SVM, LOGISTIC, RIDGE, KERNEL_SVM, KERNEL_RIDGE];
 
@@ -169,6 +177,14 @@ pub const LINEAR_SVM: LearnerInfo = LearnerInfo {
     compare_default_for: &[TaskKind::Classification],
     exact_counterpart: Some("kernel-svm"),
     compare_settings: &[("solver", "auto")],
+    sklearn: Some(SklearnLearner {
+        module: "sklearn.svm",
+        class: "LinearSVC",
+        classifier: None,
+        penalty: "C",
+        settings: &[("dual", Default::Text("auto"))],
+        kernel: None,
+    }),
 };
 
 pub const LOGISTIC: LearnerInfo = LearnerInfo {
@@ -189,6 +205,14 @@ pub const LOGISTIC: LearnerInfo = LearnerInfo {
     compare_default_for: &[],
     exact_counterpart: None,
     compare_settings: &[],
+    sklearn: Some(SklearnLearner {
+        module: LINEAR_MODEL,
+        class: "LogisticRegression",
+        classifier: None,
+        penalty: "C",
+        settings: &[("max_iter", Default::Int(1000))],
+        kernel: None,
+    }),
 };
 
 pub const RIDGE: LearnerInfo = LearnerInfo {
@@ -212,6 +236,14 @@ pub const RIDGE: LearnerInfo = LearnerInfo {
     compare_default_for: &[TaskKind::Regression],
     exact_counterpart: Some("kernel-ridge"),
     compare_settings: &[],
+    sklearn: Some(SklearnLearner {
+        module: LINEAR_MODEL,
+        class: "Ridge",
+        classifier: Some("RidgeClassifier"),
+        penalty: "alpha",
+        settings: &[],
+        kernel: None,
+    }),
 };
 
 pub const KERNEL_SVM: LearnerInfo = LearnerInfo {
@@ -233,6 +265,14 @@ pub const KERNEL_SVM: LearnerInfo = LearnerInfo {
     compare_default_for: &[TaskKind::Classification],
     exact_counterpart: None,
     compare_settings: &[],
+    sklearn: Some(SklearnLearner {
+        module: "sklearn.svm",
+        class: "SVC",
+        classifier: None,
+        penalty: "C",
+        settings: &[],
+        kernel: Some(SklearnLearnerKernel::Svc),
+    }),
 };
 
 pub const KERNEL_RIDGE: LearnerInfo = LearnerInfo {
@@ -256,6 +296,14 @@ pub const KERNEL_RIDGE: LearnerInfo = LearnerInfo {
     compare_default_for: &[TaskKind::Regression],
     exact_counterpart: None,
     compare_settings: &[],
+    sklearn: Some(SklearnLearner {
+        module: "sklearn.kernel_ridge",
+        class: "KernelRidge",
+        classifier: None,
+        penalty: "alpha",
+        settings: &[],
+        kernel: Some(SklearnLearnerKernel::CentredRidge),
+    }),
 };
 
 impl std::fmt::Debug for LearnerInfo {

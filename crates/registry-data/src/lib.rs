@@ -24,6 +24,7 @@ pub mod learners;
 pub mod library_defaults;
 pub mod maps;
 pub mod params;
+pub mod python;
 pub mod series;
 pub mod steps;
 pub mod tuned;

@@ -10,6 +10,7 @@ use rfbench_maps::{
 };
 
 use super::params::{choice, count, real, Default, ParamKind, ParamSpec, ParamValues, MAX_COUNT};
+use super::python::{python_class, PythonClass, SklearnMap, SklearnMapKernel};
 
 /// A map's configuration from the cell's parameters and kernel (its bandwidth resolved, or a
 /// stand-in at plan time): no data, no seed.
@@ -65,6 +66,10 @@ pub struct MapInfo {
     /// scikit-learn's counterpart, with what its `n_components` is against this map's D
     /// (`rfbench compare` prints it beside its answer); `None` where scikit-learn has none.
     pub sklearn: Option<&'static str>,
+    /// The `rfbench` Python package's class of it; `None` where the package has none.
+    pub python_class: Option<PythonClass>,
+    /// scikit-learn's own class of it, for the answer's code; `None` where it has none.
+    pub sklearn_class: Option<SklearnMap>,
     /// What the memory estimate needs to know of it (the runner's `memory` module only adds these up).
     pub size: MapSize,
     /// Values of its choice parameters that `rfbench compare` sweeps as series of their own,
@@ -378,6 +383,13 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(tensor_sketch),
         sklearn: Some("sklearn.kernel_approximation.PolynomialCountSketch(n_components=D, degree=p, gamma=1, coef0=offset): the same sketch, D features"),
+        python_class: python_class("TensorSketch", &[]),
+        sklearn_class: Some(SklearnMap {
+            class: "PolynomialCountSketch",
+            kernel: SklearnMapKernel::Params,
+            series: None,
+            kernels: &[],
+        }),
         size: SKETCHES,
         compare_variants: &[],
     },
@@ -396,6 +408,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(random_maclaurin),
         sklearn: None,
+        python_class: python_class("RandomMaclaurin", &[("h01", "False")]),
+        sklearn_class: None,
         size: PRODUCTS,
         compare_variants: &[],
     },
@@ -414,6 +428,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(random_maclaurin_h01),
         sklearn: None,
+        python_class: python_class("RandomMaclaurin", &[("h01", "True")]),
+        sklearn_class: None,
         size: PRODUCTS,
         compare_variants: &[],
     },
@@ -432,6 +448,13 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(rff),
         sklearn: Some("sklearn.kernel_approximation.RBFSampler(n_components=D, gamma=1/(2 sigma^2)), Gaussian kernel only: D frequencies with a random phase, our form = \"phase\"; our default form, \"paired\", takes the cos and sin of D/2 frequencies (at equal D half the frequencies: on data with many near-linear directions it needs a larger D)"),
+        python_class: python_class("RandomFourierFeatures", &[]),
+        sklearn_class: Some(SklearnMap {
+            class: "RBFSampler",
+            kernel: SklearnMapKernel::Gamma,
+            series: Some(("form", "phase")),
+            kernels: &["gaussian"],
+        }),
         size: PROJECTION,
         compare_variants: &[CompareVariant {
             name: "rff:phase",
@@ -456,6 +479,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(orf),
         sklearn: None,
+        python_class: python_class("OrthogonalRandomFeatures", &[]),
+        sklearn_class: None,
         size: PROJECTION,
         compare_variants: &[],
     },
@@ -474,6 +499,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(sorf),
         sklearn: None,
+        python_class: python_class("StructuredOrthogonalRandomFeatures", &[]),
+        sklearn_class: None,
         size: STRUCTURED,
         compare_variants: &[],
     },
@@ -492,6 +519,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(fastfood),
         sklearn: None,
+        python_class: python_class("Fastfood", &[("method", "\"hadamard\"")]),
+        sklearn_class: None,
         size: STRUCTURED,
         compare_variants: &[],
     },
@@ -510,6 +539,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(fastfood_fft),
         sklearn: None,
+        python_class: python_class("Fastfood", &[("method", "\"fft\"")]),
+        sklearn_class: None,
         size: STRUCTURED,
         compare_variants: &[],
     },
@@ -531,6 +562,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(random_binning),
         sklearn: None,
+        python_class: python_class("RandomBinning", &[]),
+        sklearn_class: None,
         size: BINNING,
         compare_variants: &[],
     },
@@ -552,6 +585,13 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: nystroem_work,
         features: Features::Map(nystroem),
         sklearn: Some("sklearn.kernel_approximation.Nystroem(kernel=\"rbf\", gamma=1/(2 sigma^2), n_components=D) for the Gaussian kernel: D landmarks drawn uniformly from the training rows"),
+        python_class: python_class("Nystroem", &[]),
+        sklearn_class: Some(SklearnMap {
+            class: "Nystroem",
+            kernel: SklearnMapKernel::Metric,
+            series: None,
+            kernels: &[],
+        }),
         size: LANDMARKS,
         compare_variants: &[],
     },
@@ -584,6 +624,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: prff_work,
         features: Features::Map(prff),
         sklearn: None,
+        python_class: python_class("PseudoRandomFourierFeatures", &[]),
+        sklearn_class: None,
         size: PROJECTION,
         compare_variants: &[],
     },
@@ -603,6 +645,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Map(orf_revrand),
         sklearn: None,
+        python_class: None,
+        sklearn_class: None,
         size: PROJECTION,
         compare_variants: &[],
     },
@@ -621,6 +665,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Exact,
         sklearn: None,
+        python_class: None,
+        sklearn_class: None,
         size: NO_FEATURES,
         compare_variants: &[],
     },
@@ -639,6 +685,8 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: NO_EXTRA_WORK,
         features: Features::Raw,
         sklearn: None,
+        python_class: None,
+        sklearn_class: None,
         size: NO_FEATURES,
         compare_variants: &[],
     },

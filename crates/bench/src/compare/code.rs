@@ -7,7 +7,7 @@
 //!
 //! - the normalisation: `standardize` is `StandardScaler` (the training rows' mean and population
 //!   sd, a constant column left unscaled), `unit-norm` is `Normalizer`;
-//! - the map: the `rfbench` package's class of the registry map ([`PYTHON_MAPS`]), with
+//! - the map: the `rfbench` package's class of the registry map (its `python_class`), with
 //!   `n_components = D`, every other parameter of the map at the value compare ran it with (its
 //!   default, or the series' variant: RFF's `form`), and the kernel under the package's names
 //!   (`sigma`, the crate's bandwidth, needs no conversion; the polynomial kernel's offset is
@@ -26,60 +26,19 @@
 //! `gamma` (the Gaussian's `1 / (2 sigma^2)`, the registry's `sklearn_gamma`; the Laplacian's
 //! `1 / sigma`, `laplacian_kernel`'s `exp(-gamma |x - y|_1)`).
 //!
-//! Numbers are written with Rust's shortest round-trip form (`{:?}`), which Python reads back
-//! to the same double.
+//! Every class and kernel name is the registry entry's (`python_class`, `sklearn_class`,
+//! `KernelInfo::sklearn`, `LearnerInfo::sklearn`); [`super::python`] writes the code.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::lines::Line;
+use super::python::{object_json, pipeline_code, Object, Py};
 use super::setup::Setup;
 use super::specs::Tuned;
 use rfbench_registry::maps::N_COMPONENTS;
 use rfbench_registry::params::Default as ParamDefault;
-use rfbench_registry::{Features, KernelInfo, ParamKind, Series, Step as DataStep};
-
-/// A Python value in a constructor call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Py {
-    Float(f64),
-    Int(i64),
-    Text(String),
-    Bool(bool),
-    None,
-    Tuple(Vec<Py>),
-    /// An object built in place (a kernel, a wrapped regressor).
-    Object(Object),
-    /// A function passed by name (`laplacian_kernel` to `functools.partial`).
-    Function {
-        module: &'static str,
-        name: &'static str,
-    },
-}
-
-/// A constructor call: `module.class(args..., name=value, ...)`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Object {
-    pub module: &'static str,
-    pub class: &'static str,
-    pub args: Vec<Py>,
-    pub params: Vec<(String, Py)>,
-}
-
-impl Object {
-    fn new(module: &'static str, class: &'static str) -> Object {
-        Object {
-            module,
-            class,
-            args: Vec::new(),
-            params: Vec::new(),
-        }
-    }
-
-    fn with(mut self, name: &str, value: Py) -> Object {
-        self.params.push((name.to_string(), value));
-        self
-    }
-}
+use rfbench_registry::python::{SklearnLearnerKernel, SklearnMapKernel, SvcKernel};
+use rfbench_registry::{Features, KernelInfo, LearnerInfo, ParamKind, Series, Step as DataStep};
 
 /// A step of the pipeline: its name, the object, and scikit-learn's own class for it where the
 /// object is the `rfbench` package's and scikit-learn has the same map.
@@ -117,46 +76,6 @@ pub struct Pipeline {
     /// Comment lines the code opens with: what the pick is, what `X` is.
     pub comments: Vec<String>,
 }
-
-/// The Python package's class of a registry map, and the parameters that select the map among
-/// the class's (Python literals); `crates/python`'s `_registry_maps` say the same, which a test
-/// checks.
-#[derive(Debug, Clone, Copy)]
-pub struct PythonMap {
-    pub map: &'static str,
-    pub class: &'static str,
-    pub selects: &'static [(&'static str, &'static str)],
-}
-
-const fn python(
-    map: &'static str,
-    class: &'static str,
-    selects: &'static [(&'static str, &'static str)],
-) -> PythonMap {
-    PythonMap {
-        map,
-        class,
-        selects,
-    }
-}
-
-pub const PYTHON_MAPS: &[PythonMap] = &[
-    python("tensor-sketch", "TensorSketch", &[]),
-    python("random-maclaurin", "RandomMaclaurin", &[("h01", "False")]),
-    python(
-        "random-maclaurin-h01",
-        "RandomMaclaurin",
-        &[("h01", "True")],
-    ),
-    python("rff", "RandomFourierFeatures", &[]),
-    python("orf", "OrthogonalRandomFeatures", &[]),
-    python("sorf", "StructuredOrthogonalRandomFeatures", &[]),
-    python("fastfood", "Fastfood", &[("method", "\"hadamard\"")]),
-    python("fastfood-fft", "Fastfood", &[("method", "\"fft\"")]),
-    python("random-binning", "RandomBinning", &[]),
-    python("nystroem", "Nystroem", &[]),
-    python("prff", "PseudoRandomFourierFeatures", &[]),
-];
 
 const PREPROCESSING: &str = "sklearn.preprocessing";
 
@@ -297,7 +216,8 @@ fn default_value(default: ParamDefault) -> Py {
 }
 
 /// The kernel's parameters other than its bandwidth, under the Python package's names (the
-/// offset is scikit-learn's `coef0`): their registry defaults, the degree compare's.
+/// registry's `python_names`: the offset is scikit-learn's `coef0`): their registry defaults,
+/// the degree compare's.
 fn kernel_params(setup: &Setup) -> Vec<(String, Py)> {
     let kernel = setup.kernel;
     let mut out = Vec::new();
@@ -310,7 +230,8 @@ fn kernel_params(setup: &Setup) -> Vec<(String, Py)> {
             (_, Some(default)) => default_value(default),
             (_, None) => continue,
         };
-        let name = if p.name == "offset" { "coef0" } else { p.name };
+        let renamed = kernel.python_names.iter().find(|(ours, _)| *ours == p.name);
+        let name = renamed.map_or(p.name, |(_, theirs)| theirs);
         out.push((name.to_string(), value));
     }
     out
@@ -319,7 +240,7 @@ fn kernel_params(setup: &Setup) -> Vec<(String, Py)> {
 /// The `rfbench` package's map, as compare ran it.
 fn rfbench_map(setup: &Setup, series: Series, d: usize, sigma: Option<f64>) -> Option<Object> {
     let map = series.map;
-    let python = PYTHON_MAPS.iter().find(|p| p.map == map.name)?;
+    let python = map.python_class?;
     let mut object = Object::new("rfbench", python.class);
     for p in map.params {
         let value = if p.name == N_COMPONENTS.name {
@@ -364,25 +285,17 @@ fn seed(setup: &Setup) -> Option<Py> {
 }
 
 /// scikit-learn's `gamma` of the kernel at bandwidth `sigma`, where its kernel of the same
-/// kind takes one: the Gaussian's (the registry's), the Laplacian's `1 / sigma`.
+/// kind takes one (the registry's `sklearn.gamma`).
 fn sklearn_gamma(kernel: &KernelInfo, sigma: f64) -> Option<f64> {
-    match kernel.name {
-        "laplacian" => Some(1.0 / sigma),
-        _ => kernel.sklearn_gamma.map(|gamma| gamma(sigma)),
-    }
+    kernel.sklearn?.gamma.map(|gamma| gamma(sigma))
 }
 
 /// The kernel as scikit-learn's `pairwise_kernels` names it (`Nystroem`, `KernelRidge`):
-/// `kernel=...` and its parameters; `None` for the Matern kernel (a callable, taken pair by
-/// pair).
+/// `kernel=...` and its parameters; `None` for a kernel it has no name for (Matern: a
+/// callable, taken pair by pair).
 fn pairwise_kernel(setup: &Setup, sigma: Option<f64>) -> Option<Vec<(String, Py)>> {
     let kernel = setup.kernel;
-    let name = match kernel.name {
-        "gaussian" => "rbf",
-        "laplacian" => "laplacian",
-        "polynomial" => "poly",
-        _ => return None,
-    };
+    let name = kernel.sklearn?.metric?;
     let mut out = vec![("kernel".to_string(), Py::Text(name.into()))];
     match kernel.bandwidth_param() {
         Some(_) => out.push(("gamma".into(), Py::Float(sklearn_gamma(kernel, sigma?)?))),
@@ -391,73 +304,68 @@ fn pairwise_kernel(setup: &Setup, sigma: Option<f64>) -> Option<Vec<(String, Py)
     Some(out)
 }
 
-/// scikit-learn's own map where it has the same one.
+/// scikit-learn's own map where it has the same one: for this series and this kernel.
 fn sklearn_map(setup: &Setup, series: Series, d: usize, sigma: Option<f64>) -> Option<Object> {
     const MODULE: &str = "sklearn.kernel_approximation";
+    let own = series.map.sklearn_class?;
+    if let Some((param, value)) = own.series {
+        series.value_of(param).filter(|v| *v == value)?;
+    }
+    if !own.kernels.is_empty() && !own.kernels.contains(&setup.kernel.name) {
+        return None;
+    }
     let n = ("n_components".to_string(), Py::Int(i64::try_from(d).ok()?));
     let random_state = ("random_state".to_string(), seed(setup)?);
-    let mut object = match series.map.name {
-        "rff" if series.value_of("form") == Some("phase") && setup.kernel.name == "gaussian" => {
+    let mut object = Object::new(MODULE, own.class);
+    match own.kernel {
+        SklearnMapKernel::Gamma => {
             let gamma = sklearn_gamma(setup.kernel, sigma?)?;
-            Object::new(MODULE, "RBFSampler").with("gamma", Py::Float(gamma))
+            object = object.with("gamma", Py::Float(gamma));
         }
-        "nystroem" => {
-            let mut object = Object::new(MODULE, "Nystroem");
-            object.params = pairwise_kernel(setup, sigma)?;
-            object
-        }
-        "tensor-sketch" => {
-            let mut object = Object::new(MODULE, "PolynomialCountSketch");
-            object.params = kernel_params(setup);
-            object
-        }
-        _ => return None,
-    };
+        SklearnMapKernel::Metric => object.params = pairwise_kernel(setup, sigma)?,
+        SklearnMapKernel::Params => object.params = kernel_params(setup),
+    }
     object.params.insert(0, n);
     object.params.push(random_state);
     Some(object)
 }
 
+/// A learner's scikit-learn estimator with its penalty and settings.
+fn estimator(setup: &Setup, learner: &LearnerInfo, penalty: f64) -> Option<Object> {
+    let own = learner.sklearn?;
+    let class = match own.classifier {
+        Some(classifier) if setup.classification() => classifier,
+        _ => own.class,
+    };
+    let mut object = Object::new(own.module, class).with(own.penalty, Py::Float(penalty));
+    for (name, value) in own.settings {
+        object = object.with(name, default_value(*value));
+    }
+    Some(object)
+}
+
 /// The learner on the features (or the raw inputs) with its tuned penalty.
 fn linear_learner(setup: &Setup, penalty: f64) -> Option<Object> {
-    const LINEAR: &str = "sklearn.linear_model";
-    match setup.learner.name {
-        "linear-svm" => Some(
-            Object::new("sklearn.svm", "LinearSVC")
-                .with("C", Py::Float(penalty))
-                .with("dual", Py::Text("auto".into())),
-        ),
-        "ridge" if setup.classification() => {
-            Some(Object::new(LINEAR, "RidgeClassifier").with("alpha", Py::Float(penalty)))
-        }
-        "ridge" => Some(Object::new(LINEAR, "Ridge").with("alpha", Py::Float(penalty))),
-        "logistic" => Some(
-            Object::new(LINEAR, "LogisticRegression")
-                .with("C", Py::Float(penalty))
-                .with("max_iter", Py::Int(1000)),
-        ),
-        _ => None,
-    }
+    setup.learner.sklearn?.kernel.is_none().then_some(())?;
+    estimator(setup, setup.learner, penalty)
 }
 
 /// The exact kernel machine with its own bandwidth and penalty.
 fn exact_learner(setup: &Setup, sigma: Option<f64>, penalty: f64) -> Option<Object> {
-    match setup.exact_learner.name {
-        "kernel-svm" => {
-            let mut object = Object::new("sklearn.svm", "SVC").with("C", Py::Float(penalty));
+    let mut object = estimator(setup, setup.exact_learner, penalty)?;
+    match setup.exact_learner.sklearn?.kernel? {
+        SklearnLearnerKernel::Svc => {
             object.params.extend(svc_kernel(setup, sigma)?);
             Some(object)
         }
-        "kernel-ridge" => {
+        SklearnLearnerKernel::CentredRidge => {
             let regressor = match pairwise_kernel(setup, sigma) {
                 Some(kernel) => {
-                    let mut object = Object::new("sklearn.kernel_ridge", "KernelRidge")
-                        .with("alpha", Py::Float(penalty));
                     object.params.extend(kernel);
                     object
                 }
                 None => Object::new("sklearn.gaussian_process", "GaussianProcessRegressor")
-                    .with("kernel", Py::Object(matern(setup, sigma?)?))
+                    .with("kernel", Py::Object(gaussian_process(setup, sigma?)?))
                     .with("alpha", Py::Float(penalty))
                     .with("optimizer", Py::None),
             };
@@ -469,35 +377,37 @@ fn exact_learner(setup: &Setup, sigma: Option<f64>, penalty: f64) -> Option<Obje
                     .with("transformer", Py::Object(centre)),
             )
         }
-        _ => None,
     }
 }
 
 /// `SVC`'s kernel: a name it knows (`rbf`, `poly`), else a callable on two matrices.
 fn svc_kernel(setup: &Setup, sigma: Option<f64>) -> Option<Vec<(String, Py)>> {
-    match setup.kernel.name {
-        "gaussian" | "polynomial" => pairwise_kernel(setup, sigma),
-        "laplacian" => {
+    match setup.kernel.sklearn?.svc {
+        SvcKernel::Metric => pairwise_kernel(setup, sigma),
+        SvcKernel::Function(name) => {
             let gamma = sklearn_gamma(setup.kernel, sigma?)?;
             let partial = Object {
                 module: "functools",
                 class: "partial",
                 args: vec![Py::Function {
                     module: "sklearn.metrics.pairwise",
-                    name: "laplacian_kernel",
+                    name,
                 }],
                 params: vec![("gamma".into(), Py::Float(gamma))],
             };
             Some(vec![("kernel".into(), Py::Object(partial))])
         }
-        "matern" => Some(vec![("kernel".into(), Py::Object(matern(setup, sigma?)?))]),
-        _ => None,
+        SvcKernel::GaussianProcess => Some(vec![(
+            "kernel".into(),
+            Py::Object(gaussian_process(setup, sigma?)?),
+        )]),
     }
 }
 
-/// scikit-learn's Matern kernel object at length scale `sigma`, held fixed.
-fn matern(setup: &Setup, sigma: f64) -> Option<Object> {
-    let mut object = Object::new("sklearn.gaussian_process.kernels", "Matern")
+/// scikit-learn's Gaussian-process kernel object (Matern) at length scale `sigma`, held fixed.
+fn gaussian_process(setup: &Setup, sigma: f64) -> Option<Object> {
+    let class = setup.kernel.sklearn?.gaussian_process?;
+    let mut object = Object::new("sklearn.gaussian_process.kernels", class)
         .with("length_scale", Py::Float(sigma));
     object.params.extend(kernel_params(setup));
     Some(object.with("length_scale_bounds", Py::Text("fixed".into())))
@@ -512,7 +422,7 @@ impl Pipeline {
         objects
             .iter()
             .any(|(_, o)| o.module == "rfbench")
-            .then(|| code(&self.comments, &objects))
+            .then(|| pipeline_code(&self.comments, &objects))
     }
 
     /// The code with scikit-learn's classes only; `None` when scikit-learn has no such map.
@@ -526,7 +436,7 @@ impl Pipeline {
                 (None, _) => Some((s.name, &s.object)),
             })
             .collect::<Option<Vec<_>>>()?;
-        Some(code(&self.comments, &objects))
+        Some(pipeline_code(&self.comments, &objects))
     }
 
     /// `answer.json`'s `scikit_learn`.
@@ -550,154 +460,6 @@ impl Pipeline {
             "rfbench": self.rfbench_code(),
             "scikit_learn": self.scikit_learn_code(),
         })
-    }
-}
-
-fn object_json(object: &Object) -> Map<String, Value> {
-    let mut out = Map::new();
-    out.insert("module".into(), object.module.into());
-    out.insert("class".into(), object.class.into());
-    if !object.args.is_empty() {
-        out.insert("args".into(), object.args.iter().map(py_json).collect());
-    }
-    let params: Map<String, Value> = object
-        .params
-        .iter()
-        .map(|(name, value)| (name.clone(), py_json(value)))
-        .collect();
-    out.insert("params".into(), Value::Object(params));
-    out
-}
-
-fn py_json(value: &Py) -> Value {
-    match value {
-        Py::Float(v) => json!(v),
-        Py::Int(v) => json!(v),
-        Py::Text(v) => json!(v),
-        Py::Bool(v) => json!(v),
-        Py::None => Value::Null,
-        Py::Tuple(items) => items.iter().map(py_json).collect(),
-        Py::Object(object) => Value::Object(object_json(object)),
-        Py::Function { module, name } => json!({ "function": format!("{module}.{name}") }),
-    }
-}
-
-/// Lines are kept within this width where a call can be broken.
-const WIDTH: usize = 88;
-
-/// The snippet: the comments, the imports, `model = Pipeline([...])`.
-fn code(comments: &[String], steps: &[(&str, &Object)]) -> String {
-    let mut imports: Vec<(&str, &str)> = vec![("sklearn.pipeline", "Pipeline")];
-    for (_, object) in steps {
-        collect_imports(object, &mut imports);
-    }
-    imports.sort();
-    imports.dedup();
-    let mut out = String::new();
-    for comment in comments {
-        out.push_str(&wrap_comment(comment));
-    }
-    let mut k = 0;
-    while k < imports.len() {
-        let module = imports[k].0;
-        let names: Vec<&str> = imports[k..]
-            .iter()
-            .take_while(|(m, _)| *m == module)
-            .map(|(_, n)| *n)
-            .collect();
-        k += names.len();
-        out.push_str(&format!("from {module} import {}\n", names.join(", ")));
-    }
-    out.push_str("\nmodel = Pipeline(\n    [\n");
-    for (name, object) in steps {
-        let prefix = format!("(\"{name}\", ");
-        let call = render(object, Some((8, 8 + prefix.len() + 2)));
-        out.push_str(&format!("        {prefix}{call}),\n"));
-    }
-    out.push_str("    ]\n)\n# model.fit(X_train, y_train); model.score(X_test, y_test)\n");
-    out
-}
-
-/// `# ` comment lines of at most [`WIDTH`] characters.
-fn wrap_comment(text: &str) -> String {
-    let mut out = String::new();
-    let mut line = String::from("#");
-    for word in text.split_whitespace() {
-        if line.len() + 1 + word.len() > WIDTH && line.len() > 1 {
-            out.push_str(&line);
-            out.push('\n');
-            line = String::from("#");
-        }
-        line.push(' ');
-        line.push_str(word);
-    }
-    out.push_str(&line);
-    out.push('\n');
-    out
-}
-
-fn collect_imports<'a>(object: &'a Object, out: &mut Vec<(&'a str, &'a str)>) {
-    out.push((object.module, object.class));
-    for value in object
-        .args
-        .iter()
-        .chain(object.params.iter().map(|(_, v)| v))
-    {
-        match value {
-            Py::Object(inner) => collect_imports(inner, out),
-            Py::Function { module, name } => out.push((module, name)),
-            _ => {}
-        }
-    }
-}
-
-/// `Class(args, name=value)` on one line when `at` is `None` or it fits in [`WIDTH`] from
-/// column `at = (indent, used)`'s `used`, else one argument a line at `indent + 4`.
-fn render(object: &Object, at: Option<(usize, usize)>) -> String {
-    let args: Vec<String> = object
-        .args
-        .iter()
-        .map(|v| render_value(v, None))
-        .chain(
-            object
-                .params
-                .iter()
-                .map(|(n, v)| format!("{n}={}", render_value(v, None))),
-        )
-        .collect();
-    let one_line = format!("{}({})", object.class, args.join(", "));
-    let indent = match at {
-        Some((indent, used)) if used + one_line.len() > WIDTH => indent,
-        _ => return one_line,
-    };
-    let inner = indent + 4;
-    let pad = " ".repeat(inner);
-    let mut out = format!("{}(\n", object.class);
-    let values = object.args.iter().map(|v| (String::new(), v));
-    let named = object.params.iter().map(|(n, v)| (format!("{n}="), v));
-    for (name, value) in values.chain(named) {
-        let rendered = render_value(value, Some((inner, inner + name.len() + 1)));
-        out.push_str(&format!("{pad}{name}{rendered},\n"));
-    }
-    out.push_str(&" ".repeat(indent));
-    out.push(')');
-    out
-}
-
-fn render_value(value: &Py, at: Option<(usize, usize)>) -> String {
-    match value {
-        Py::Float(v) => format!("{v:?}"),
-        Py::Int(v) => v.to_string(),
-        Py::Text(v) => serde_json::to_string(v).unwrap_or_default(),
-        Py::Bool(true) => "True".into(),
-        Py::Bool(false) => "False".into(),
-        Py::None => "None".into(),
-        Py::Tuple(items) => {
-            let items: Vec<String> = items.iter().map(|v| render_value(v, None)).collect();
-            format!("({})", items.join(", "))
-        }
-        Py::Object(object) => render(object, at),
-        Py::Function { name, .. } => name.to_string(),
     }
 }
 

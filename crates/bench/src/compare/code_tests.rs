@@ -1,5 +1,6 @@
 use super::*;
 use crate::compare::lines::tests::line;
+use crate::compare::python::WIDTH;
 use crate::compare::test_support::setup;
 use rfbench_data::Task;
 use rfbench_registry::params::{ParamValues, Value as ParamValue};
@@ -230,12 +231,11 @@ fn every_series_compare_sweeps_has_the_packages_class() {
         .unwrap()
         .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
         .collect();
-    for &PythonMap {
-        map,
-        class,
-        selects,
-    } in PYTHON_MAPS
+    for (map, python) in rfbench_registry::MAPS
+        .iter()
+        .filter_map(|m| Some((m.name, m.python_class?)))
     {
+        let (class, selects) = (python.class, python.selects);
         assert!(source.contains(&format!("class {class}(")), "{class}");
         let selection: Vec<String> = selects
             .iter()

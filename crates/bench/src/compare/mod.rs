@@ -33,8 +33,10 @@
 //!
 //! Beside the stages: [`setup`] (the settings decided, with [`data`]), [`specs`] (what every
 //! spec is built from), [`budget`] (the estimates and the cells that fit), [`lines`] (the
-//! sweep's cells read back), [`curve`] (the exact machine on nested subsamples), [`decide`] (which cell at each tolerance), [`chosen`] (what a
-//! tuning spec chose), [`tuned`], [`pareto`], [`splits`], [`folder`] and [`progress`].
+//! sweep's cells read back), [`curve`] (the exact machine on nested subsamples), [`decide`]
+//! (which cell at each tolerance), [`chosen`] (what a tuning spec chose), [`tuned`],
+//! [`pareto`], [`splits`], [`folder`], [`progress`], and [`code`] with [`python`] (the pick as
+//! Python code).
 
 pub mod budget;
 pub mod chosen;
@@ -48,6 +50,7 @@ pub mod options;
 pub mod pareto;
 pub mod pipeline;
 pub mod progress;
+pub mod python;
 pub mod series;
 pub mod setup;
 pub mod specs;
