@@ -222,6 +222,54 @@ fn a_csv_with_a_header_and_text_labels() {
     assert_eq!(std::fs::read_to_string(&spec).unwrap(), edited);
 }
 
+/// A Parquet file (written with polars' writer): described by its schema, compared, and the
+/// spec written for it reruns to the same numbers; the kernel still beats the linear baseline.
+#[test]
+fn a_parquet_file() {
+    use polars::prelude::{DataFrame, NamedFrom, ParquetWriter, Series};
+    let dir = tempfile::tempdir().unwrap();
+    let rows = rings(400, 3);
+    let mut columns: Vec<polars::prelude::Column> = (0..4)
+        .map(|j| {
+            let values: Vec<f64> = rows.iter().map(|(x, _)| x[j]).collect();
+            Series::new(["a", "b", "c", "d"][j].into(), values).into()
+        })
+        .collect();
+    let kind: Vec<&str> = rows
+        .iter()
+        .map(|(_, inside)| if *inside { "in" } else { "out" })
+        .collect();
+    columns.push(Series::new("kind".into(), kind).into());
+    let mut frame = DataFrame::new_infer_height(columns).unwrap();
+    let file = std::fs::File::create(dir.path().join("rings.parquet")).unwrap();
+    ParquetWriter::new(file).finish(&mut frame).unwrap();
+    let report = compare_and_rerun(dir.path(), "rings.parquet", &[], "accuracy");
+    assert!(
+        report.contains(
+            "format: parquet, 400 rows x 5 columns named by its schema, label column -1 ('kind')"
+        ),
+        "{report}"
+    );
+    assert!(report.contains("binary (2 classes"), "{report}");
+    let spec = std::fs::read_to_string(dir.path().join("out/compare.toml")).unwrap();
+    assert!(spec.contains("format = \"parquet\""), "{spec}");
+    let csv = dir.path().join("out/results/compare/full.csv");
+    let (maps, accuracy) = (column(&csv, "map"), column(&csv, "accuracy"));
+    let best = |m: &str| {
+        maps.iter()
+            .zip(&accuracy)
+            .filter(|(map, _)| *map == m)
+            .map(|(_, a)| a.parse::<f64>().unwrap())
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    assert!(
+        best("exact") > best("none") + 10.0,
+        "{} {}",
+        best("exact"),
+        best("none")
+    );
+}
+
 #[test]
 fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
     let dir = tempfile::tempdir().unwrap();

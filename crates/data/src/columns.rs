@@ -1,4 +1,4 @@
-//! What each column of a user's delimited file holds, decided on every row of every file, not
+//! What each column of a user's delimited file (or Parquet or Arrow IPC file) holds, decided on every row of every file, not
 //! on a sample: a number column, a category column, or an identifier. A column is categorical
 //! only when most of its values are not numbers; a number column with a cell that is not a
 //! number (`NaN`, `inf`, an empty cell, a typo, a decimal comma) is an error naming the file,
@@ -11,9 +11,11 @@ use std::collections::BTreeSet;
 use std::io::BufRead;
 use std::path::Path;
 
+use super::cell::{Cell, Place};
 use super::error::{DataError, Result};
 use super::fields::split_line;
 use super::registry::CsvOptions;
+use super::table::Table;
 
 /// A text column with at least this share of distinct values (and more than
 /// [`IDENTIFIER_MIN`] of them) names rows rather than describing them.
@@ -60,20 +62,85 @@ impl Kinds {
 struct Tally {
     numbers: usize,
     texts: usize,
-    first_text: Option<(std::path::PathBuf, usize, String)>,
+    first_text: Option<(Place, FirstText)>,
     distinct: BTreeSet<String>,
 }
 
-fn is_number(field: &str) -> bool {
-    field.parse::<f64>().is_ok_and(f64::is_finite)
+/// The first cell of a column that is not a number: its text, or a null.
+enum FirstText {
+    Text(String),
+    Null,
+}
+
+/// The tallies of every column over every row read so far, with the columns' names.
+struct Tallies {
+    names: Vec<String>,
+    tallies: Vec<Tally>,
+    rows: usize,
+}
+
+impl Tallies {
+    fn new(names: Vec<String>) -> Self {
+        let tallies = names.iter().map(|_| Tally::default()).collect();
+        Tallies {
+            names,
+            tallies,
+            rows: 0,
+        }
+    }
+
+    /// Counts one row; `place` names it, should a cell be the first of its column that is not
+    /// a number.
+    fn add_row(&mut self, cells: &[Cell<'_>], place: impl Fn() -> Place) {
+        self.rows += 1;
+        for (tally, cell) in self.tallies.iter_mut().zip(cells) {
+            if cell.finite().is_ok() {
+                tally.numbers += 1;
+                continue;
+            }
+            tally.texts += 1;
+            if tally.first_text.is_none() {
+                let first = match cell {
+                    Cell::Missing => FirstText::Null,
+                    other => FirstText::Text(other.text().into_owned()),
+                };
+                tally.first_text = Some((place(), first));
+            }
+            if tally.distinct.len() <= self.rows.max(IDENTIFIER_MIN) {
+                tally.distinct.insert(cell.text().into_owned());
+            }
+        }
+    }
+
+    /// Every non-label column's kind, filling `csv.categorical_columns` and `csv.skip_columns`.
+    fn decide(self, csv: &mut CsvOptions) -> Result<Kinds> {
+        let width = self.tallies.len() as i64;
+        let label = if csv.label_column < 0 {
+            width + csv.label_column
+        } else {
+            csv.label_column
+        } as usize;
+        let mut kinds = Vec::new();
+        for (c, (tally, name)) in self.tallies.iter().zip(&self.names).enumerate() {
+            if c == label {
+                continue;
+            }
+            let kind = decide_column(tally, name, self.rows)?;
+            match kind {
+                Kind::Categorical(_) => csv.categorical_columns.push(c),
+                Kind::Identifier(..) => csv.skip_columns.push(c),
+                Kind::Numeric => {}
+            }
+            kinds.push((name.clone(), kind));
+        }
+        Ok(Kinds { columns: kinds })
+    }
 }
 
 /// Decides every non-label column of `paths` read with `csv` (its separator, header and label
 /// column), filling `csv.categorical_columns` and `csv.skip_columns`.
 pub fn decide(paths: &[&Path], csv: &mut CsvOptions) -> Result<Kinds> {
-    let mut names: Vec<String> = Vec::new();
-    let mut tallies: Vec<Tally> = Vec::new();
-    let mut rows = 0;
+    let mut tallies: Option<Tallies> = None;
     for path in paths {
         let reader = super::source::open_text(path)?;
         let mut header_pending = csv.header;
@@ -83,76 +150,84 @@ pub fn decide(paths: &[&Path], csv: &mut CsvOptions) -> Result<Kinds> {
                 continue;
             }
             let fields = split_line(&line, &csv.separator, path, k + 1)?;
-            if tallies.is_empty() {
-                tallies = (0..fields.len()).map(|_| Tally::default()).collect();
-                names = (0..fields.len()).map(|c| format!("column {c}")).collect();
-            }
+            let tallies = tallies.get_or_insert_with(|| {
+                Tallies::new((0..fields.len()).map(|c| format!("column {c}")).collect())
+            });
             if std::mem::take(&mut header_pending) {
-                names = fields.iter().map(|f| format!("column '{f}'")).collect();
+                tallies.names = fields.iter().map(|f| format!("column '{f}'")).collect();
                 continue;
             }
-            rows += 1;
-            for (tally, field) in tallies.iter_mut().zip(&fields) {
-                if is_number(field) {
-                    tally.numbers += 1;
-                    continue;
-                }
-                tally.texts += 1;
-                if tally.first_text.is_none() {
-                    tally.first_text = Some((path.to_path_buf(), k + 1, field.to_string()));
-                }
-                if tally.distinct.len() <= rows.max(IDENTIFIER_MIN) {
-                    tally.distinct.insert(field.to_string());
-                }
-            }
+            let cells: Vec<Cell<'_>> = fields.iter().map(|f| Cell::Text(f)).collect();
+            tallies.add_row(&cells, || Place::Line(path.to_path_buf(), k + 1));
         }
     }
-    let width = tallies.len() as i64;
-    let label = if csv.label_column < 0 {
-        width + csv.label_column
-    } else {
-        csv.label_column
-    } as usize;
-    let mut kinds = Vec::new();
-    for (c, (tally, name)) in tallies.iter().zip(&names).enumerate() {
-        if c == label {
-            continue;
+    tallies
+        .unwrap_or_else(|| Tallies::new(Vec::new()))
+        .decide(csv)
+}
+
+/// [`decide`] for Parquet or Arrow IPC tables, whose schema names the columns (every table's
+/// must be the first's).
+pub(crate) fn decide_tables(tables: &[Table], csv: &mut CsvOptions) -> Result<Kinds> {
+    let Some(first) = tables.first() else {
+        return Ok(Kinds {
+            columns: Vec::new(),
+        });
+    };
+    let names = first
+        .names
+        .iter()
+        .map(|n| format!("column '{n}'"))
+        .collect();
+    let mut tallies = Tallies::new(names);
+    for table in tables {
+        if table.names != first.names {
+            return Err(DataError::TableColumns {
+                path: table.path.clone(),
+                problem: format!(
+                    "its columns {:?} are not those of {} ({:?})",
+                    table.names,
+                    first.path.display(),
+                    first.names
+                ),
+            });
         }
-        let kind = decide_column(tally, name, rows)?;
-        match kind {
-            Kind::Categorical(_) => csv.categorical_columns.push(c),
-            Kind::Identifier(..) => csv.skip_columns.push(c),
-            Kind::Numeric => {}
-        }
-        kinds.push((name.clone(), kind));
+        let mut row = 0;
+        table.for_each_row(|cells| {
+            row += 1;
+            tallies.add_row(cells, || Place::row(&table.path, row));
+            Ok(())
+        })?;
     }
-    Ok(Kinds { columns: kinds })
+    tallies.decide(csv)
 }
 
 /// One column's kind from its tally: numbers on most rows make it numeric (and any other cell
 /// an error); else distinct texts on most rows make it an identifier, fewer a category column.
 fn decide_column(tally: &Tally, name: &str, rows: usize) -> Result<Kind> {
-    let Some((path, line, value)) = &tally.first_text else {
+    let Some((place, first)) = &tally.first_text else {
         return Ok(Kind::Numeric);
     };
-    let decimal_comma = |v: &str| v.contains(',') && is_number(&v.replace(',', "."));
+    let decimal_comma =
+        |v: &str| v.contains(',') && Cell::Text(&v.replace(',', ".")).finite().is_ok();
+    let (value, shown) = match first {
+        FirstText::Text(v) => (v.as_str(), format!("{v:?}")),
+        FirstText::Null => ("", "null".to_string()),
+    };
     if tally.numbers > tally.texts || decimal_comma(value) {
-        let hint = match value.as_str() {
-            v if decimal_comma(v) => {
+        let hint = match first {
+            FirstText::Null => " (a null: rfbench does not guess missing values)",
+            _ if decimal_comma(value) => {
                 " (a decimal comma: rfbench reads decimal points only; convert the file)"
             }
-            "" => " (an empty cell: rfbench does not guess missing values)",
+            _ if value.is_empty() => " (an empty cell: rfbench does not guess missing values)",
             _ => " (rfbench does not guess missing or malformed values)",
         };
-        return Err(DataError::Parse {
-            path: path.clone(),
-            line: *line,
-            problem: format!(
-                "{name} holds numbers on {} of {rows} rows, but here {value:?}, which is \
-                 not a finite number{hint}: fix or remove the {} such row(s), or drop the column",
-                tally.numbers, tally.texts
-            ),
-        });
+        return Err(place.error(format!(
+            "{name} holds numbers on {} of {rows} rows, but here {shown}, which is \
+             not a finite number{hint}: fix or remove the {} such row(s), or drop the column",
+            tally.numbers, tally.texts
+        )));
     }
     let distinct = tally.distinct.len();
     if distinct > IDENTIFIER_MIN && distinct as f64 >= IDENTIFIER_SHARE * rows as f64 {

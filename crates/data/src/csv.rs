@@ -9,18 +9,19 @@
 //! in a numeric column is an error naming the file, line and column, because imputing would
 //! change the data the paper used.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::BufRead;
 use std::path::Path;
 
 use rfbench_maps::CsrMatrix;
 
+use super::cell::Cell;
 use super::error::{DataError, Result};
 use super::fields::split_fields;
 use super::lines::for_each_line;
 use super::registry::{CsvOptions, LabelMap};
 use super::rows::{parse_finite, RowBuilder};
+use super::table::Table;
 
 /// Parses one delimited file into a sparse matrix and labels (see the module doc).
 pub fn parse_csv(
@@ -199,7 +200,9 @@ impl<'a> CsvReader<'a> {
                 header_pending = false;
                 return Ok(());
             }
-            self.parse_row(&split_fields(line, &self.options.separator)?)
+            let fields = split_fields(line, &self.options.separator)?;
+            let cells: Vec<Cell<'_>> = fields.iter().map(|f| Cell::Text(f)).collect();
+            self.parse_row(&cells)
         })?;
         if self.n_rows() == rows_before {
             return Err(DataError::Empty {
@@ -209,7 +212,19 @@ impl<'a> CsvReader<'a> {
         Ok(())
     }
 
-    fn parse_row(&mut self, fields: &[Cow<str>]) -> std::result::Result<(), String> {
+    /// Appends every row of a Parquet or Arrow IPC table, its columns in schema order.
+    pub(crate) fn read_table(&mut self, table: &Table) -> Result<()> {
+        let rows_before = self.n_rows();
+        table.for_each_row(|cells| self.parse_row(cells))?;
+        if self.n_rows() == rows_before {
+            return Err(DataError::Empty {
+                path: table.path.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn parse_row(&mut self, fields: &[Cell<'_>]) -> std::result::Result<(), String> {
         // A features file lacks the label column: its rows have one field less.
         let missing = usize::from(!self.rows_have_label);
         match self.n_fields {
@@ -238,29 +253,34 @@ impl<'a> CsvReader<'a> {
             .filter(move |&&r| has_label || r != FieldRole::Label);
         let result = (|| {
             for (c, (field, &role)) in fields.iter().zip(roles).enumerate() {
-                let field: &str = field;
                 match role {
                     FieldRole::Skip => {}
                     FieldRole::Label => {
                         label = Some(match self.labels {
-                            Some(map) => map.apply_text(field)?,
-                            None => parse_finite(field).map_err(|why| format!("label {why}"))?,
+                            Some(map) => map.apply_text(&field.text())?,
+                            None => field.finite().map_err(|why| format!("label {why}"))?,
                         });
                     }
                     FieldRole::Numeric(j) => {
-                        if field.is_empty() || field == "?" {
-                            return Err(format!("column {c}: missing value '{field}'"));
+                        if field.is_missing() {
+                            return Err(format!("column {c}: missing value {}", field.shown()));
                         }
-                        let v = parse_finite(field).map_err(|why| format!("column {c}: {why}"))?;
+                        let v = field.finite().map_err(|why| format!("column {c}: {why}"))?;
                         self.rows.push(j, v);
                     }
                     FieldRole::Categorical(k) => {
-                        if field.is_empty() {
-                            return Err(format!("column {c}: empty category"));
+                        match field {
+                            Cell::Text("") => return Err(format!("column {c}: empty category")),
+                            Cell::Missing => return Err(format!("column {c}: a null category")),
+                            _ => {}
                         }
                         let vocabulary = &mut self.vocabularies[k];
                         let next = vocabulary.len() as u32;
-                        let code = *vocabulary.entry(field.to_string()).or_insert(next);
+                        let text = field.text();
+                        let code = match vocabulary.get(text.as_ref()) {
+                            Some(&code) => code,
+                            None => *vocabulary.entry(text.into_owned()).or_insert(next),
+                        };
                         self.codes.push(code);
                     }
                 }

@@ -12,7 +12,7 @@ use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use super::columns;
-use super::csv::parse_csv;
+use super::csv::{parse_csv, CsvReader};
 use super::error::{DataError, Result};
 use super::fetch::sha256_file;
 use super::fields::{split_fields, split_line};
@@ -21,6 +21,7 @@ use super::registry::{
     CsvOptions, DatasetEntry, FileEntry, Format, LabelMap, LocalCopy, Role, Task,
 };
 use super::source::open_text as open;
+use super::table::Table;
 
 /// Lines read to guess the format.
 pub const SAMPLE_LINES: usize = 200;
@@ -57,45 +58,22 @@ pub fn describe_files(
     test: Option<&Path>,
     options: &DescribeOptions,
 ) -> Result<Described> {
-    let sample = sample_lines(train)?;
-    let mut guesses = Vec::new();
-    let (format, csv) = if looks_like_libsvm(&sample) {
-        if let Some(column) = &options.label_column {
-            return Err(DataError::Parse {
-                path: train.to_path_buf(),
-                line: 1,
-                problem: format!(
-                    "--label-column {column}: this is a LIBSVM file, whose label is the first \
-                     field of every line; the option applies to delimited text only"
-                ),
-            });
-        }
-        guesses.push("format: LIBSVM (label index:value ...)".to_string());
-        (Format::Libsvm, None)
-    } else {
-        let csv = delimited_options(&sample, options.label_column.as_deref(), train)?;
-        guesses.push(format!(
-            "format: delimited text, separator {}, {}, label column {}",
-            match csv.separator.as_str() {
-                "\t" => "tab".to_string(),
-                "whitespace" => "whitespace".to_string(),
-                s => format!("'{s}'"),
-            },
-            if csv.header {
-                "header row"
-            } else {
-                "no header row"
-            },
-            csv.label_column
-        ));
-        (Format::Csv, Some(csv))
-    };
     let paths: Vec<&Path> = std::iter::once(train).chain(test).collect();
-    let mut csv = csv;
-    if let Some(csv) = csv.as_mut() {
-        guesses.push(columns::decide(&paths, csv)?.describe());
-    }
-    let labels_text = label_texts(&paths, format, csv.as_ref())?;
+    let mut guesses = Vec::new();
+    let columnar = train
+        .file_name()
+        .and_then(|n| n.to_str())
+        .and_then(Format::columnar_of_file_name);
+    let (format, csv, tables, labels_text) = match columnar {
+        Some(format) => {
+            let (csv, tables, labels) = read_tables(&paths, format, options, &mut guesses)?;
+            (format, Some(csv), tables, labels)
+        }
+        None => {
+            let (format, csv, labels) = read_text(&paths, options, &mut guesses)?;
+            (format, csv, Vec::new(), labels)
+        }
+    };
     let (task, classes, labels) = infer_task(&labels_text, options.task, train)?;
     guesses.push(format!(
         "task: {} ({}{})",
@@ -130,7 +108,7 @@ pub fn describe_files(
     entry.description = format!("{} (described by rfbench)", train.display());
     entry.csv = csv;
     entry.labels = labels;
-    let (n, d) = size(&entry, &paths)?;
+    let (n, d) = size(&entry, &paths, &tables)?;
     entry.n = n;
     entry.d = d;
     guesses.push(format!("size: {n} rows x {d} features"));
@@ -140,6 +118,120 @@ pub fn describe_files(
         guesses,
     })
 }
+
+/// A delimited text or LIBSVM file's format, options and labels as written, its guesses said.
+fn read_text(
+    paths: &[&Path],
+    options: &DescribeOptions,
+    guesses: &mut Vec<String>,
+) -> Result<(Format, Option<CsvOptions>, Vec<String>)> {
+    let train = paths[0];
+    let sample = sample_lines(train)?;
+    let (format, csv) = if looks_like_libsvm(&sample) {
+        if let Some(column) = &options.label_column {
+            return Err(DataError::Parse {
+                path: train.to_path_buf(),
+                line: 1,
+                problem: format!(
+                    "--label-column {column}: this is a LIBSVM file, whose label is the first \
+                     field of every line; the option applies to delimited text only"
+                ),
+            });
+        }
+        guesses.push("format: LIBSVM (label index:value ...)".to_string());
+        (Format::Libsvm, None)
+    } else {
+        let csv = delimited_options(&sample, options.label_column.as_deref(), train)?;
+        guesses.push(format!(
+            "format: delimited text, separator {}, {}, label column {}",
+            match csv.separator.as_str() {
+                "\t" => "tab".to_string(),
+                "whitespace" => "whitespace".to_string(),
+                s => format!("'{s}'"),
+            },
+            if csv.header {
+                "header row"
+            } else {
+                "no header row"
+            },
+            csv.label_column
+        ));
+        (Format::Csv, Some(csv))
+    };
+    let mut csv = csv;
+    if let Some(csv) = csv.as_mut() {
+        guesses.push(columns::decide(paths, csv)?.describe());
+    }
+    let labels = label_texts(paths, format, csv.as_ref())?;
+    Ok((format, csv, labels))
+}
+
+/// Parquet or Arrow IPC files (the training file's format) read through polars: the column
+/// options the rules decided, the tables, and the labels as text, its guesses said.
+fn read_tables(
+    paths: &[&Path],
+    format: Format,
+    options: &DescribeOptions,
+    guesses: &mut Vec<String>,
+) -> Result<(CsvOptions, Vec<Table>, Vec<String>)> {
+    for path in &paths[1..] {
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if Format::columnar_of_file_name(name) != Some(format) {
+            return Err(DataError::TableColumns {
+                path: path.to_path_buf(),
+                problem: format!(
+                    "the training file is {}: the test file must be one too",
+                    format.name()
+                ),
+            });
+        }
+    }
+    let tables = paths
+        .iter()
+        .map(|path| Table::read(path, format))
+        .collect::<Result<Vec<_>>>()?;
+    let first = &tables[0];
+    let names: Vec<&str> = first.names.iter().map(String::as_str).collect();
+    let label = label_index(options.label_column.as_deref(), Some(&names), names.len()).map_err(
+        |problem| DataError::TableColumns {
+            path: first.path.clone(),
+            problem,
+        },
+    )?;
+    let at = if label < 0 {
+        names.len() as i64 + label
+    } else {
+        label
+    } as usize;
+    guesses.push(format!(
+        "format: {}, {} rows x {} columns named by its schema, label column {label} ('{}')",
+        format.name(),
+        first.n_rows(),
+        names.len(),
+        names[at]
+    ));
+    let mut csv = CsvOptions {
+        label_column: label,
+        ..CsvOptions::default()
+    };
+    guesses.push(columns::decide_tables(&tables, &mut csv)?.describe());
+    let mut labels = Vec::new();
+    for table in &tables {
+        table.for_each_row(|cells| {
+            let label = cells[at].text();
+            if label.trim().is_empty() {
+                return Err(EMPTY_LABEL.into());
+            }
+            labels.push(label.into_owned());
+            Ok(())
+        })?;
+    }
+    Ok((csv, tables, labels))
+}
+
+/// An empty label would become a class of its own (a binary task turned 3-class).
+const EMPTY_LABEL: &str =
+    "the label is empty: fill it or remove the row (an empty label is not a class)";
 
 /// The task's name in the registry's vocabulary.
 pub fn task_name(task: Task) -> &'static str {
@@ -262,44 +354,9 @@ fn delimited_options(
             ),
         ));
     }
-    let label = match label_column {
-        None => -1,
-        Some(text) => match text.parse::<i64>() {
-            Ok(i) if i < width as i64 && i >= -(width as i64) => i,
-            Ok(i) => {
-                return Err(fail(
-                    1,
-                    format!("label column {i} does not exist: the rows have {width} fields"),
-                ))
-            }
-            Err(_) if header && first.iter().filter(|f| **f == text).count() > 1 => {
-                return Err(fail(
-                    1,
-                    format!(
-                        "{} columns are named {text:?}: give the label column by its index \
-                         (from 0, or negative from the end)",
-                        first.iter().filter(|f| **f == text).count()
-                    ),
-                ))
-            }
-            Err(_) if header => first
-                .iter()
-                .position(|f| *f == text)
-                .map(|c| c as i64)
-                .ok_or_else(|| {
-                    fail(
-                        1,
-                        format!("no column is named {text:?}; the header names {first:?}"),
-                    )
-                })?,
-            Err(_) => {
-                return Err(fail(
-                    1,
-                    format!("label column {text:?} is a name, but the file has no header row"),
-                ))
-            }
-        },
-    };
+    let names: Vec<&str> = first.iter().map(|f| &**f).collect();
+    let label = label_index(label_column, header.then_some(&names[..]), width)
+        .map_err(|problem| fail(1, problem))?;
     // The columns' kinds are decided on every row by [`columns::decide`].
     Ok(CsvOptions {
         separator: separator.to_string(),
@@ -308,6 +365,37 @@ fn delimited_options(
         skip_columns: Vec::new(),
         categorical_columns: Vec::new(),
     })
+}
+
+/// The label column given as a 0-based index (negative from the end) or a name in `names` (the
+/// header row or the schema), checked against the `width` of a row; by default the last.
+fn label_index(
+    label_column: Option<&str>,
+    names: Option<&[&str]>,
+    width: usize,
+) -> std::result::Result<i64, String> {
+    let Some(text) = label_column else {
+        return Ok(-1);
+    };
+    match (text.parse::<i64>(), names) {
+        (Ok(i), _) if i < width as i64 && i >= -(width as i64) => Ok(i),
+        (Ok(i), _) => Err(format!(
+            "label column {i} does not exist: the rows have {width} fields"
+        )),
+        (Err(_), Some(names)) => match names.iter().filter(|f| **f == text).count() {
+            0 => Err(format!(
+                "no column is named {text:?}; the header names {names:?}"
+            )),
+            1 => Ok(names.iter().position(|f| *f == text).unwrap_or(0) as i64),
+            k => Err(format!(
+                "{k} columns are named {text:?}: give the label column by its index (from 0, \
+                 or negative from the end)"
+            )),
+        },
+        (Err(_), None) => Err(format!(
+            "label column {text:?} is a name, but the file has no header row"
+        )),
+    }
 }
 
 /// Every row's label as written, over all files.
@@ -341,11 +429,8 @@ fn label_texts(paths: &[&Path], format: Format, csv: Option<&CsvOptions>) -> Res
                 problem: problem.into(),
             };
             let label = label.ok_or_else(|| fail("no label field"))?;
-            // An empty label would become a class of its own (a binary task turned 3-class).
             if label.trim().is_empty() {
-                return Err(fail(
-                    "the label is empty: fill it or remove the row (an empty label is not a class)",
-                ));
+                return Err(fail(EMPTY_LABEL));
             }
             labels.push(label);
         }
@@ -464,8 +549,17 @@ fn local_file(path: &Path, role: Role) -> Result<FileEntry> {
     })
 }
 
-/// Rows and feature columns, by parsing every file with the entry's options.
-fn size(entry: &DatasetEntry, paths: &[&Path]) -> Result<(usize, usize)> {
+/// Rows and feature columns, by parsing every file (or table) with the entry's options.
+fn size(entry: &DatasetEntry, paths: &[&Path], tables: &[Table]) -> Result<(usize, usize)> {
+    if let Some(first) = tables.first() {
+        let csv = entry.csv.clone().unwrap_or_default();
+        let mut reader = CsvReader::new(&csv, entry.labels.as_ref());
+        for table in tables {
+            reader.read_table(table)?;
+        }
+        let (x, _) = reader.finish(&first.path)?;
+        return Ok((x.n_rows(), x.n_cols()));
+    }
     let (mut n, mut d) = (0, 0);
     for path in paths {
         let (x, _) = match &entry.csv {
@@ -486,14 +580,18 @@ pub fn entry_toml(entry: &DatasetEntry) -> String {
     out += &format!("name = {}\n", q(&entry.name));
     out += &format!("description = {}\n", q(&entry.description));
     out += &format!("task = {}\n", q(task_name(entry.task)));
-    let format = if entry.format == Format::Csv {
-        "csv"
-    } else {
-        "libsvm"
-    };
+    let format = entry.format.name();
     out += &format!("format = {}\nn = {}\nd = {}\n", q(format), entry.n, entry.d);
-    if let Some(c) = &entry.csv {
-        out += &format!(
+    match &entry.csv {
+        // A columnar file's schema names its columns: no separator or header to write.
+        Some(c) if entry.format.is_columnar() => {
+            out += &format!(
+                "csv = {{ label_column = {}, categorical_columns = {:?}, skip_columns = {:?} }}\n",
+                c.label_column, c.categorical_columns, c.skip_columns
+            );
+        }
+        Some(c) => {
+            out += &format!(
             "csv = {{ separator = {}, header = {}, label_column = {}, categorical_columns = {:?}, \
              skip_columns = {:?} }}\n",
             q(&c.separator),
@@ -502,6 +600,8 @@ pub fn entry_toml(entry: &DatasetEntry) -> String {
             c.categorical_columns,
             c.skip_columns
         );
+        }
+        None => {}
     }
     if let Some(labels) = &entry.labels {
         let pairs: Vec<String> = labels

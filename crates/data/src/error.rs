@@ -117,6 +117,43 @@ pub enum DataError {
         problem: String,
     },
 
+    /// A row of a Parquet or Arrow IPC file that breaks the column rules (counted from 1).
+    #[error("{}: row {row}: {problem}", path.display())]
+    ParseRow {
+        path: PathBuf,
+        row: usize,
+        problem: String,
+    },
+
+    /// A file that polars' reader cannot read as the format its name announces: not such a
+    /// file, cut short, or damaged.
+    #[error("{}: not a readable {format} file: {source}", path.display())]
+    Table {
+        path: PathBuf,
+        format: &'static str,
+        #[source]
+        source: polars::error::PolarsError,
+    },
+
+    /// A Parquet or Arrow IPC file whose columns do not fit: no such label column, or a test
+    /// file with other columns than the training file's.
+    #[error("{}: {problem}", path.display())]
+    TableColumns { path: PathBuf, problem: String },
+
+    /// A column of a Parquet or Arrow IPC file whose type holds no feature or label (a list, a
+    /// struct, bytes, a date...).
+    #[error(
+        "{}: column '{column}' holds {dtype}, which rfbench cannot read as a feature or a label \
+         (numbers, text, booleans and categories only): drop it or convert it, e.g. a date to \
+         a number",
+        path.display()
+    )]
+    ColumnType {
+        path: PathBuf,
+        column: String,
+        dtype: String,
+    },
+
     /// A binary data file (IDX, CIFAR-10) whose record does not follow its format.
     #[error("{}: record {record}: {problem}", path.display())]
     ParseRecord {

@@ -22,6 +22,7 @@
 mod adult;
 pub mod atomic;
 mod cache;
+mod cell;
 mod columns;
 mod csv;
 mod dataset;
@@ -41,6 +42,7 @@ mod rows;
 mod source;
 mod steps;
 mod synthetic;
+mod table;
 
 use std::path::{Path, PathBuf};
 
@@ -206,6 +208,11 @@ fn read_rows(
             }
             reader.finish(origin)?
         }
+        Format::Parquet | Format::ArrowIpc => {
+            let (x, y, rows) = read_tables(entry, paths, &order, train_files, origin)?;
+            n_train = rows;
+            (x, y)
+        }
         Format::UciAdult | Format::Cifar10 => {
             let mut rows = rows::RowBuilder::new();
             for (k, &f) in order.iter().enumerate() {
@@ -251,6 +258,37 @@ fn read_rows(
     if train_files == 0 {
         n_train = 0;
     }
+    Ok((x, y, n_train))
+}
+
+/// The rows and labels of a Parquet or Arrow IPC dataset's files in `order` (train files
+/// first), and how many rows the first `train_files` hold; through the CSV reader's column rules.
+fn read_tables(
+    entry: &DatasetEntry,
+    paths: &[PathBuf],
+    order: &[usize],
+    train_files: usize,
+    origin: &Path,
+) -> Result<(CsrMatrix, Vec<f64>, usize)> {
+    let options = entry.csv.clone().unwrap_or_default();
+    let mut reader = csv::CsvReader::new(&options, entry.labels.as_ref());
+    let mut n_train = 0;
+    for (k, &f) in order.iter().enumerate() {
+        if entry.files[f].compression() != Compression::None || entry.files[f].member.is_some() {
+            return Err(DataError::TableColumns {
+                path: paths[f].clone(),
+                problem: format!(
+                    "a {} file is read as it is, not compressed or from an archive",
+                    entry.format.name()
+                ),
+            });
+        }
+        reader.read_table(&table::Table::read(&paths[f], entry.format)?)?;
+        if k + 1 == train_files {
+            n_train = reader.n_rows();
+        }
+    }
+    let (x, y) = reader.finish(origin)?;
     Ok((x, y, n_train))
 }
 

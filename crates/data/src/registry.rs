@@ -63,6 +63,47 @@ pub enum Format {
     /// documented in the `adult` module.
     #[serde(rename = "uci-adult")]
     UciAdult,
+    /// Apache Parquet, read through polars. The optional `[dataset.csv]` table names the label,
+    /// skipped and categorical columns by index as for delimited text (its `separator` and
+    /// `header` do not apply: the file's schema names the columns).
+    #[serde(rename = "parquet")]
+    Parquet,
+    /// The Arrow IPC file format (Feather version 2), read through polars; columns as for
+    /// Parquet.
+    #[serde(rename = "arrow-ipc")]
+    ArrowIpc,
+}
+
+impl Format {
+    /// Parquet or Arrow IPC: typed columns with names, read through polars.
+    pub fn is_columnar(self) -> bool {
+        matches!(self, Format::Parquet | Format::ArrowIpc)
+    }
+
+    /// The columnar format a file name announces (`.parquet`, `.pq`; `.arrow`, `.feather`,
+    /// `.ipc`), if any.
+    pub fn columnar_of_file_name(name: &str) -> Option<Format> {
+        let lower = name.to_ascii_lowercase();
+        let (_, suffix) = lower.rsplit_once('.')?;
+        match suffix {
+            "parquet" | "pq" => Some(Format::Parquet),
+            "arrow" | "feather" | "ipc" => Some(Format::ArrowIpc),
+            _ => None,
+        }
+    }
+
+    /// The format's name in `datasets.toml`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Libsvm => "libsvm",
+            Format::Csv => "csv",
+            Format::Idx => "idx",
+            Format::Cifar10 => "cifar10",
+            Format::UciAdult => "uci-adult",
+            Format::Parquet => "parquet",
+            Format::ArrowIpc => "arrow-ipc",
+        }
+    }
 }
 
 /// Which part of the published split a file holds.
@@ -194,6 +235,19 @@ pub struct CsvOptions {
     /// block per column in column order, categories sorted (byte order) over all files.
     #[serde(default)]
     pub categorical_columns: Vec<usize>,
+}
+
+impl Default for CsvOptions {
+    /// The table's defaults: comma-separated, no header row, the label last.
+    fn default() -> Self {
+        CsvOptions {
+            separator: default_separator(),
+            header: false,
+            label_column: default_label_column(),
+            skip_columns: Vec::new(),
+            categorical_columns: Vec::new(),
+        }
+    }
 }
 
 fn default_separator() -> String {
@@ -544,12 +598,16 @@ fn validate(raw: RawDataset, text: &str, origin: &Path, line: usize) -> Result<D
     })
 }
 
-/// A `[dataset.csv]` table exactly with format "csv", and a valid one.
+/// A `[dataset.csv]` table with format "csv" (where it is required) or a columnar format (where
+/// it may name the label, skipped and categorical columns), and a valid one.
 fn check_format(format: Format, csv: Option<&CsvOptions>) -> std::result::Result<(), String> {
     match (format, csv) {
         (Format::Csv, None) => Err("format 'csv' needs a [dataset.csv] table".into()),
         (Format::Csv, Some(csv)) => check_csv(csv),
-        (_, Some(_)) => Err("a [dataset.csv] table needs format 'csv'".into()),
+        (Format::Parquet | Format::ArrowIpc, Some(csv)) => check_csv(csv),
+        (_, Some(_)) => {
+            Err("a [dataset.csv] table needs format 'csv', 'parquet' or 'arrow-ipc'".into())
+        }
         _ => Ok(()),
     }
 }
