@@ -90,7 +90,7 @@ pub fn landmarks(train: usize) -> usize {
 /// A subsample of the training rows this large a share of them runs on all of them instead: the
 /// exact machine on every row is the reference of every answer (on 99 % of Adult's rows it was
 /// not, and the best cell became the reference).
-const ALL_ROWS_ABOVE: f64 = 0.9;
+pub const ALL_ROWS_ABOVE: f64 = 0.9;
 
 /// The exact machine's and the linear baseline's repetitions: one with a fixed test file (they
 /// draw nothing at random, and the sweep runs them once).

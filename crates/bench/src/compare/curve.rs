@@ -8,16 +8,13 @@
 
 use std::time::Instant;
 
-use super::budget::{exact_repetitions, Estimates, Sweep};
+use super::budget::{exact_repetitions, Estimates, Sweep, ALL_ROWS_ABOVE};
 use super::lines::{self, Line};
 use super::specs::Written;
 use super::state::{read, Context};
 use crate::error::Result;
 use crate::results::ResultRow;
 use rfbench_registry::Features;
-
-/// A size this large a share of the training rows is taken as all of them.
-const ALL_ROWS_ABOVE: f64 = 0.9;
 
 /// The power of the rows the machine's time is taken to grow with between two measured sizes,
 /// clamped: SMO's kernel evaluations grow with their square, more once the cache no longer holds
