@@ -90,17 +90,22 @@ pub fn estimate(cell: &Cell, rows: u128, d: u128, rows_key: &'static str) -> Vec
 }
 
 /// The features of the `mapped` rows, `width` dense columns: all at once, or, for a learner that
-/// takes them in blocks (ridge) above the learning kind's threshold, one block and `Z'Z`.
+/// takes them in blocks (ridge, the linear SVM) above the learning kind's threshold, one block
+/// and what the learner holds across blocks.
 fn features_term(cell: &Cell, mapped: u128, width: u128, key: &'static str) -> Term {
     let features = 8 * mapped * width;
     let streamed = cell
         .learner
-        .is_some_and(|l| wiring(l).train_streamed.is_some())
-        && features > STREAM_ABOVE_BYTES;
-    if streamed {
+        .and_then(|l| wiring(l).train_streamed)
+        .filter(|_| features > STREAM_ABOVE_BYTES);
+    if let Some(streamed) = streamed {
+        let held = (streamed.held_bytes)(width, features);
         Term {
-            bytes: 8 * (STREAM_BLOCK_ROWS as u128) * width + 8 * width * width,
-            what: format!("features in blocks of {STREAM_BLOCK_ROWS} rows x {width}, and Z'Z"),
+            bytes: 8 * (STREAM_BLOCK_ROWS as u128) * width + held,
+            what: format!(
+                "features in blocks of {STREAM_BLOCK_ROWS} rows x {width}, and {}",
+                streamed.held
+            ),
             key,
         }
     } else {

@@ -33,6 +33,11 @@ pub enum LearnerError {
     ZeroMaxIter(usize),
     #[error("the primal Newton solver needs a differentiable loss: the squared hinge (L2), not the hinge (L1)")]
     PrimalNeedsSquaredHinge,
+    #[error(
+        "features produced a block at a time need the primal solver (solver \"auto\" or \"primal\"); \
+         dual coordinate descent visits rows in random order"
+    )]
+    StreamedNeedsPrimal,
     #[error("bias feature value must be finite and > 0, got {0}")]
     InvalidBias(f64),
     #[error("weight of class {label} must be finite and > 0, got {weight}")]

@@ -57,6 +57,7 @@ mod smo;
 mod smo_cached;
 mod smo_gradient;
 mod smo_select;
+mod streamed;
 mod svm_dual;
 mod tridiagonal;
 mod tron;
@@ -88,3 +89,4 @@ pub use ridge::{
     RidgeClassifier, RidgeClassifierParams, RidgeParams, RidgeValidParams, DEFAULT_LAMBDA_LIMITS,
 };
 pub use smo_cached::SmoReport;
+pub use streamed::{FeatureBlocks, Produce};

@@ -32,7 +32,8 @@ use crate::dual_cd::{
 use crate::error::{check_svm_params, LearnerError, Result};
 use crate::params::param_guard;
 use crate::prediction::{check_finite, check_input, one_vs_rest_labels};
-use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem};
+use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem, PrimalRows};
+use crate::streamed::{FeatureBlocks, StreamedRows};
 use rfbench_maps::seeds::sub_seed;
 
 /// LIBLINEAR's default tolerance of the dual solvers (`-s 1`, `-s 3`).
@@ -215,6 +216,73 @@ impl LinearSvmValidParams {
     }
 }
 
+impl LinearSvmValidParams {
+    /// Trains on features produced a block at a time ([`FeatureBlocks`]), never all in memory:
+    /// the primal Newton method (squared hinge loss; `Auto` and `Primal` solvers), one
+    /// sub-problem after another, each pass producing the blocks not kept. With `block_rows` a
+    /// multiple of 2,048 the model is [`fit`](Self::fit)'s with the primal solver on the whole
+    /// matrix.
+    pub fn fit_blocks(&self, x: &FeatureBlocks<'_>, labels: &[i64]) -> Result<LinearSvm> {
+        if self.loss == SvmLoss::L1 {
+            return Err(LearnerError::PrimalNeedsSquaredHinge);
+        }
+        if self.solver == Solver::Dual {
+            return Err(LearnerError::StreamedNeedsPrimal);
+        }
+        let (n, d) = (x.n_rows, x.n_cols);
+        if n == 0 {
+            return Err(LearnerError::EmptyData);
+        }
+        if d == 0 {
+            return Err(LearnerError::NoFeatures);
+        }
+        if labels.len() != n {
+            return Err(LearnerError::LengthMismatch {
+                rows: n,
+                labels: labels.len(),
+            });
+        }
+        let classes = sorted_classes(labels);
+        if classes.len() < 2 {
+            return Err(LearnerError::SingleClass { label: classes[0] });
+        }
+        let common = CommonSettings {
+            c: self.c,
+            class_weights: &self.class_weights,
+            bias: self.bias,
+            seed: self.seed,
+        };
+        let rows = StreamedRows::new(x);
+        let solutions = sub_problems(&classes, &common)?
+            .into_iter()
+            .map(|(positive, c_positive, c_negative)| {
+                let y = one_vs_rest_targets(labels, positive);
+                let problem = PrimalProblem {
+                    rows: &rows,
+                    n_cols: d,
+                    y: &y,
+                    c_positive,
+                    c_negative,
+                    bias: self.bias,
+                    loss: PrimalLoss::SquaredHinge,
+                };
+                let eps = self.eps.unwrap_or(PRIMAL_EPS);
+                let (w, report) = primal_report(&problem, eps, self.max_iter)?;
+                Ok((w, report, Solver::Primal))
+            })
+            .collect::<Result<Vec<Solved>>>()?;
+        Ok(linear_model(classes, d, self.bias, solutions))
+    }
+}
+
+/// `+1` for the rows of class `positive`, `-1` for the others.
+fn one_vs_rest_targets(labels: &[i64], positive: i64) -> Vec<f64> {
+    labels
+        .iter()
+        .map(|&l| if l == positive { 1.0 } else { -1.0 })
+        .collect()
+}
+
 /// Every class weight finite and `> 0`.
 pub(crate) fn check_class_weights(weights: &[(i64, f64)]) -> Result<()> {
     match weights.iter().find(|(_, w)| !(w.is_finite() && *w > 0.0)) {
@@ -241,7 +309,7 @@ pub(crate) trait BinarySolve: Sync {
         y: &[f64],
         costs: (f64, f64),
         seed: u64,
-    ) -> Solved;
+    ) -> Result<Solved>;
 }
 
 /// A sub-problem's weights (columns, then the bias weight), how its solver ended, and which
@@ -261,7 +329,7 @@ impl BinarySolve for SvmSolve<'_> {
         y: &[f64],
         (c_positive, c_negative): (f64, f64),
         seed: u64,
-    ) -> Solved {
+    ) -> Result<Solved> {
         let p = self.params;
         let primal = || {
             let problem = PrimalProblem {
@@ -273,8 +341,8 @@ impl BinarySolve for SvmSolve<'_> {
                 bias: p.bias,
                 loss: PrimalLoss::SquaredHinge,
             };
-            let (w, report) = primal_report(&problem, p.eps.unwrap_or(PRIMAL_EPS), p.max_iter);
-            (w, report, Solver::Primal)
+            let (w, report) = primal_report(&problem, p.eps.unwrap_or(PRIMAL_EPS), p.max_iter)?;
+            Ok((w, report, Solver::Primal))
         };
         let dual = |max_iter| {
             let settings = DualSettings {
@@ -292,11 +360,11 @@ impl BinarySolve for SvmSolve<'_> {
         };
         match self.solver {
             Solver::Primal => primal(),
-            Solver::Dual => dual(p.max_iter),
+            Solver::Dual => Ok(dual(p.max_iter)),
             Solver::Auto => {
                 let first = dual(p.max_iter.min(AUTO_DUAL_PASSES));
                 if first.1.converged {
-                    first
+                    Ok(first)
                 } else {
                     primal()
                 }
@@ -308,13 +376,13 @@ impl BinarySolve for SvmSolve<'_> {
 /// Solves a primal problem to LIBLINEAR's tolerance for `eps`, reported like the dual solver:
 /// `iterations` are Newton steps, `gap` is `|g| / |g0|`, `objective` the primal `f(w)`,
 /// `support_vectors` the rows with a non-zero Hessian weight.
-pub(crate) fn primal_report<R: DualRows>(
+pub(crate) fn primal_report<R: PrimalRows>(
     problem: &PrimalProblem<'_, R>,
     eps: f64,
     max_iter: usize,
-) -> (Vec<f64>, ConvergenceReport) {
+) -> Result<(Vec<f64>, ConvergenceReport)> {
     let tolerance = liblinear_tolerance(eps, problem.y);
-    let solution = solve_primal(problem, tolerance, max_iter);
+    let solution = solve_primal(problem, tolerance, max_iter)?;
     let report = ConvergenceReport {
         iterations: solution.report.iterations,
         gap: solution.report.relative_gradient,
@@ -322,7 +390,7 @@ pub(crate) fn primal_report<R: DualRows>(
         support_vectors: solution.active_rows,
         converged: solution.report.converged,
     };
-    (solution.w, report)
+    Ok((solution.w, report))
 }
 
 /// Fits one model for two classes (positive side: the larger label), one per class otherwise
@@ -369,7 +437,17 @@ pub(crate) fn fit_one_vs_rest(
                 solver,
             )
         }
-    };
+    }?;
+    Ok(linear_model(classes, d, common.bias, solutions))
+}
+
+/// The model of the sub-problems' solutions (one row of weights and an intercept each).
+fn linear_model(
+    classes: Vec<i64>,
+    d: usize,
+    bias: Option<f64>,
+    solutions: Vec<Solved>,
+) -> LinearModel {
     let m = solutions.len();
     let mut weights = Array2::zeros((m, d));
     let mut intercepts = Array1::zeros(m);
@@ -382,18 +460,18 @@ pub(crate) fn fit_one_vs_rest(
         weights
             .row_mut(k)
             .assign(&ndarray::ArrayView1::from(&w[..d]));
-        if let Some(b) = common.bias {
+        if let Some(b) = bias {
             intercepts[k] = b * w[d];
         }
         reports.push(report);
     }
-    Ok(LinearModel {
+    LinearModel {
         classes,
         weights,
         intercepts,
         reports,
         solver,
-    })
+    }
 }
 
 /// The sub-problems `(positive class, C of positives, C of negatives)`: class weights multiply C.
@@ -431,15 +509,12 @@ fn solve_all<R: DualRows>(
     problems: &[(i64, f64, f64)],
     seed: u64,
     solver: &impl BinarySolve,
-) -> Vec<Solved> {
+) -> Result<Vec<Solved>> {
     problems
         .par_iter()
         .enumerate()
         .map(|(k, &(positive, c_positive, c_negative))| {
-            let y: Vec<f64> = labels
-                .iter()
-                .map(|&l| if l == positive { 1.0 } else { -1.0 })
-                .collect();
+            let y = one_vs_rest_targets(labels, positive);
             solver.solve(
                 rows,
                 d,

@@ -106,7 +106,7 @@ impl BinarySolve for LogisticRegressionValidParams {
         y: &[f64],
         (c_positive, c_negative): (f64, f64),
         _seed: u64,
-    ) -> Solved {
+    ) -> Result<Solved> {
         let problem = PrimalProblem {
             rows,
             n_cols: d,
@@ -116,7 +116,7 @@ impl BinarySolve for LogisticRegressionValidParams {
             bias: self.bias,
             loss: PrimalLoss::Logistic,
         };
-        let (w, report) = primal_report(&problem, self.eps, self.max_iter);
-        (w, report, Solver::Primal)
+        let (w, report) = primal_report(&problem, self.eps, self.max_iter)?;
+        Ok((w, report, Solver::Primal))
     }
 }

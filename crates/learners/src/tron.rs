@@ -19,6 +19,11 @@ pub(crate) trait Objective {
     fn gradient(&mut self, w: &[f64], g: &mut [f64]);
     /// `out = H v` at the `w` of the last `gradient` call.
     fn hessian_times(&self, v: &[f64], out: &mut [f64]);
+    /// Whether evaluating `f` has failed (streamed rows that could not be produced): the
+    /// iterations stop at once.
+    fn failed(&self) -> bool {
+        false
+    }
 }
 
 /// How the Newton iterations ended.
@@ -61,7 +66,7 @@ pub(crate) fn tron(f: &mut impl Objective, w: &mut [f64], eps: f64, max_iter: us
     let mut delta = gnorm0;
     let (mut iterations, mut cg_iterations) = (0, 0);
     let mut converged = gnorm <= eps * gnorm0;
-    while !converged && iterations < max_iter {
+    while !converged && iterations < max_iter && !f.failed() {
         cg_iterations += steihaug_cg(f, delta, &g, &mut s, &mut r);
         for ((wn, &wi), &si) in w_new.iter_mut().zip(w.iter()).zip(&s) {
             *wn = wi + si;
@@ -69,6 +74,9 @@ pub(crate) fn tron(f: &mut impl Objective, w: &mut [f64], eps: f64, max_iter: us
         let gs = dot(&g, &s);
         let predicted = -0.5 * (gs - dot(&s, &r));
         let value_new = f.value(&w_new);
+        if f.failed() {
+            break;
+        }
         let actual = value - value_new;
         let snorm = norm(&s);
         if iterations == 0 {

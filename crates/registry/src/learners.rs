@@ -62,8 +62,13 @@ impl Blocks<'_> {
     }
 }
 
-/// Rows per block when features are streamed.
+/// Rows per block when features are streamed: a multiple of the primal solver's 2,048-row
+/// chunks, so the linear SVM's streamed model is its model in memory.
 pub const STREAM_BLOCK_ROWS: usize = 4096;
+
+/// Bytes of streamed feature blocks the linear SVM keeps between its passes over the rows (the
+/// rest are produced again on every pass).
+pub const STREAM_KEEP_BYTES: usize = 1 << 30;
 
 pub struct StreamInput<'a> {
     pub params: &'a ParamValues,
@@ -87,7 +92,18 @@ pub struct LearnerWiring {
     pub check: fn(&ParamValues) -> Result<(), LearnerError>,
     /// Training on streamed features, for learners that can (the learning kind streams when the
     /// dense features would pass its memory threshold).
-    pub train_streamed: Option<StreamTrainer>,
+    pub train_streamed: Option<Streamed>,
+}
+
+/// A learner's training on streamed features, and what it holds besides one block.
+#[derive(Clone, Copy)]
+pub struct Streamed {
+    pub train: StreamTrainer,
+    /// Bytes held across blocks for `width` features that would take `features` bytes in
+    /// memory (ridge's `Z'Z`, the SVM's kept blocks).
+    pub held_bytes: fn(u128, u128) -> u128,
+    /// What they are, for the memory estimate's text.
+    pub held: &'static str,
 }
 
 /// Each learner's wiring, by its registry entry.
@@ -97,7 +113,11 @@ const WIRING: &[(&LearnerInfo, LearnerWiring)] = &[
         LearnerWiring {
             train: linear_svm,
             check: |p| linear_svm_params(p, 0).0.check().map(drop),
-            train_streamed: None,
+            train_streamed: Some(Streamed {
+                train: linear_svm_streamed,
+                held_bytes: |_width, features| features.min(STREAM_KEEP_BYTES as u128),
+                held: "the blocks kept between passes",
+            }),
         },
     ),
     (
@@ -113,7 +133,11 @@ const WIRING: &[(&LearnerInfo, LearnerWiring)] = &[
         LearnerWiring {
             train: ridge,
             check: |p| ridge_params(p, 0).0.check().map(drop),
-            train_streamed: Some(ridge_streamed),
+            train_streamed: Some(Streamed {
+                train: ridge_streamed,
+                held_bytes: |width, _features| 8 * width * width,
+                held: "Z'Z",
+            }),
         },
     ),
     (
@@ -337,14 +361,72 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
     });
     let (model, search) = fitted?;
     let (pred, predict_seconds) = timed(|| model.predict(i.test));
+    let tuned = learner_tuned(
+        "C",
+        search.as_ref().map_or(c.unwrap_or(f64::NAN), |s| s.chosen),
+        search.as_ref().map(|s| s.at_edge),
+    );
+    Ok(linear_svm_output(
+        &model,
+        pred?,
+        (train_seconds, predict_seconds),
+        tuned,
+    ))
+}
+
+/// [`linear_svm`] on streamed features ([`Blocks`]): the primal Newton method over the blocks,
+/// keeping the first [`STREAM_KEEP_BYTES`] of them; its C is given (cross-validating C would
+/// produce the features once per fold and value).
+fn linear_svm_streamed(i: &StreamInput<'_>) -> Result<LearnerOutput, LearnerError> {
+    let (params, c) = linear_svm_params(i.params, i.seed);
+    let Some(c) = c else {
+        return Err(LearnerError::Pipeline(
+            "the linear SVM on streamed features needs a C (C = ...): cross-validating C would \
+             produce the features again for every fold and value"
+                .into(),
+        ));
+    };
+    let labels = class_labels_from_f64(i.y_train)?;
+    let blocks = rfbench_learners::FeatureBlocks {
+        n_rows: i.train.n_rows,
+        n_cols: i.train.n_features,
+        block_rows: i.train.block_rows,
+        features: i.train.features,
+        keep_bytes: STREAM_KEEP_BYTES,
+    };
+    let (model, train_seconds) = timed(|| params.check()?.fit_blocks(&blocks, &labels));
+    let model = model?;
+    let (pred, predict_seconds) = timed(|| {
+        let mut out = Vec::with_capacity(i.test.n_rows);
+        for r in i.test.ranges() {
+            out.extend(model.predict(Rows::Dense((i.test.features)(r)?.view()))?);
+        }
+        Ok::<_, LearnerError>(out)
+    });
+    let tuned = learner_tuned("C", c, None);
+    Ok(linear_svm_output(
+        &model,
+        pred?,
+        (train_seconds, predict_seconds),
+        tuned,
+    ))
+}
+
+/// The linear SVM's predictions, times, diagnostics and C.
+fn linear_svm_output(
+    model: &rfbench_learners::LinearSvm,
+    predictions: Vec<i64>,
+    (train_seconds, predict_seconds): (f64, f64),
+    tuned: Tuned,
+) -> LearnerOutput {
     let iterations = model
         .reports()
         .iter()
         .map(|r| r.iterations)
         .max()
         .unwrap_or(0);
-    Ok(LearnerOutput {
-        predictions: labels_to_f64(pred?),
+    LearnerOutput {
+        predictions: labels_to_f64(predictions),
         train_seconds,
         predict_seconds,
         extras: vec![
@@ -355,12 +437,8 @@ fn linear_svm(i: &LearnerInput<'_>) -> Result<LearnerOutput, LearnerError> {
                 f64::from(u8::from(model.solver() == Solver::Primal)),
             ),
         ],
-        tuned: vec![learner_tuned(
-            "C",
-            search.as_ref().map_or(c.unwrap_or(f64::NAN), |s| s.chosen),
-            search.as_ref().map(|s| s.at_edge),
-        )],
-    })
+        tuned: vec![tuned],
+    }
 }
 
 fn logistic_params(p: &ParamValues) -> LogisticRegressionParams {

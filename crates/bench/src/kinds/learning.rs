@@ -142,7 +142,7 @@ fn fit(
                     let fit_seconds = start.elapsed().as_secs_f64();
                     return fit_streamed(
                         ctx,
-                        streamed,
+                        streamed.train,
                         map.as_ref(),
                         fit_seconds,
                         x_train,
