@@ -33,7 +33,6 @@ use crate::error::{check_svm_params, LearnerError, Result};
 use crate::params::param_guard;
 use crate::prediction::{check_finite, check_input, one_vs_rest_labels};
 use crate::primal::{liblinear_tolerance, solve_primal, PrimalLoss, PrimalProblem, PrimalRows};
-use crate::streamed::{FeatureBlocks, StreamedRows};
 use rfbench_maps::seeds::sub_seed;
 
 /// LIBLINEAR's default tolerance of the dual solvers (`-s 1`, `-s 3`).
@@ -86,16 +85,16 @@ pub struct LinearSvmParams(LinearSvmValidParams);
 /// Hyper-parameters that passed [`LinearSvmParams::check`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct LinearSvmValidParams {
-    c: f64,
-    loss: SvmLoss,
+    pub(crate) c: f64,
+    pub(crate) loss: SvmLoss,
     /// `None`: the solver's LIBLINEAR default ([`DUAL_EPS`], [`PRIMAL_EPS`]).
-    eps: Option<f64>,
-    max_iter: usize,
-    solver: Solver,
-    bias: Option<f64>,
+    pub(crate) eps: Option<f64>,
+    pub(crate) max_iter: usize,
+    pub(crate) solver: Solver,
+    pub(crate) bias: Option<f64>,
     shrinking: bool,
-    seed: u64,
-    class_weights: Vec<(i64, f64)>,
+    pub(crate) seed: u64,
+    pub(crate) class_weights: Vec<(i64, f64)>,
 }
 
 impl Default for LinearSvmParams {
@@ -216,67 +215,8 @@ impl LinearSvmValidParams {
     }
 }
 
-impl LinearSvmValidParams {
-    /// Trains on features produced a block at a time ([`FeatureBlocks`]), never all in memory:
-    /// the primal Newton method (squared hinge loss; `Auto` and `Primal` solvers), one
-    /// sub-problem after another, each pass producing the blocks not kept. With `block_rows` a
-    /// multiple of 2,048 the model is [`fit`](Self::fit)'s with the primal solver on the whole
-    /// matrix.
-    pub fn fit_blocks(&self, x: &FeatureBlocks<'_>, labels: &[i64]) -> Result<LinearSvm> {
-        if self.loss == SvmLoss::L1 {
-            return Err(LearnerError::PrimalNeedsSquaredHinge);
-        }
-        if self.solver == Solver::Dual {
-            return Err(LearnerError::StreamedNeedsPrimal);
-        }
-        let (n, d) = (x.n_rows, x.n_cols);
-        if n == 0 {
-            return Err(LearnerError::EmptyData);
-        }
-        if d == 0 {
-            return Err(LearnerError::NoFeatures);
-        }
-        if labels.len() != n {
-            return Err(LearnerError::LengthMismatch {
-                rows: n,
-                labels: labels.len(),
-            });
-        }
-        let classes = sorted_classes(labels);
-        if classes.len() < 2 {
-            return Err(LearnerError::SingleClass { label: classes[0] });
-        }
-        let common = CommonSettings {
-            c: self.c,
-            class_weights: &self.class_weights,
-            bias: self.bias,
-            seed: self.seed,
-        };
-        let rows = StreamedRows::new(x);
-        let solutions = sub_problems(&classes, &common)?
-            .into_iter()
-            .map(|(positive, c_positive, c_negative)| {
-                let y = one_vs_rest_targets(labels, positive);
-                let problem = PrimalProblem {
-                    rows: &rows,
-                    n_cols: d,
-                    y: &y,
-                    c_positive,
-                    c_negative,
-                    bias: self.bias,
-                    loss: PrimalLoss::SquaredHinge,
-                };
-                let eps = self.eps.unwrap_or(PRIMAL_EPS);
-                let (w, report) = primal_report(&problem, eps, self.max_iter)?;
-                Ok((w, report, Solver::Primal))
-            })
-            .collect::<Result<Vec<Solved>>>()?;
-        Ok(linear_model(classes, d, self.bias, solutions))
-    }
-}
-
 /// `+1` for the rows of class `positive`, `-1` for the others.
-fn one_vs_rest_targets(labels: &[i64], positive: i64) -> Vec<f64> {
+pub(crate) fn one_vs_rest_targets(labels: &[i64], positive: i64) -> Vec<f64> {
     labels
         .iter()
         .map(|&l| if l == positive { 1.0 } else { -1.0 })
@@ -442,7 +382,7 @@ pub(crate) fn fit_one_vs_rest(
 }
 
 /// The model of the sub-problems' solutions (one row of weights and an intercept each).
-fn linear_model(
+pub(crate) fn linear_model(
     classes: Vec<i64>,
     d: usize,
     bias: Option<f64>,
@@ -475,7 +415,10 @@ fn linear_model(
 }
 
 /// The sub-problems `(positive class, C of positives, C of negatives)`: class weights multiply C.
-fn sub_problems(classes: &[i64], common: &CommonSettings<'_>) -> Result<Vec<(i64, f64, f64)>> {
+pub(crate) fn sub_problems(
+    classes: &[i64],
+    common: &CommonSettings<'_>,
+) -> Result<Vec<(i64, f64, f64)>> {
     let weight_of = |label: i64| {
         common
             .class_weights
@@ -610,7 +553,7 @@ pub fn class_labels_from_f64(values: &[f64]) -> Result<Vec<i64>> {
         .collect()
 }
 
-fn sorted_classes(labels: &[i64]) -> Vec<i64> {
+pub(crate) fn sorted_classes(labels: &[i64]) -> Vec<i64> {
     let mut c = labels.to_vec();
     c.sort_unstable();
     c.dedup();

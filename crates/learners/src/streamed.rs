@@ -9,9 +9,14 @@ use std::sync::{Arc, Mutex};
 use ndarray::Array2;
 use rayon::prelude::*;
 
-use crate::dual_cd::{DenseRows, DualRows};
+use crate::dual_cd::{DenseRows, DualRows, SvmLoss};
 use crate::error::{LearnerError, Result};
-use crate::primal::{PrimalRows, BLOCK};
+use crate::linear_svm::{
+    linear_model, one_vs_rest_targets, primal_report, sorted_classes, sub_problems, CommonSettings,
+    Solved,
+};
+use crate::primal::{PrimalLoss, PrimalProblem, PrimalRows, BLOCK};
+use crate::{LinearSvm, LinearSvmValidParams, Solver, PRIMAL_EPS};
 
 /// The features of rows `range`, `range.len()` rows of the source's width.
 pub type Produce<'a> = dyn Fn(Range<usize>) -> Result<Array2<f64>> + 'a;
@@ -137,6 +142,65 @@ impl PrimalRows for StreamedRows<'_> {
             out.extend(parts);
         }
         Ok(out)
+    }
+}
+
+impl LinearSvmValidParams {
+    /// Trains on features produced a block at a time ([`FeatureBlocks`]), never all in memory:
+    /// the primal Newton method (squared hinge loss; `Auto` and `Primal` solvers), one
+    /// sub-problem after another, each pass producing the blocks not kept. With `block_rows` a
+    /// multiple of 2,048 the model is [`fit`](Self::fit)'s with the primal solver on the whole
+    /// matrix.
+    pub fn fit_blocks(&self, x: &FeatureBlocks<'_>, labels: &[i64]) -> Result<LinearSvm> {
+        if self.loss == SvmLoss::L1 {
+            return Err(LearnerError::PrimalNeedsSquaredHinge);
+        }
+        if self.solver == Solver::Dual {
+            return Err(LearnerError::StreamedNeedsPrimal);
+        }
+        let (n, d) = (x.n_rows, x.n_cols);
+        if n == 0 {
+            return Err(LearnerError::EmptyData);
+        }
+        if d == 0 {
+            return Err(LearnerError::NoFeatures);
+        }
+        if labels.len() != n {
+            return Err(LearnerError::LengthMismatch {
+                rows: n,
+                labels: labels.len(),
+            });
+        }
+        let classes = sorted_classes(labels);
+        if classes.len() < 2 {
+            return Err(LearnerError::SingleClass { label: classes[0] });
+        }
+        let common = CommonSettings {
+            c: self.c,
+            class_weights: &self.class_weights,
+            bias: self.bias,
+            seed: self.seed,
+        };
+        let rows = StreamedRows::new(x);
+        let solutions = sub_problems(&classes, &common)?
+            .into_iter()
+            .map(|(positive, c_positive, c_negative)| {
+                let y = one_vs_rest_targets(labels, positive);
+                let problem = PrimalProblem {
+                    rows: &rows,
+                    n_cols: d,
+                    y: &y,
+                    c_positive,
+                    c_negative,
+                    bias: self.bias,
+                    loss: PrimalLoss::SquaredHinge,
+                };
+                let eps = self.eps.unwrap_or(PRIMAL_EPS);
+                let (w, report) = primal_report(&problem, eps, self.max_iter)?;
+                Ok((w, report, Solver::Primal))
+            })
+            .collect::<Result<Vec<Solved>>>()?;
+        Ok(linear_model(classes, d, self.bias, solutions))
     }
 }
 
