@@ -49,6 +49,8 @@ pub struct State {
     pub planned: Sweep,
     pub estimate: f64,
     pub plan_note: String,
+    /// Why no map ran, when none fit the budget (the answer then says so).
+    pub no_maps: Option<String>,
     pub sweep_start: Instant,
     pub deadline: Instant,
     pub after_sweep: f64,
@@ -102,6 +104,7 @@ impl State {
             planned: sweep.clone(),
             estimate: 0.0,
             plan_note: String::new(),
+            no_maps: None,
             sweep_start: start,
             deadline: start,
             after_sweep: 0.0,

@@ -23,7 +23,11 @@ use rfbench_data::atomic::replace_file;
 pub fn run(state: &mut State) -> Result<()> {
     state.seconds = state.start.elapsed().as_secs_f64();
     let (setup, lines, tuned) = (&state.setup, &state.lines, &state.tuned);
-    let answer = sentence(lines);
+    let mut answer = sentence(lines);
+    if let Some(note) = &state.no_maps {
+        answer.push(' ');
+        answer.push_str(note);
+    }
     let json = json(setup, lines, tuned, &state.warnings);
     write_json(&state.out.join("answer.json"), &json)?;
     let repetitions = lines.iter().filter_map(|l| l.scores.keys().max()).max();

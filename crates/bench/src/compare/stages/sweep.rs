@@ -74,8 +74,9 @@ impl Clock {
 /// Plans the sweep within its share of what is left of the budget, and runs it: the baseline
 /// first, then the exact machine on the rows that fit the time it left ([`references`]), the
 /// maps' rungs planned again in the time they left, then in rounds; records the plan, its
-/// estimate and sentence, the sweep's clock, the cells that ran and their outcome. No map's
-/// first rung fitting is an error that says which budget would do.
+/// estimate and sentence, the sweep's clock, the cells that ran and their outcome. Where no map's
+/// first rung fits, the answer rests on the references and says which budget would have
+/// compared the maps (an error if no reference ran either).
 pub fn run(state: &mut State) -> Result<()> {
     let remaining = state.budget - state.start.elapsed().as_secs_f64();
     let share = SWEEP.share.of_left();
@@ -97,8 +98,19 @@ pub fn run(state: &mut State) -> Result<()> {
     } = references(&context, &state.estimates)?;
     let estimates = state.estimates.maps_at_pace(pace);
     let mut maps = fit_maps(&state.setup, &estimates, secs_left(state.deadline));
+    let mut no_maps = None;
     if maps.per_map.iter().all(|(_, ds)| ds.is_empty()) {
-        return Err(too_small(state));
+        // With a reference measured the command still answers, and says which budget would
+        // have compared the maps; with none, there is nothing to answer.
+        if !first.iter().any(|r| r.not_run().is_none()) {
+            return Err(Error::Experiment(format!(
+                "{}; nothing was compared",
+                too_small(state)
+            )));
+        }
+        let note = format!("No random-feature map ran: {}.", too_small(state));
+        context.progress.say(&note);
+        no_maps = Some(note);
     }
     maps.skipped = fit_maps_skipped(&maps, pace);
     maps.skipped.splice(0..0, exact.skipped);
@@ -110,6 +122,10 @@ pub fn run(state: &mut State) -> Result<()> {
         after: state.after_sweep,
     };
     let (outcome, swept) = rounds(&context, &maps, clock, first)?;
+    if let Some(note) = &no_maps {
+        state.warnings.push(note.clone());
+    }
+    state.no_maps = no_maps;
     state.curve = curve;
     state.estimate = estimate;
     state.planned = planned;
@@ -435,9 +451,10 @@ pub fn plateau(lines: &[Line], map: &str, ran: &[usize], exact: Option<f64>) -> 
     })
 }
 
-/// The error when no map fits what tuning and the pilot left of the budget: what the smallest
-/// sweep (the baseline, the exact machine and every map at its first D) is estimated to take.
-fn too_small(state: &State) -> Error {
+/// Why no map ran, when none fits what tuning, the pilot and the references left of the budget:
+/// what the smallest sweep (the baseline, the exact machine and every map at its first D) is
+/// estimated to take, and the budget that would hold it.
+fn too_small(state: &State) -> String {
     let (setup, budget) = (&state.setup, state.budget);
     let first = setup.ladder[0];
     let smallest = Sweep {
@@ -451,14 +468,14 @@ fn too_small(state: &State) -> Error {
     };
     let needed = total(setup, &state.estimates, &smallest) / SWEEP.share.of_left();
     let spent = state.progress.elapsed();
-    Error::Experiment(format!(
-        "--budget {budget}s leaves no time for any map: tuning and the pilot took {spent:.1} s, \
-         and the smallest sweep (the linear baseline, the exact machine and every map at D = \
-         {first}, {} repetitions) is estimated at {needed:.1} s more. Give --budget {}s or more, \
-         or fewer --maps or --repetitions; nothing was compared",
+    format!(
+        "--budget {budget}s leaves no time for any map: tuning, the pilot and the references took \
+         {spent:.1} s, and the smallest sweep (the linear baseline, the exact machine and every \
+         map at D = {first}, {} repetitions) is estimated at {needed:.1} s more. Give --budget \
+         {}s or more, or fewer --maps or --repetitions",
         setup.repetitions,
         (spent + needed).max(2.0 * budget).ceil()
-    ))
+    )
 }
 
 /// The plan in a sentence, for the command's output and the report.
