@@ -312,7 +312,7 @@ fn whitespace_without_header_libsvm_with_a_test_file_and_regression() {
         "\"map, learner, train_size\" = [",
         "[maps.nystroem]\n\"n_components, lambda\" = [[64, ",
         "[maps.rff]\n\"form, n_components, lambda\" = [[\"paired\", 64, ",
-        "[maps.none]\nlambda = ",
+        "[maps.none]\nlambda = [",
         "[learners.kernel-svm]\nC = ",
     ] {
         assert!(spec.contains(wanted), "{wanted:?} not in {spec}");

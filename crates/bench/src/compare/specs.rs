@@ -374,7 +374,13 @@ pub(super) fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tune
     let mut tuples = Vec::new();
     if baseline {
         tuples.push(cell(raw, setup.learner, 0));
-        let penalty = table([(setup.penalty, Value::Float(tuned.penalty))]);
+        // A one-value list, so that the penalty is an axis of every sweep spec, with or without
+        // maps: axes enter the seeds, and the rounds take round 0's baseline and exact machine
+        // only if their seeds are the ones the full sweep gives them.
+        let penalty = table([(
+            setup.penalty,
+            Value::Array(vec![Value::Float(tuned.penalty)]),
+        )]);
         spec.maps.insert(raw.into(), penalty);
     }
     if let Some(size) = sweep.exact_train_size {

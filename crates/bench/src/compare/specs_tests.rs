@@ -353,3 +353,45 @@ fn a_seed_toml_cannot_hold_is_an_error_not_a_wrapped_number() {
         .to_string();
     assert!(err.contains("largest integer"), "{err}");
 }
+
+/// Round 0 runs the baseline and the exact machine alone (`compare.toml` without maps, or
+/// `exact-N.toml`), and the rounds after take their rows only if the full sweep's spec gives
+/// those cells the same seeds: with the maps' penalties an axis, it does.
+#[test]
+fn round_zeros_cells_have_the_full_sweeps_seeds() {
+    let s = setup("gaussian", Task::Binary, None);
+    let full = sweep_of(&s);
+    for size in [Some(0), Some(3000)] {
+        let alone = Sweep {
+            per_map: s.maps.iter().map(|m| (m.name(), Vec::new())).collect(),
+            exact_train_size: size,
+            skipped: Vec::new(),
+        };
+        let grown = Sweep {
+            exact_train_size: size,
+            ..full.clone()
+        };
+        let seeds = |plan: &crate::spec::Plan| {
+            let references = plan
+                .cells
+                .iter()
+                .filter(|c| c.learner.is_some())
+                .filter(|c| {
+                    let map = c.map.name;
+                    map == rfbench_registry::raw_map().name
+                        || map == rfbench_registry::exact_map().name
+                });
+            references
+                .flat_map(|c| (0..c.repetitions).map(move |r| crate::run::seeds_of(plan, c, r)))
+                .collect::<Vec<_>>()
+        };
+        let before = plans(&sweep::spec_named("exact-1", &s, tuned(), &alone).unwrap());
+        let after = plans(&sweep::spec(&s, tuned(), &grown).unwrap());
+        assert_eq!(
+            seeds(&before).len(),
+            6,
+            "two cells, three repetitions: {size:?}"
+        );
+        assert_eq!(seeds(&before), seeds(&after), "{size:?}");
+    }
+}
