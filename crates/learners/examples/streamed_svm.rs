@@ -27,7 +27,10 @@ const BLOCK_ROWS: usize = 4096;
 fn rows(n: usize) -> (Array2<f64>, Vec<i64>) {
     let mut x = Array2::zeros((n, DIM));
     let mut labels = Vec::with_capacity(n);
-    for (b, mut block) in x.axis_chunks_iter_mut(ndarray::Axis(0), BLOCK_ROWS).enumerate() {
+    for (b, mut block) in x
+        .axis_chunks_iter_mut(ndarray::Axis(0), BLOCK_ROWS)
+        .enumerate()
+    {
         let mut rng = ChaCha8Rng::seed_from_u64(1000 + b as u64);
         for mut row in block.rows_mut() {
             row.map_inplace(|v| *v = StandardNormal.sample(&mut rng));
@@ -52,13 +55,17 @@ fn main() -> Result<(), LearnerError> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let usage = "usage: streamed_svm memory|streamed [n] [D] [keep_mib]";
     let mode = args.first().map(String::as_str).unwrap_or("");
-    let number = |k: usize, default: usize| args.get(k).map_or(default, |a| a.parse().expect(usage));
+    let number =
+        |k: usize, default: usize| args.get(k).map_or(default, |a| a.parse().expect(usage));
     let (n, d_out, keep_mib) = (number(1, 200_000), number(2, 1024), number(3, 0));
     let (x, labels) = rows(n);
     let map = RandomFourierParams::new(ShiftInvariantKernel::gaussian(3.0)?, d_out)
         .seed(7)
         .fit(DIM)?;
-    let params = LinearSvmParams::new().c(1.0).solver(Solver::Primal).check()?;
+    let params = LinearSvmParams::new()
+        .c(1.0)
+        .solver(Solver::Primal)
+        .check()?;
     let start = Instant::now();
     let (model, map_seconds) = match mode {
         "memory" => {
@@ -91,8 +98,17 @@ fn main() -> Result<(), LearnerError> {
         let z = map.transform(x.slice(s![r..(r + BLOCK_ROWS).min(n), ..]))?;
         predicted.extend(model.predict(z.view())?);
     }
-    let right = predicted.iter().zip(&labels).filter(|(p, l)| p == l).count();
-    let digest: f64 = model.weights().iter().enumerate().map(|(j, w)| w * (j % 7 + 1) as f64).sum();
+    let right = predicted
+        .iter()
+        .zip(&labels)
+        .filter(|(p, l)| p == l)
+        .count();
+    let digest: f64 = model
+        .weights()
+        .iter()
+        .enumerate()
+        .map(|(j, w)| w * (j % 7 + 1) as f64)
+        .sum();
     println!(
         "{mode}: n {n}, D {d_out}, keep {keep_mib} MiB, {} threads: {seconds:.1} s ({map_seconds:.1} s \
          mapping), {} Newton steps, training accuracy {:.2} %, weights digest {digest:.12e}, peak RSS \
