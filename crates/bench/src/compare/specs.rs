@@ -387,8 +387,14 @@ pub(super) fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tune
         let exact = rfbench_registry::exact_map().name;
         tuples.push(cell(exact, setup.exact_learner, size));
         let param = setup.kernel.bandwidth_param();
+        // Alone in the grid (a confirmation of its learning curve's sizes), its bandwidth is the
+        // kernel's: an own one would leave `[kernel]`'s unused, which the runner refuses.
+        let alone = !baseline && ran(sweep).next().is_none();
         if let (Some(param), Some(sigma)) = (param, tuned.exact_sigma) {
-            if tuned.exact_sigma != tuned.sigma {
+            if tuned.exact_sigma != tuned.sigma && alone {
+                spec.kernel
+                    .insert(param.name.into(), unspanned(Value::Float(sigma)));
+            } else if tuned.exact_sigma != tuned.sigma {
                 let own = table([(param.name, Value::Float(sigma))]);
                 spec.maps.insert(exact.into(), own);
             }

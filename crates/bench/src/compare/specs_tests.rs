@@ -97,6 +97,18 @@ fn every_spec_plans_for_every_kernel_and_task() {
             confirm_plan.cells.iter().all(|c| c.repetitions == 12),
             "{kernel}"
         );
+        // The exact machine's learning-curve sizes confirmed alone: its own bandwidth.
+        let exact_alone = Sweep {
+            per_map: s.maps.iter().map(|m| (m.name(), Vec::new())).collect(),
+            exact_train_size: Some(3000),
+            skipped: Vec::new(),
+        };
+        let alone = plans(&confirm::spec("confirm-2", &s, t, &exact_alone, false, 6).unwrap());
+        assert_eq!(alone.cells.len(), 1, "{kernel}");
+        if let Some(param) = s.kernel.bandwidth_param() {
+            let sigma = alone.cells[0].kernel_params.get(param.name);
+            assert_eq!(sigma.and_then(|v| v.as_f64()), t.exact_sigma, "{kernel}");
+        }
         let gram_plan = plans(&gram::spec(&s, t, &sweep_of(&s)).unwrap());
         assert_eq!(gram_plan.cells.len(), 2 * s.maps.len(), "{kernel}");
         per_map_penalties_reach_their_cells(&s, kernel);

@@ -12,7 +12,7 @@ use crate::compare::decide;
 use crate::compare::lines::{self, Line};
 use crate::compare::setup::Setup;
 use crate::compare::specs::{
-    add_total_seconds, base, constants, grid, integer, tuned_kernel, Tuned, Written,
+    add_total_seconds, base, constants, grid, integer, ran, tuned_kernel, Tuned, Written,
 };
 use crate::compare::state::{read, Context, State};
 use crate::error::Result;
@@ -215,6 +215,10 @@ pub fn spec(
     grid(&mut w.spec, setup, sweep, tuned, baseline);
     let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
     constants(&mut w.spec, setup, tuned, false, exact_once);
+    if !baseline && ran(sweep).next().is_none() {
+        // The exact machine's sizes alone: a table for a learner no cell runs is refused.
+        w.spec.learners.remove(setup.learner.name);
+    }
     add_total_seconds(&mut w.spec);
     Ok(w)
 }
