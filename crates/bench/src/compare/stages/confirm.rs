@@ -95,7 +95,18 @@ fn rounds(
         let spec = spec(&name, context.setup, context.tuned, &sweep, baseline, next)?;
         let outcome = context.run_spec(&name, &spec, &earlier)?;
         let grown = lines::lines(context.setup, &read(&outcome)?, &Default::default());
+        let ran = |lines: &[Line]| cells.iter().map(|&k| lines[k].scores.len()).sum::<usize>();
+        let before = ran(lines);
         merge(lines, &grown);
+        if ran(lines) <= before {
+            // Nothing new (its runs cut by the deadline, or rows that do not reach the lines):
+            // another round would be the same round.
+            confirmed.notes.push(format!(
+                "{} stayed undecided: {name}.toml ran no new repetition of them",
+                names.join(", ")
+            ));
+            break;
+        }
         confirmed.notes.push(format!(
             "{} (and the reference) ran {next} repetitions ({name}.toml)",
             names.join(", ")
