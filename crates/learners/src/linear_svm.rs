@@ -343,23 +343,8 @@ pub(crate) fn fit_one_vs_rest(
     solver: &impl BinarySolve,
 ) -> Result<LinearModel> {
     let (n, d) = (x.n_rows(), x.n_cols());
-    if n == 0 {
-        return Err(LearnerError::EmptyData);
-    }
-    if d == 0 {
-        return Err(LearnerError::NoFeatures);
-    }
-    if labels.len() != n {
-        return Err(LearnerError::LengthMismatch {
-            rows: n,
-            labels: labels.len(),
-        });
-    }
+    let classes = checked_classes(n, d, labels)?;
     check_finite(&x)?;
-    let classes = sorted_classes(labels);
-    if classes.len() < 2 {
-        return Err(LearnerError::SingleClass { label: classes[0] });
-    }
     let problems = sub_problems(&classes, common)?;
     let solutions: Vec<Solved> = match x {
         Rows::Sparse(m) => solve_all(&SparseRows(m), d, labels, &problems, common.seed, solver),
@@ -412,6 +397,28 @@ pub(crate) fn linear_model(
         reports,
         solver,
     }
+}
+
+/// The sorted classes of `labels` for `n` rows of `d` columns: rows, columns, one label a row
+/// and two classes at least, else the error.
+pub(crate) fn checked_classes(n: usize, d: usize, labels: &[i64]) -> Result<Vec<i64>> {
+    if n == 0 {
+        return Err(LearnerError::EmptyData);
+    }
+    if d == 0 {
+        return Err(LearnerError::NoFeatures);
+    }
+    if labels.len() != n {
+        return Err(LearnerError::LengthMismatch {
+            rows: n,
+            labels: labels.len(),
+        });
+    }
+    let classes = sorted_classes(labels);
+    if classes.len() < 2 {
+        return Err(LearnerError::SingleClass { label: classes[0] });
+    }
+    Ok(classes)
 }
 
 /// The sub-problems `(positive class, C of positives, C of negatives)`: class weights multiply C.

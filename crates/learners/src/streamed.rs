@@ -12,8 +12,8 @@ use rayon::prelude::*;
 use crate::dual_cd::{DenseRows, DualRows, SvmLoss};
 use crate::error::{LearnerError, Result};
 use crate::linear_svm::{
-    linear_model, one_vs_rest_targets, primal_report, sorted_classes, sub_problems, CommonSettings,
-    Solved,
+    checked_classes, linear_model, one_vs_rest_targets, primal_report, sub_problems,
+    CommonSettings, Solved,
 };
 use crate::primal::{PrimalLoss, PrimalProblem, PrimalRows, BLOCK};
 use crate::{LinearSvm, LinearSvmValidParams, Solver, PRIMAL_EPS};
@@ -173,22 +173,7 @@ impl LinearSvmValidParams {
             return Err(LearnerError::StreamedNeedsPrimal);
         }
         let (n, d) = (x.n_rows, x.n_cols);
-        if n == 0 {
-            return Err(LearnerError::EmptyData);
-        }
-        if d == 0 {
-            return Err(LearnerError::NoFeatures);
-        }
-        if labels.len() != n {
-            return Err(LearnerError::LengthMismatch {
-                rows: n,
-                labels: labels.len(),
-            });
-        }
-        let classes = sorted_classes(labels);
-        if classes.len() < 2 {
-            return Err(LearnerError::SingleClass { label: classes[0] });
-        }
+        let classes = checked_classes(n, d, labels)?;
         let common = CommonSettings {
             c: self.c,
             class_weights: &self.class_weights,
