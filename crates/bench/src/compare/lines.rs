@@ -112,6 +112,7 @@ impl Line {
         match (self.features(), self.train_size) {
             (Some(Features::Exact), m) if m > 0 => format!("exact kernel ({m} training rows)"),
             _ if !self.is_map() => self.series(),
+            (_, m) if m > 0 => format!("{}, D = {} ({m} training rows)", self.map, self.d),
             _ => format!("{}, D = {}", self.map, self.d),
         }
     }

@@ -24,11 +24,13 @@
 //!    whose penalty changed.
 //! 7. `confirm` (confirm-N.toml; within the sweep's time): runs more repetitions of the cheapest
 //!    cells the sweep's could not decide.
-//! 8. `gram` (gram.toml; what is left): measures each map's Gram-matrix error at the sweep's D on
+//! 8. `same_rows` (same-rows.toml; 50 % of what is left): where the exact machine trained on
+//!    fewer than all rows, trains each map's last D on those same rows.
+//! 9. `gram` (gram.toml; what is left): measures each map's Gram-matrix error at the sweep's D on
 //!    a few training rows.
-//! 9. `answer` (answer.json, splits.json; as measured): decides the recommendation at each
+//! 10. `answer` (answer.json, splits.json; as measured): decides the recommendation at each
 //!    tolerance, with the noise in view.
-//! 10. `report` (report.md, the Pareto figure; as measured): writes the answer, the table of every
+//! 11. `report` (report.md, the Pareto figure; as measured): writes the answer, the table of every
 //!    cell, the figures and how it was run.
 //!
 //! Beside the stages: [`setup`] (the settings decided, with [`data`]), [`specs`] (what every
@@ -63,20 +65,23 @@ pub mod tuned;
 
 use crate::error::Result;
 use crate::run::RunOptions;
-use pipeline::{Stage, ANSWER, CONFIRM, GRAM, LAST_RUNGS, OWN_PENALTY, PILOT, REPORT, SWEEP, TUNE};
+use pipeline::{
+    Stage, ANSWER, CONFIRM, GRAM, LAST_RUNGS, OWN_PENALTY, PILOT, REPORT, SAME_ROWS, SWEEP, TUNE,
+};
 use state::State;
 
 pub use folder::refuse_own_folder;
 pub use options::{CompareOptions, Compared};
 
 /// The stages after `read`, in the order they run, each with its module's `run`.
-const PIPELINE: [(Stage, fn(&mut State) -> Result<()>); 9] = [
+const PIPELINE: [(Stage, fn(&mut State) -> Result<()>); 10] = [
     (TUNE, stages::tune::run),
     (PILOT, stages::pilot::run),
     (OWN_PENALTY, stages::own_penalty::run),
     (SWEEP, stages::sweep::run),
     (LAST_RUNGS, stages::last_rungs::run),
     (CONFIRM, stages::confirm::run),
+    (SAME_ROWS, stages::same_rows::run),
     (GRAM, stages::gram::run),
     (ANSWER, stages::answer::run),
     (REPORT, stages::report::run),

@@ -125,6 +125,14 @@ pub const CONFIRM: Stage = Stage {
     does: "runs more repetitions of the cheapest cells the sweep's could not decide",
 };
 
+pub const SAME_ROWS: Stage = Stage {
+    name: "same_rows",
+    writes: "same-rows.toml",
+    share: Share::OfLeft(0.5),
+    does: "where the exact machine trained on fewer than all rows, trains each map's last D on \
+           those same rows",
+};
+
 pub const GRAM: Stage = Stage {
     name: "gram",
     writes: "gram.toml",
@@ -147,7 +155,7 @@ pub const REPORT: Stage = Stage {
 };
 
 /// Every stage, in the order they run.
-pub const STAGES: [Stage; 10] = [
+pub const STAGES: [Stage; 11] = [
     READ,
     TUNE,
     PILOT,
@@ -155,6 +163,7 @@ pub const STAGES: [Stage; 10] = [
     SWEEP,
     LAST_RUNGS,
     CONFIRM,
+    SAME_ROWS,
     GRAM,
     ANSWER,
     REPORT,

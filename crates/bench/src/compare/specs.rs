@@ -361,8 +361,16 @@ pub(super) fn grid_key() -> String {
 /// the training rows when `exact_train_size` says so; absent when `None`; with its own
 /// bandwidth), every map that runs. Each map's table gives its D and the learner's penalty on
 /// its features ([`map_table`]), the baseline's the tuning map's penalty; the exact machine's
-/// penalty is in its learner's table ([`constants`]).
-pub(super) fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tuned, baseline: bool) {
+/// penalty is in its learner's table ([`constants`]). The maps train on `maps_rows` of the
+/// training rows (0: all), drawn as the exact machine's subsample of that size is.
+pub(super) fn grid(
+    spec: &mut RawSpec,
+    setup: &Setup,
+    sweep: &Sweep,
+    tuned: Tuned,
+    baseline: bool,
+    maps_rows: usize,
+) {
     let cell = |map: &str, learner: &LearnerInfo, size: usize| {
         Value::Array(vec![
             map.into(),
@@ -401,7 +409,7 @@ pub(super) fn grid(spec: &mut RawSpec, setup: &Setup, sweep: &Sweep, tuned: Tune
         }
     }
     for (map, of_map) in by_map_with_ds(sweep) {
-        tuples.push(cell(map.name, setup.learner, 0));
+        tuples.push(cell(map.name, setup.learner, maps_rows));
         let table = map_table(&of_map, Some((setup.penalty, &tuned)));
         spec.maps.insert(map.name.into(), table);
     }
@@ -473,4 +481,4 @@ pub(super) fn map_table(of_map: &[(Series, Vec<usize>)], penalty: Option<(&str, 
 
 #[cfg(test)]
 #[path = "specs_tests.rs"]
-mod tests;
+pub(crate) mod tests;

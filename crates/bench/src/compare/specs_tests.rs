@@ -31,7 +31,7 @@ fn sweep_of(setup: &Setup) -> Sweep {
 }
 
 /// The text reads back to the same spec, and the runner plans it.
-fn plans(written: &Written) -> crate::spec::Plan {
+pub(crate) fn plans(written: &Written) -> crate::spec::Plan {
     let path = Path::new("out/spec.toml");
     let text = written.text();
     let raw = RawSpec::parse(&text, path).unwrap_or_else(|e| panic!("{e}\n{text}"));

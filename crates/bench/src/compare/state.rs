@@ -62,6 +62,9 @@ pub struct State {
     /// The exact machine's learning curve: its sizes below the sweep's ([`super::curve`]).
     pub curve: Vec<Line>,
     pub confirm_notes: Vec<String>,
+    /// `same_rows`: each map's last D on the exact machine's rows, where those are fewer than
+    /// all ([`super::stages::same_rows`]).
+    pub same_rows: Vec<Line>,
     pub sweep_seconds: f64,
     /// Cells left out, with the reason (the sweep's and the Gram step's).
     pub skipped: Vec<String>,
@@ -113,6 +116,7 @@ impl State {
             lines: Vec::new(),
             curve: Vec::new(),
             confirm_notes: Vec::new(),
+            same_rows: Vec::new(),
             sweep_seconds: 0.0,
             skipped: Vec::new(),
             answer: String::new(),

@@ -14,6 +14,7 @@ use crate::compare::lines::{time, Line};
 use crate::compare::setup::Setup;
 use crate::compare::specs::Tuned;
 use crate::compare::splits;
+use crate::compare::stages::same_rows;
 use crate::compare::state::State;
 use crate::error::{Error, Result};
 use rfbench_data::atomic::replace_file;
@@ -24,11 +25,16 @@ pub fn run(state: &mut State) -> Result<()> {
     state.seconds = state.start.elapsed().as_secs_f64();
     let (setup, lines, tuned) = (&state.setup, &state.lines, &state.tuned);
     let mut answer = sentence(lines);
-    if let Some(note) = &state.no_maps {
+    let notes = [
+        state.no_maps.clone(),
+        same_rows::sentence(lines, &state.same_rows),
+    ];
+    for note in notes.iter().flatten() {
         answer.push(' ');
         answer.push_str(note);
     }
-    let json = json(setup, lines, tuned, &state.warnings);
+    let mut json = json(setup, lines, tuned, &state.warnings);
+    json["same_rows"] = same_rows::json(lines, &state.same_rows).into();
     write_json(&state.out.join("answer.json"), &json)?;
     let repetitions = lines.iter().filter_map(|l| l.scores.keys().max()).max();
     let plan = &state.outcome()?.plan;

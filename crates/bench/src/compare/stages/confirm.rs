@@ -223,7 +223,7 @@ pub fn spec(
         "repetitions".into(),
         unspanned(integer(repetitions as u64)?),
     );
-    grid(&mut w.spec, setup, sweep, tuned, baseline);
+    grid(&mut w.spec, setup, sweep, tuned, baseline, 0);
     let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
     constants(&mut w.spec, setup, tuned, false, exact_once);
     if !baseline && ran(sweep).next().is_none() {

@@ -34,7 +34,9 @@ pub fn run(state: &mut State) -> Result<()> {
         setup.repetitions,
         left,
     );
-    state.skipped = state.swept.skipped.clone();
+    // The sweep's reasons first, then those of the stages after it (`same_rows`) and this one.
+    let after_sweep = std::mem::replace(&mut state.skipped, state.swept.skipped.clone());
+    state.skipped.extend(after_sweep);
     state.skipped.extend(gram.skipped.iter().cloned());
     if gram.per_map.iter().all(|(_, ds)| ds.is_empty()) {
         return Ok(());

@@ -16,6 +16,8 @@ pub mod last_rungs;
 
 pub mod confirm;
 
+pub mod same_rows;
+
 pub mod gram;
 
 pub mod answer;

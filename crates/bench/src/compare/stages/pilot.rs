@@ -194,7 +194,7 @@ pub fn spec(setup: &Setup, tuned: Tuned, pilot_d: usize) -> Result<Written> {
         exact_train_size: Some(0),
         skipped: Vec::new(),
     };
-    grid(&mut w.spec, setup, &sweep, tuned, true);
+    grid(&mut w.spec, setup, &sweep, tuned, true, 0);
     // The exact machine on half the training rows too: how its time grows with them.
     if let Some(half) = exact_half(pilot_train(setup)) {
         let key = grid_key();

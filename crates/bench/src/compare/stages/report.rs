@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::gram::GRAM_ROWS;
-use super::{last_rungs, tune};
+use super::{last_rungs, same_rows, tune};
 use crate::compare::decide::{self, Recommendation, Verdict, TOLERANCES};
 use crate::compare::lines::{pareto, time, Line};
 use crate::compare::pipeline;
@@ -49,6 +49,7 @@ pub fn run(state: &mut State) -> Result<()> {
     let report = markdown(
         setup,
         &state.lines,
+        &state.same_rows,
         &state.opening,
         &how_it_was_run(state),
         &state.skipped,
@@ -92,6 +93,7 @@ fn how_it_was_run(state: &State) -> String {
 pub fn markdown(
     setup: &Setup,
     lines: &[Line],
+    same_rows: &[Line],
     answer: &str,
     plan_note: &str,
     skipped: &[String],
@@ -117,6 +119,7 @@ pub fn markdown(
         per_map(&mut out, lines, reference);
         at_equal_d(&mut out, lines);
     }
+    out.push_str(&same_rows::section(lines, same_rows, setup.n_train));
     let sweep = files(Path::new(""), "compare");
     let _ = writeln!(
         out,

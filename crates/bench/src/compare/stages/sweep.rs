@@ -536,7 +536,7 @@ pub fn spec_named(name: &str, setup: &Setup, tuned: Tuned, sweep: &Sweep) -> Res
         w.comments.push(format!("- left out: {reason}"));
     }
     w.spec.kernel = tuned_kernel(setup, tuned);
-    grid(&mut w.spec, setup, sweep, tuned, true);
+    grid(&mut w.spec, setup, sweep, tuned, true, 0);
     // With the same rows in every repetition the exact machine and the baseline (no random
     // draw) run once.
     let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
