@@ -175,10 +175,18 @@ pub fn recommend(lines: &[Line], reference: usize) -> Vec<Recommendation> {
 }
 
 /// The lines more repetitions could decide: for each tolerance, the cheapest undecided line
-/// cheaper than its pick; each once.
+/// cheaper than its pick that can run beside the reference; each once. A spec holds the exact
+/// machine at one size, so where the reference is the exact machine, its other sizes (its
+/// learning curve's) cannot be confirmed with it and are left undecided.
 pub fn to_confirm(lines: &[Line]) -> Vec<usize> {
     let Some(reference) = reference(lines) else {
         return Vec::new();
+    };
+    let exact = |l: &Line| !l.is_map() && !l.is_baseline();
+    let beside = |k: usize| {
+        !(exact(&lines[k])
+            && exact(&lines[reference])
+            && lines[k].train_size != lines[reference].train_size)
     };
     let mut out: Vec<usize> = Vec::new();
     for r in recommend(lines, reference) {
@@ -186,6 +194,7 @@ pub fn to_confirm(lines: &[Line]) -> Vec<usize> {
             .undecided
             .iter()
             .copied()
+            .filter(|&k| beside(k))
             .min_by(|&a, &b| lines[a].seconds.total_cmp(&lines[b].seconds));
         if let Some(k) = cheapest.filter(|k| !out.contains(k)) {
             out.push(k);
@@ -201,6 +210,22 @@ mod tests {
 
     fn exact(scores: &[f64], seconds: f64) -> Line {
         line(rfbench_registry::exact_map().name, 0, scores, seconds)
+    }
+
+    /// The exact machine on a subsample, undecided and cheapest, cannot share the reference's
+    /// spec: the next cheapest undecided cell is confirmed instead.
+    #[test]
+    fn another_size_of_the_exact_machine_gives_way_to_the_next_cheapest() {
+        let mut smaller = exact(&[89.0, 91.5, 88.0, 90.5], 0.5);
+        smaller.train_size = 1000;
+        let lines = vec![
+            exact(&[90.0, 91.0, 89.0, 90.0], 50.0),
+            smaller,
+            line("map-b", 64, &[88.7, 91.7, 88.5, 90.7], 2.0),
+        ];
+        let undecided = |k| decide(&lines, k, 0, 0.5).verdict == Verdict::Undecided;
+        assert!(undecided(1) && undecided(2));
+        assert_eq!(to_confirm(&lines), [2]);
     }
 
     #[test]

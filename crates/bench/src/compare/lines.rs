@@ -138,6 +138,12 @@ pub fn time(seconds: f64) -> String {
     }
 }
 
+/// The plan's estimate of one repetition of a cell: the estimates are of cells on all training
+/// rows, so a cell on fewer (the exact machine's learning curve, a map on its rows) has none.
+fn estimate(estimates: &Estimates, map: &str, d: usize, train_size: usize) -> Option<f64> {
+    estimates.get(map, d).filter(|_| train_size == 0)
+}
+
 /// The sweep's lines, in the order of the results file.
 pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Line> {
     let mut out: Vec<Line> = Vec::new();
@@ -153,7 +159,7 @@ pub fn lines(setup: &Setup, results: &Results, estimates: &Estimates) -> Vec<Lin
             Some(k) => k,
             None => {
                 out.push(Line {
-                    estimate: estimates.get(&map, d),
+                    estimate: estimate(estimates, &map, d, train_size),
                     map,
                     d,
                     train_size,
@@ -276,6 +282,15 @@ pub(crate) mod tests {
             line(exact, 0, &[90.0, 91.0, 89.0, 90.0], 50.0),
             line("map-a", 64, &[89.8, 90.8, 88.8, 89.8], 1.0),
         ]
+    }
+
+    #[test]
+    fn only_a_cell_on_all_training_rows_has_the_plans_estimate() {
+        let exact = rfbench_registry::exact_map().name;
+        let mut estimates = Estimates::default();
+        estimates.seconds.insert((exact.to_string(), 0), 17_594.0);
+        assert_eq!(estimate(&estimates, exact, 0, 0), Some(17_594.0));
+        assert_eq!(estimate(&estimates, exact, 0, 24_000), None);
     }
 
     #[test]

@@ -30,12 +30,13 @@
 //!    a few training rows.
 //! 10. `answer` (answer.json, splits.json; as measured): decides the recommendation at each
 //!    tolerance, with the noise in view.
-//! 11. `report` (report.md, the Pareto figure; as measured): writes the answer, the table of every
+//! 11. `report` (report.md, its figures; as measured): writes the answer, the table of every
 //!    cell, the figures and how it was run.
 //!
 //! Beside the stages: [`setup`] (the settings decided, with [`data`]), [`specs`] (what every
 //! spec is built from), [`budget`] (the estimates and the cells that fit), [`lines`] (the
-//! sweep's cells read back), [`curve`] (the exact machine on nested subsamples), [`decide`]
+//! sweep's cells read back), [`curve`] (the exact machine on nested subsamples) with
+//! [`curve_figure`] (its picture), [`decide`]
 //! (which cell at each tolerance), [`chosen`] (what a tuning spec chose), [`tuned`],
 //! [`pareto`], [`splits`], [`folder`], [`progress`], and [`code`] with [`python`] (the pick as
 //! Python code).
@@ -44,6 +45,7 @@ pub mod budget;
 pub mod chosen;
 pub mod code;
 pub mod curve;
+pub mod curve_figure;
 pub mod data;
 pub mod decide;
 pub mod folder;

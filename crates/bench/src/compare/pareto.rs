@@ -67,7 +67,7 @@ pub fn figure(lines: &[Line], regression: bool) -> Scatter {
 /// A series' legend text, its colour (the map's across the catalogue: its place in the
 /// registry, as the catalogue's figures number a map series) and marker (a triangle for a
 /// variant of its map, RFF's phase form, in the map's colour).
-fn style(line: &Line) -> (String, plotters::style::RGBColor, Marker) {
+pub(super) fn style(line: &Line) -> (String, plotters::style::RGBColor, Marker) {
     let found = line.registry_series();
     let label = match (line.is_map(), found) {
         (true, Some(series)) => series.label().to_string(),

@@ -149,7 +149,7 @@ pub const ANSWER: Stage = Stage {
 
 pub const REPORT: Stage = Stage {
     name: "report",
-    writes: "report.md, the Pareto figure",
+    writes: "report.md, its figures",
     share: Share::Measured,
     does: "writes the answer, the table of every cell, the figures and how it was run",
 };

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::gram::GRAM_ROWS;
 use super::{last_rungs, same_rows, tune};
+use crate::compare::curve_figure::{self, CURVE};
 use crate::compare::decide::{self, Recommendation, Verdict, TOLERANCES};
 use crate::compare::lines::{pareto, time, Line};
 use crate::compare::pipeline;
@@ -45,6 +46,13 @@ pub fn run(state: &mut State) -> Result<()> {
         &state.lines,
         !setup.classification(),
         &files(&state.out, "compare").figure(Some(PARETO)),
+    )?;
+    crate::compare::curve_figure::draw(
+        &state.lines,
+        &state.same_rows,
+        setup.n_train,
+        !setup.classification(),
+        &files(&state.out, "compare").figure(Some(CURVE)),
     )?;
     let report = markdown(
         setup,
@@ -129,6 +137,14 @@ pub fn markdown(
         sweep.figure(Some(SCORE_FIGURE)).display(),
         sweep.figure(Some(TIME_FIGURE)).display()
     );
+    let regression = !setup.classification();
+    if curve_figure::figure(lines, same_rows, setup.n_train, regression).is_some() {
+        let _ = writeln!(
+            out,
+            "\n![the exact machine's learning curve, each map on its rows and on all]({})",
+            sweep.figure(Some(CURVE)).display()
+        );
+    }
     let _ = writeln!(out, "\n## Every cell\n");
     let _ = writeln!(
         out,
