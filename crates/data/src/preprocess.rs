@@ -65,6 +65,51 @@ fn scaled_norm(values: &[f64]) -> f64 {
     largest * sum.sqrt()
 }
 
+/// The mean and population standard deviation (1 where it is 0) of each column of `columns`
+/// over `rows`, summed as `v / max |v|` and scaled back: finite for values near the float
+/// range, whose plain sums (or their squares') overflow. Only such columns take this path, so
+/// ordinary data is standardised bit for bit as before.
+fn scaled_moments(
+    x: &CsrMatrix,
+    rows: Range<usize>,
+    columns: &[usize],
+) -> Vec<(usize, (f64, f64))> {
+    let count = rows.len() as f64;
+    let at: std::collections::HashMap<usize, usize> =
+        columns.iter().enumerate().map(|(k, &j)| (j, k)).collect();
+    let entries = |f: &mut dyn FnMut(usize, f64)| {
+        for i in rows.clone() {
+            let (idx, val) = x.row_parts(i);
+            for (&j, &v) in idx.iter().zip(val) {
+                if let Some(&k) = at.get(&(j as usize)) {
+                    f(k, v);
+                }
+            }
+        }
+    };
+    let (mut largest, mut sum, mut sum_sq, mut nonzeros) = (
+        vec![0.0f64; columns.len()],
+        vec![0.0; columns.len()],
+        vec![0.0; columns.len()],
+        vec![0usize; columns.len()],
+    );
+    entries(&mut |k, v| largest[k] = largest[k].max(v.abs()));
+    entries(&mut |k, v| sum[k] += v / largest[k]);
+    let mean: Vec<f64> = sum.iter().map(|s| s / count).collect();
+    entries(&mut |k, v| {
+        sum_sq[k] += (v / largest[k] - mean[k]).powi(2);
+        nonzeros[k] += 1;
+    });
+    (0..columns.len())
+        .map(|k| {
+            let zeros = count - nonzeros[k] as f64;
+            let sd = ((sum_sq[k] + zeros * mean[k] * mean[k]) / count).sqrt() * largest[k];
+            let sd = if sd > 0.0 { sd } else { 1.0 };
+            (columns[k], (mean[k] * largest[k], sd))
+        })
+        .collect()
+}
+
 /// Per-column affine scaling `(v - shift) / scale`, fitted on training rows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ColumnScaler {
@@ -86,6 +131,7 @@ impl ColumnScaler {
             }
         }
         let mean: Vec<f64> = sum.iter().map(|s| s / count).collect();
+        let rows_again = rows.clone();
         // Two-pass variance: sum (v - mean)^2 over non-zeros, plus mean^2 for each zero.
         let mut nonzeros = vec![0usize; d];
         for i in rows {
@@ -96,7 +142,8 @@ impl ColumnScaler {
                 nonzeros[j] += 1;
             }
         }
-        let scale = (0..d)
+        let mut mean = mean;
+        let mut scale: Vec<f64> = (0..d)
             .map(|j| {
                 let zeros = count - nonzeros[j] as f64;
                 let var = (sum_sq[j] + zeros * mean[j] * mean[j]) / count;
@@ -107,6 +154,14 @@ impl ColumnScaler {
                 }
             })
             .collect();
+        let overflowed: Vec<usize> = (0..d)
+            .filter(|&j| !(mean[j].is_finite() && scale[j].is_finite()))
+            .collect();
+        if !overflowed.is_empty() {
+            for (j, (m, s)) in scaled_moments(x, rows_again, &overflowed) {
+                (mean[j], scale[j]) = (m, s);
+            }
+        }
         Ok(ColumnScaler { shift: mean, scale })
     }
 
@@ -383,6 +438,32 @@ mod tests {
             "{row0:?}"
         );
         assert_eq!(x.row_parts(3).1, &[1.0]);
+    }
+
+    /// A column near the float range: its squares overflow, yet its mean and deviation are
+    /// finite and its values standardise to finite numbers; the ordinary column beside it gets
+    /// exactly the plain sums' statistics.
+    #[test]
+    fn a_column_near_the_float_range_standardises_to_finite_values() {
+        let dense = array![[1e308, 1.0], [-1e308, 2.0], [1e308, 4.0], [0.0, 5.0]];
+        let x = CsrMatrix::from_dense(dense.view()).unwrap();
+        let scaler = ColumnScaler::standardize(&x, 0..4).unwrap();
+        assert!(
+            (scaler.shift[0] - 2.5e307).abs() <= 1e293,
+            "{:?}",
+            scaler.shift
+        );
+        // sd of [1, -1, 1, 0] x 1e308 around 0.25e308: sqrt(0.6875) x 1e308.
+        let sd = 0.6875f64.sqrt() * 1e308;
+        assert!(
+            (scaler.scale[0] - sd).abs() <= 1e-12 * sd,
+            "{:?}",
+            scaler.scale
+        );
+        assert_eq!((scaler.shift[1], scaler.scale[1]), (3.0, 2.5f64.sqrt()));
+        let z = scaler.transform(&x).unwrap();
+        assert!(z.iter().all(|v| v.is_finite()), "{z:?}");
+        assert!((z[[0, 0]] - 0.75e308 / sd).abs() < 1e-12, "{z:?}");
     }
 
     fn sample() -> CsrMatrix {
