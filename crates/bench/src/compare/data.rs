@@ -14,6 +14,9 @@ pub fn resolve_data(
 ) -> Result<(DatasetEntry, Option<toml::Value>, Vec<String>)> {
     let path = Path::new(&options.data);
     if path.is_file() {
+        if let Some(test) = options.test.as_deref() {
+            refuse_same_file(path, test)?;
+        }
         let name = plain_name(path);
         let describe = rfbench_data::DescribeOptions {
             label_column: options.label_column.clone(),
@@ -45,6 +48,25 @@ pub fn resolve_data(
         entry.task = task;
     }
     Ok((entry, None, Vec::new()))
+}
+
+/// A test file that is the data file itself (by any path, a link included) would report
+/// training scores as test scores.
+fn refuse_same_file(data: &Path, test: &Path) -> Result<()> {
+    let same = match (data.canonicalize(), test.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    match same {
+        true => Err(Error::Experiment(format!(
+            "--test {} is the data file {} itself: its scores would be training scores. Give \
+             a file of held-out rows, or leave --test out (every repetition then draws a test \
+             split)",
+            test.display(),
+            data.display()
+        ))),
+        false => Ok(()),
+    }
 }
 
 /// A described file's registry entry as the `[[dataset]]` table of a spec: the data crate's
@@ -82,5 +104,29 @@ pub fn plain_name(path: &Path) -> String {
         "data".into()
     } else {
         name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_data_file_as_its_own_test_file_is_refused_by_any_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let (data, other, link) = (
+            dir.path().join("a.csv"),
+            dir.path().join("b.csv"),
+            dir.path().join("c.csv"),
+        );
+        std::fs::write(&data, "x,y\n1,0\n").unwrap();
+        std::fs::write(&other, "x,y\n1,0\n").unwrap();
+        std::os::unix::fs::symlink(&data, &link).unwrap();
+        let err = refuse_same_file(&data, &data).unwrap_err().to_string();
+        assert!(err.contains("is the data file"), "{err}");
+        assert!(refuse_same_file(&data, &link).is_err());
+        let dotted = dir.path().join(".").join("a.csv");
+        assert!(refuse_same_file(&data, &dotted).is_err());
+        assert!(refuse_same_file(&data, &other).is_ok());
     }
 }
