@@ -522,6 +522,7 @@ pub fn reproduce_reusing(
         eprintln!("{note}");
     }
     let files = plan.files(&options.out_dir);
+    staging::refuse_linked_folders(&files)?;
     let provenance = Provenance::collect(&options.root);
     let (spec_sha256, datasets_sha256) = shard::digests(&plan, &options.root)?;
     let stamp = partial::Stamp {

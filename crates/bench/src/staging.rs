@@ -201,6 +201,32 @@ fn output_folders(out_dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(folders)
 }
 
+/// Refuses, before anything runs, a spec's output folders (`results/`, `figures/` and the spec's
+/// folder in each) that are symbolic links: the partial file and the outputs would be written
+/// through them, outside the output folder, and the commit (which resolves the links) would be
+/// refused only after every run.
+pub fn refuse_linked_folders(files: &crate::files::SpecFiles) -> Result<()> {
+    let out = files.out_dir();
+    let folders = [
+        out.join("results"),
+        out.join("figures"),
+        files.results_dir(),
+        files.figures_dir(),
+    ];
+    for folder in &folders {
+        if folder.is_symlink() {
+            let target = fs::read_link(folder).map_or("?".into(), |t| t.display().to_string());
+            return Err(Error::Experiment(format!(
+                "{} is a symbolic link (to {target}): rfbench writes a spec's outputs only into \
+                 folders of the output folder itself, never through a link (it could reach any \
+                 folder); remove the link, or give --out-dir the folder it points to",
+                folder.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Opens `path` with `options`, refusing a symbolic link at it (`O_NOFOLLOW`): a link planted at
 /// an output's path would have the run write through it, outside the output folder. Anything
 /// else that is not a regular file (a FIFO, a device, a folder) is refused too: opened
@@ -706,6 +732,26 @@ mod tests {
             assert_eq!(fs::read(elsewhere.join("victim.csv")).unwrap(), b"victim");
             fs::remove_file(&journal).unwrap();
         }
+    }
+
+    /// A spec folder linked elsewhere (or a linked results/ or figures/) is refused before
+    /// anything is written, naming the link; the folder it points to is left as it was.
+    #[test]
+    fn a_linked_output_folder_is_refused_before_the_run() {
+        let root = tempfile::tempdir().unwrap();
+        let (out, elsewhere) = (root.path().join("out"), root.path().join("elsewhere"));
+        fs::create_dir_all(out.join("results")).unwrap();
+        fs::create_dir_all(&elsewhere).unwrap();
+        let files = crate::files::SpecFiles::new(&out, "spec", "full");
+        refuse_linked_folders(&files).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("results/spec")).unwrap();
+        let err = refuse_linked_folders(&files).unwrap_err().to_string();
+        assert!(err.contains("results/spec is a symbolic link"), "{err}");
+        fs::remove_file(out.join("results/spec")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, out.join("figures")).unwrap();
+        let err = refuse_linked_folders(&files).unwrap_err().to_string();
+        assert!(err.contains("figures is a symbolic link"), "{err}");
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 
     /// A link planted at the lock's path (dangling or not) is refused: its target is neither
