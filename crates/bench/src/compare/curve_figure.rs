@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use super::lines::Line;
-use super::pareto::style;
+use super::pareto::{score_label, style};
 use crate::error::{Error, Result};
 use crate::outputs::{Scatter, ScatterPoint, ScatterSeries};
 use rfbench_data::atomic::replace_file;
@@ -81,11 +81,7 @@ pub fn figure(
     Some(Scatter {
         title: "The exact machine's learning curve; each map on its rows and on all".into(),
         x_label: "Training rows".into(),
-        y_label: match regression {
-            true => "Test RMSE (targets' units, lower is better)",
-            false => "Test accuracy (%)",
-        }
-        .into(),
+        y_label: score_label(regression).into(),
         series,
         front,
         front_label: "exact kernel machine, by training rows".into(),

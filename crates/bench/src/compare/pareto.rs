@@ -53,14 +53,18 @@ pub fn figure(lines: &[Line], regression: bool) -> Scatter {
     Scatter {
         title: "Score against time, labelled with D; the Pareto front joined".into(),
         x_label: "Map + train + predict (s), mean".into(),
-        y_label: match regression {
-            true => "Test RMSE (targets' units, lower is better)",
-            false => "Test accuracy (%)",
-        }
-        .into(),
+        y_label: score_label(regression).into(),
         series,
         front,
         front_label: "Pareto front".into(),
+    }
+}
+
+/// The score axis: the RMSE in the targets' units for regression, else the accuracy.
+pub(super) fn score_label(regression: bool) -> &'static str {
+    match regression {
+        true => "Test RMSE (targets' units, lower is better)",
+        false => "Test accuracy (%)",
     }
 }
 
