@@ -416,6 +416,35 @@ pub(super) fn grid(
     spec.grid = table([(grid_key(), Value::Array(tuples))]);
 }
 
+/// `w` (a [`base`] spec) made a run of a few of the sweep's cells, `repetitions` each:
+/// `sweep`'s maps on `maps_rows` training rows (0: all), the exact machine at its size, the
+/// baseline when `baseline`; the learners' tables only of learners a cell runs. The
+/// confirmation rounds' specs and the maps on the exact machine's rows.
+pub(super) fn cells(
+    mut w: Written,
+    setup: &Setup,
+    tuned: Tuned,
+    sweep: &Sweep,
+    baseline: bool,
+    repetitions: usize,
+    maps_rows: usize,
+) -> Result<Written> {
+    w.spec.kernel = tuned_kernel(setup, tuned);
+    w.spec.run.insert(
+        "repetitions".into(),
+        unspanned(integer(repetitions as u64)?),
+    );
+    grid(&mut w.spec, setup, sweep, tuned, baseline, maps_rows);
+    let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
+    constants(&mut w.spec, setup, tuned, false, exact_once);
+    if !baseline && ran(sweep).next().is_none() {
+        // The exact machine's sizes alone: a table for a learner no cell runs is refused.
+        w.spec.learners.remove(setup.learner.name);
+    }
+    add_total_seconds(&mut w.spec);
+    Ok(w)
+}
+
 /// The series of `sweep` that run (with D to run), as registry series.
 pub(super) fn ran(sweep: &Sweep) -> impl Iterator<Item = (Series, &Vec<usize>)> {
     sweep

@@ -11,13 +11,10 @@ use crate::compare::budget::Sweep;
 use crate::compare::decide;
 use crate::compare::lines::{self, Line};
 use crate::compare::setup::Setup;
-use crate::compare::specs::{
-    add_total_seconds, base, constants, grid, integer, ran, tuned_kernel, Tuned, Written,
-};
+use crate::compare::specs::{base, cells, Tuned, Written};
 use crate::compare::state::{read, Context, State};
 use crate::error::Result;
 use crate::results::ResultRow;
-use crate::spec::raw::unspanned;
 use rfbench_registry::kinds::LEARNING;
 
 /// Repetitions a cell may be given to decide it (the checks use 15 to 30 fresh splits).
@@ -217,21 +214,8 @@ pub fn spec(
 ) -> Result<Written> {
     let what = "more repetitions of the cells the sweep's could not decide";
     let title = "Confirmation run of rfbench compare";
-    let mut w = base(setup, name, title, what, LEARNING.name)?;
-    w.spec.kernel = tuned_kernel(setup, tuned);
-    w.spec.run.insert(
-        "repetitions".into(),
-        unspanned(integer(repetitions as u64)?),
-    );
-    grid(&mut w.spec, setup, sweep, tuned, baseline, 0);
-    let exact_once = sweep.exact_train_size.map(|_| setup.has_test);
-    constants(&mut w.spec, setup, tuned, false, exact_once);
-    if !baseline && ran(sweep).next().is_none() {
-        // The exact machine's sizes alone: a table for a learner no cell runs is refused.
-        w.spec.learners.remove(setup.learner.name);
-    }
-    add_total_seconds(&mut w.spec);
-    Ok(w)
+    let w = base(setup, name, title, what, LEARNING.name)?;
+    cells(w, setup, tuned, sweep, baseline, repetitions, 0)
 }
 
 #[cfg(test)]

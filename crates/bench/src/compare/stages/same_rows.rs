@@ -13,16 +13,12 @@ use crate::compare::budget::Sweep;
 use crate::compare::decide::{self, TOLERANCES};
 use crate::compare::lines::{self, Line};
 use crate::compare::setup::Setup;
-use crate::compare::specs::{
-    add_total_seconds, base, constants, grid, tuned_kernel, Tuned, Written,
-};
+use crate::compare::specs::{base, cells, Tuned, Written};
 use crate::compare::state::{read, State};
 use crate::error::Result;
 use crate::outputs::markdown;
-use crate::spec::raw::unspanned;
 use crate::stats::Bounds;
 use rfbench_registry::kinds::LEARNING;
-use toml::Value;
 
 /// The least share of a cell's full-data time its run on m rows is taken to cost.
 pub const MIN_SHARE: f64 = 0.25;
@@ -138,17 +134,8 @@ pub fn spec(
 ) -> Result<Written> {
     let what = "each map's last D on the exact kernel machine's training rows";
     let title = "The maps on the exact machine's rows (rfbench compare)";
-    let mut w = base(setup, "same-rows", title, what, LEARNING.name)?;
-    w.spec.kernel = tuned_kernel(setup, tuned);
-    let count = i64::try_from(repetitions).unwrap_or(i64::MAX);
-    w.spec
-        .run
-        .insert("repetitions".into(), unspanned(Value::Integer(count)));
-    grid(&mut w.spec, setup, sweep, tuned, false, rows);
-    constants(&mut w.spec, setup, tuned, false, None);
-    w.spec.learners.remove(setup.exact_learner.name);
-    add_total_seconds(&mut w.spec);
-    Ok(w)
+    let w = base(setup, "same-rows", title, what, LEARNING.name)?;
+    cells(w, setup, tuned, sweep, false, repetitions, rows)
 }
 
 /// One map on the exact machine's rows: its line there, the exact machine's, the paired
