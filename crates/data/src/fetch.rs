@@ -45,9 +45,22 @@ pub struct FetchOptions {
 impl FetchOptions {
     /// Options from the environment: `RFBENCH_CACHE` (default `$XDG_CACHE_HOME/rfbench`, then
     /// `$HOME/.cache/rfbench`, then `.cache/rfbench`), `RFBENCH_MIRROR` (a ':'-separated list of
-    /// directories), and a progress bar when stderr is a terminal.
+    /// directories, a relative one resolved against the directory the command started in), and a
+    /// progress bar when stderr is a terminal.
     pub fn from_env() -> FetchOptions {
-        FetchOptions::from_vars(|key| std::env::var_os(key), std::io::stderr().is_terminal())
+        let opts =
+            FetchOptions::from_vars(|key| std::env::var_os(key), std::io::stderr().is_terminal());
+        match std::env::current_dir() {
+            Ok(start) => opts.resolved_against(&start),
+            Err(_) => opts,
+        }
+    }
+
+    /// Relative mirror directories made absolute against `start`, so they keep naming the same
+    /// directories whichever folder later code (or a test) runs in.
+    fn resolved_against(mut self, start: &Path) -> FetchOptions {
+        self.mirrors = self.mirrors.into_iter().map(|m| start.join(m)).collect();
+        self
     }
 
     fn from_vars(var: impl Fn(&str) -> Option<OsString>, progress: bool) -> FetchOptions {
@@ -206,7 +219,6 @@ pub fn fetch(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<PathBuf>> 
 /// One process at a time fetches into a cache (an advisory lock on `<cache>/.fetch.lock`): a
 /// second `rfbench` fetching the same dataset waits, then finds the file in place.
 pub fn fetch_verified(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<FetchedFile>> {
-    check_mirrors(opts)?;
     let _guard = lock_cache(opts)?;
     let lock = LockFile::read(&lock_path(entry, opts))?;
     let mut done: Vec<(&str, FetchedFile)> = Vec::new();
@@ -249,13 +261,12 @@ pub fn record_digests(
 /// Checks every file of `entry` that is already on this machine, downloading nothing and
 /// recording nothing.
 pub fn verify(entry: &DatasetEntry, opts: &FetchOptions) -> Result<Vec<FileStatus>> {
-    check_mirrors(opts)?;
     let lock = LockFile::read(&lock_path(entry, opts))?;
     entry
         .files
         .iter()
         .map(|file| {
-            let (candidates, expected) = candidates(entry, file, opts, &lock);
+            let (candidates, expected) = candidates(entry, file, opts, &lock)?;
             let Some(first) = candidates.first() else {
                 return Ok(FileStatus::Missing);
             };
@@ -292,7 +303,8 @@ pub fn lock_path(entry: &DatasetEntry, opts: &FetchOptions) -> PathBuf {
         .unwrap_or_else(|| opts.cache_dir.join("datasets.lock"))
 }
 
-/// A mirror directory that does not exist is a typo in `RFBENCH_MIRROR`, not an empty mirror.
+/// A mirror directory that does not exist is a typo in `RFBENCH_MIRROR`, not an empty mirror;
+/// it matters only when a file is looked up there.
 fn check_mirrors(opts: &FetchOptions) -> Result<()> {
     match opts.mirrors.iter().find(|m| !m.is_dir()) {
         Some(m) => Err(DataError::MirrorMissing { path: m.clone() }),
@@ -314,17 +326,20 @@ const CACHED: &str = "cached download";
 
 /// The copies of `file` already on this machine, in the order they are tried — its local copy if
 /// one exists, else every mirror that has it, then the cache — with the digest they must have.
+type Candidates = (Vec<(PathBuf, &'static str)>, Option<Expected>);
+
 fn candidates(
     entry: &DatasetEntry,
     file: &FileEntry,
     opts: &FetchOptions,
     lock: &LockFile,
-) -> (Vec<(PathBuf, &'static str)>, Option<Expected>) {
+) -> Result<Candidates> {
     if let Some(local) = file.local.iter().find(|l| l.path.is_file()) {
         let key = local_key(&local.path);
         let expected = Expected::of(local.sha256.as_ref(), lock, &entry.name, &key);
-        return (vec![(local.path.clone(), LOCAL)], expected);
+        return Ok((vec![(local.path.clone(), LOCAL)], expected));
     }
+    check_mirrors(opts)?;
     let expected = Expected::of(file.sha256.as_ref(), lock, &entry.name, &file.file);
     let mut found: Vec<(PathBuf, &'static str)> = opts
         .mirrors
@@ -337,7 +352,7 @@ fn candidates(
     if cached.is_file() {
         found.push((cached, CACHED));
     }
-    (found, expected)
+    Ok((found, expected))
 }
 
 fn local_key(path: &Path) -> String {
@@ -350,7 +365,7 @@ fn fetch_file(
     opts: &FetchOptions,
     lock: &LockFile,
 ) -> Result<FetchedFile> {
-    let (found, expected) = candidates(entry, file, opts, lock);
+    let (found, expected) = candidates(entry, file, opts, lock)?;
     let key = match found.first() {
         Some((path, LOCAL)) => local_key(path),
         _ => file.file.clone(),
@@ -1075,6 +1090,26 @@ mod tests {
         }
     }
 
+    /// A typo in RFBENCH_MIRROR does not stop a dataset that is found without the mirrors.
+    #[test]
+    fn a_missing_mirror_does_not_matter_to_a_local_copy() {
+        let cache = tempfile::tempdir().unwrap();
+        let path = cache.path().join("copy.svm");
+        fs::write(&path, b"+1 2:1\n").unwrap();
+        let mut e = entry(&closed_url(), BODY);
+        e.lock_file = Some(cache.path().join("datasets.lock"));
+        e.files[0].local = vec![crate::registry::LocalCopy {
+            path: path.clone(),
+            sha256: None,
+        }];
+        let opts = options(cache.path(), vec![cache.path().join("no-such-mirror")]);
+        assert!(matches!(
+            verify(&e, &opts).unwrap()[..],
+            [FileStatus::Unlocked { .. }]
+        ));
+        assert_eq!(fetch(&e, &opts).unwrap(), [path]);
+    }
+
     /// Four fetches of one file into one cache at once: one download, every fetch succeeds.
     #[test]
     fn concurrent_fetches_into_one_cache_download_once() {
@@ -1221,5 +1256,13 @@ mod tests {
         assert!(o.mirrors.is_empty());
         let o = FetchOptions::from_vars(vars(&[("XDG_CACHE_HOME", ""), ("HOME", "/h")]), false);
         assert_eq!(o.cache_dir, Path::new("/h/.cache/rfbench"));
+    }
+
+    /// The README's relative RFBENCH_MIRROR names a directory beside where the command started.
+    #[test]
+    fn a_relative_mirror_is_resolved_against_the_starting_directory() {
+        let var = |key: &str| (key == "RFBENCH_MIRROR").then(|| OsString::from("../m:/abs"));
+        let o = FetchOptions::from_vars(var, false).resolved_against(Path::new("/start"));
+        assert_eq!(o.mirrors, [Path::new("/start/../m"), Path::new("/abs")]);
     }
 }
