@@ -690,6 +690,28 @@ mod tests {
         assert_eq!(data.x.to_dense().row(1).to_vec(), [3.0, 4.25, 1.0, 0.0]);
     }
 
+    /// A UTF-8 byte order mark (as spreadsheets write it) is not part of the first column's
+    /// name: the label column is found by that name, and the rows load as without the mark.
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write(
+            dir.path(),
+            "bom.csv",
+            "\u{feff}letter,width\nB,1.5\nA,3\nC,0\nA,2\n",
+        );
+        let options = DescribeOptions {
+            label_column: Some("letter".into()),
+            ..DescribeOptions::default()
+        };
+        let d = describe_files("bom", &path, None, &options).unwrap();
+        assert_eq!(d.entry.csv.as_ref().unwrap().label_column, 0);
+        assert_eq!(d.classes, ["A", "B", "C"]);
+        let data = round_trip(&d);
+        assert_eq!(data.y, [1.0, 0.0, 2.0, 0.0]);
+        assert_eq!(data.x.to_dense().column(0).to_vec(), [1.5, 3.0, 0.0, 2.0]);
+    }
+
     /// A quoted field holding the separator is one field (it split into two before, and the
     /// file was refused for uneven rows); an unclosed quote is an error naming its line.
     #[test]

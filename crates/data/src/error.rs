@@ -6,7 +6,7 @@
 //! so the download error also says how to proceed without a network.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `Result` with [`DataError`].
 pub type Result<T> = std::result::Result<T, DataError>;
@@ -30,7 +30,7 @@ pub enum DataError {
     RegistrySyntax { path: PathBuf, message: String },
 
     /// The registry is valid TOML but an entry makes no sense (duplicate name, bad checksum...).
-    #[error("{}:{line}: dataset '{dataset}': {problem}", path.display())]
+    #[error("{}: dataset '{dataset}': {problem}", at(path, *line))]
     RegistryInvalid {
         path: PathBuf,
         line: usize,
@@ -109,8 +109,8 @@ pub enum DataError {
         reason: String,
     },
 
-    /// A data file line that does not follow its format.
-    #[error("{}:{line}: {problem}", path.display())]
+    /// A data file line that does not follow its format (`line` 0: the file as a whole).
+    #[error("{}: {problem}", at(path, *line))]
     Parse {
         path: PathBuf,
         line: usize,
@@ -215,5 +215,30 @@ impl DataError {
             path: path.into(),
             source,
         }
+    }
+}
+
+/// `path:line`, or the path alone where an error is about the whole file (line 0): a message
+/// never cites a line 0 that no editor shows.
+fn at(path: &Path, line: usize) -> String {
+    match line {
+        0 => path.display().to_string(),
+        _ => format!("{}:{line}", path.display()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_file_error_cites_no_line_0() {
+        let err = |line| DataError::Parse {
+            path: PathBuf::from("d.csv"),
+            line,
+            problem: "one class".into(),
+        };
+        assert_eq!(err(0).to_string(), "d.csv: one class");
+        assert_eq!(err(7).to_string(), "d.csv:7: one class");
     }
 }

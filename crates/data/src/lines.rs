@@ -32,6 +32,11 @@ pub(crate) fn for_each_line(
             problem,
         };
         let line = std::str::from_utf8(&buf).map_err(|_| fail("not valid UTF-8".into()))?;
+        // A byte order mark is an editor's, not the first field's.
+        let line = match line_no {
+            1 => line.strip_prefix(super::source::BOM).unwrap_or(line),
+            _ => line,
+        };
         each(line.trim_end_matches(['\n', '\r'])).map_err(fail)?;
     }
 }
@@ -39,6 +44,21 @@ pub(crate) fn for_each_line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        let mut seen = Vec::new();
+        for_each_line(
+            "\u{feff}label,x\n\u{feff}1,2".as_bytes(),
+            Path::new("f"),
+            |l| {
+                seen.push(l.to_string());
+                Ok(())
+            },
+        )
+        .unwrap();
+        assert_eq!(seen, ["label,x", "\u{feff}1,2"]);
+    }
 
     #[test]
     fn lines_are_numbered_and_problems_name_them() {

@@ -37,8 +37,21 @@ pub(crate) fn open_text(path: &Path) -> Result<Box<dyn BufRead>> {
             problem: "an archive (zip, tar): extract the data file first".into(),
         });
     }
-    Ok(open_as(path, compression, None)?.reader)
+    let mut reader = open_as(path, compression, None)?.reader;
+    skip_bom(&mut reader).map_err(|e| DataError::io("cannot read", path, e))?;
+    Ok(reader)
 }
+
+/// The UTF-8 byte order mark some editors write is not part of the first column's name.
+fn skip_bom(reader: &mut dyn BufRead) -> std::io::Result<()> {
+    if reader.fill_buf()?.starts_with(BOM.as_bytes()) {
+        reader.consume(BOM.len());
+    }
+    Ok(())
+}
+
+/// The UTF-8 byte order mark.
+pub(crate) const BOM: &str = "\u{feff}";
 
 pub(crate) fn open_as(
     path: &Path,
