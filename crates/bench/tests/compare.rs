@@ -412,7 +412,7 @@ fn bad_input_gets_a_clear_error() {
             vec!["compare", "ok.csv", "--budget", "0s"],
             "a positive duration",
         ),
-        (vec!["compare", "missing.csv"], "is not a file"),
+        (vec!["compare", "missing.csv"], "missing.csv: no such file"),
         (vec!["compare", "gap.csv"], ":21: the label is empty"),
         (
             vec!["compare", "wide.svm"],

@@ -27,6 +27,7 @@ pub fn resolve_data(
         let table = embedded_entry(&described.entry)?;
         return Ok((described.entry, Some(table), described.guesses));
     }
+    refuse_missing_file(path)?;
     let registry = root.join("datasets.toml");
     if !registry.is_file() {
         return Err(Error::Experiment(format!(
@@ -48,6 +49,26 @@ pub fn resolve_data(
         entry.task = task;
     }
     Ok((entry, None, Vec::new()))
+}
+
+/// A path that names no file is a missing file, not an unknown registry name: a directory, or
+/// a name with a folder or a file extension in it (registry names have neither).
+fn refuse_missing_file(path: &Path) -> Result<()> {
+    let text = path.as_os_str().to_string_lossy();
+    let looks_like_a_path =
+        text.contains(std::path::MAIN_SEPARATOR) || path.extension().is_some_and(|e| !e.is_empty());
+    let shown = path.display();
+    match (looks_like_a_path, path.is_dir()) {
+        (false, _) => Ok(()),
+        (true, true) => Err(Error::Experiment(format!(
+            "{shown} is a directory: give a data file (CSV, LIBSVM, Parquet, Arrow) or a \
+             registry dataset's name"
+        ))),
+        (true, false) => Err(Error::Experiment(format!(
+            "{shown}: no such file (a data file's path, or a registry dataset's name, was \
+             expected)"
+        ))),
+    }
 }
 
 /// A test file that is the data file itself (by any path, a link included) would report
@@ -110,6 +131,21 @@ pub fn plain_name(path: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_file_is_named_as_one_not_as_an_unknown_dataset() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |p: &Path| refuse_missing_file(p).unwrap_err().to_string();
+        assert!(err(dir.path()).contains("is a directory"));
+        assert!(
+            refuse_missing_file(Path::new("src")).is_ok(),
+            "a registry-like name"
+        );
+        let missing = dir.path().join("data.csv");
+        assert!(err(&missing).contains("no such file"), "{}", err(&missing));
+        assert!(err(Path::new("data.csv")).contains("no such file"));
+        assert!(refuse_missing_file(Path::new("fashion-mnist")).is_ok());
+    }
 
     #[test]
     fn the_data_file_as_its_own_test_file_is_refused_by_any_path() {
