@@ -24,6 +24,11 @@ const EXPONENT: (f64, f64) = (1.0, 2.5);
 /// Below this many seconds two sizes' times say little about the power between them.
 const TIMEABLE: f64 = 0.5;
 
+/// Why the exact machine's subsample is what it is: a rerun elsewhere may differ there.
+pub const SPEED_BOUND: &str = "as many as this machine trained within its share of the budget: \
+     the size depends on the machine's speed and load, so a faster or idler one trains more \
+     rows, and its answer can differ";
+
 /// What the curve ran.
 #[derive(Debug, Default)]
 pub struct Curve {

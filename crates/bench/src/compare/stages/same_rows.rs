@@ -184,11 +184,12 @@ pub fn section(lines: &[Line], same_rows: &[Line], n_train: usize) -> String {
     let m = first.exact.train_size;
     let mut out = format!(
         "\n## At the exact machine's rows\n\nThe exact kernel machine trained on {m} of the \
-         {n_train} training rows (more did not fit its share of the budget), the maps above on \
+         {n_train} training rows ({}), the maps above on \
          all of them: the recommendation sets maps on all rows against it. Here each map's last \
          D trained on the same {m} rows (`same-rows.toml`), paired with the exact machine over \
          the repetitions (score: mean; difference: map - exact, with its one-sided 95 % lower \
-         bound):\n\n"
+         bound):\n\n",
+        crate::compare::curve::SPEED_BOUND
     );
     out.push_str(&markdown::header(&[
         "cell",
@@ -345,6 +346,11 @@ mod tests {
         let text = section(&lines, &same, 4000);
         assert!(
             text.contains("| 89.00 | 90.00 | -1.00 (-1.00) | 88.17 |"),
+            "{text}"
+        );
+        // The size is this machine's: the report says a rerun elsewhere may differ.
+        assert!(
+            text.contains("depends on the machine's speed and load"),
             "{text}"
         );
         let said = sentence(&lines, &same).unwrap();

@@ -486,7 +486,10 @@ fn plan_note(sweep: &Sweep, estimate: f64, remaining: f64, budget: f64) -> Strin
          baseline{}; estimated {estimate:.0} s of the {remaining:.0} s left of the {budget:.0} s budget after tuning and the pilot.",
         match sweep.exact_train_size {
             Some(0) => " and the exact kernel machine".to_string(),
-            Some(m) => format!(" and the exact kernel machine on {m} training rows"),
+            Some(m) => format!(
+                " and the exact kernel machine on {m} training rows ({})",
+                curve::SPEED_BOUND
+            ),
             None => String::new(),
         }
     )
