@@ -331,10 +331,12 @@ impl Setup {
     fn kernel_note(&self) -> String {
         match (self.median, self.sigmas.as_slice()) {
             (None, [sigma]) => format!(", sigma = {sigma} (given)"),
-            (Some(m), _) => format!(
-                ", sigma chosen by 3-fold cross-validation from {} (0.25 to 4 times the median \
+            (Some(m), [first, .., last]) => format!(
+                ", sigma chosen by 3-fold cross-validation from {} ({} to {} times the median \
                  {} distance {m:.4} of 1,000 random pairs of training rows)",
                 list(&self.sigmas),
+                first / m,
+                last / m,
                 self.kernel.bandwidth_norm.unwrap_or(Norm::L2).name()
             ),
             _ => format!(

@@ -184,7 +184,7 @@ fn the_decisions_say_every_default() {
             .into(),
         "preprocessing: standardize (column statistics of the training rows)".into(),
         format!(
-            "kernel: {}, sigma chosen by 3-fold cross-validation from [0.5, 1.0, 2.0] (0.25 to 4 \
+            "kernel: {}, sigma chosen by 3-fold cross-validation from [0.5, 1.0, 2.0] (0.5 to 2 \
              times the median {norm} distance 1.0000 of 1,000 random pairs of training rows)",
             kernel.name
         ),

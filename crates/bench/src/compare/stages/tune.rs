@@ -22,6 +22,8 @@ use crate::spec::raw::{table, unspanned};
 use rfbench_registry::kinds::column;
 use rfbench_registry::maps::N_COMPONENTS;
 
+mod sigma_edge;
+
 /// Rows of the probe that times the tuning run before its rows are chosen.
 pub const PROBE_ROWS: usize = 300;
 
@@ -82,6 +84,8 @@ pub fn run(state: &mut State) -> Result<()> {
         }
     };
     let mut chosen = chosen(setup, &results.rows)?;
+    let left = TUNE.share.of_budget() * state.budget - state.progress.elapsed();
+    sigma_edge::search(state, &mut chosen, (&results.rows, rows, left), spec)?;
     let left = TUNE.share.of_budget() * state.budget - state.progress.elapsed();
     past_the_edge(state, &mut chosen, &results.rows, rows, left)?;
     let (setup, progress) = (&state.setup, &state.progress);
