@@ -12,6 +12,7 @@
 pub mod catalogue;
 pub mod check;
 pub mod compare;
+pub mod completeness;
 pub mod error;
 pub mod files;
 pub mod kinds;

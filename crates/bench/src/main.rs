@@ -1025,10 +1025,22 @@ fn main() -> ExitCode {
             }
         }
         Err(e) => {
-            eprintln!("error: {}", message(&e));
+            eprintln!("error: {}", terminal_safe(&message(&e)));
             ExitCode::FAILURE
         }
     }
+}
+
+/// `text` with every control character but a newline and a tab escaped (`\u{1b}`): a spec
+/// name or path holding an escape sequence would otherwise drive the terminal that prints the
+/// error (issue 68).
+fn terminal_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() && c != '\n' && c != '\t' {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// The error and its causes, joined by ": ", each cause once: our errors already name their

@@ -280,24 +280,19 @@ fn read_manifests(
     Ok(manifests)
 }
 
-/// Why shard `m` may have run other code than `first` although their commits read the same:
-/// the commit is `-dirty` (uncommitted edits, which the commit does not name) and the
-/// executables differ. A clean commit names its code; two builds of it may differ in bytes
-/// (another machine or toolchain) and are merged.
+/// Why shard `m` may have run other code than `first` although their commits read the same
+/// ([`shard::Code::other_build`]).
 fn other_build(m: &Manifest, first: &Manifest) -> Option<String> {
-    let known = !m.binary_sha256.is_empty() && !first.binary_sha256.is_empty();
-    (m.git_commit.ends_with("-dirty") && known && m.binary_sha256 != first.binary_sha256).then(
-        || {
-            format!(
-                "by another build than shard 1 at the same uncommitted commit {} (executables' \
-                 SHA-256 {} and {}: different uncommitted edits may have run); rerun the shards \
-                 with one build, or commit first",
-                m.git_commit,
-                &m.binary_sha256[..12.min(m.binary_sha256.len())],
-                &first.binary_sha256[..12.min(first.binary_sha256.len())]
-            )
-        },
-    )
+    m.code().other_build(&first.code()).then(|| {
+        format!(
+            "by another build than shard 1 at the same uncommitted commit {} (executables' \
+             SHA-256 {} and {}: different uncommitted edits may have run); rerun the shards \
+             with one build, or commit first",
+            m.git_commit,
+            &m.binary_sha256[..12.min(m.binary_sha256.len())],
+            &first.binary_sha256[..12.min(first.binary_sha256.len())]
+        )
+    })
 }
 
 /// The plan's runs in order, each found exactly once with the plan's seeds: the fields to

@@ -17,10 +17,13 @@
 //! The file is locked (`flock`) while a run writes it: a second run of the same spec into the
 //! same folder at the same time goes on without one (it says so), rather than mixing rows.
 //!
-//! Its first line, before the header, is a [`Stamp`]: the SHA-256 of the spec file and of
-//! `datasets.toml` it was started under. Rows are matched on coordinates and seeds, which an
-//! edit of the spec's preprocessing or of a dataset's files leaves unchanged, so `--resume`
-//! refuses a file whose stamp differs from the run's, naming what changed, and leaves it as it
+//! Its first line, before the header, is a [`Stamp`]: the SHA-256 of the spec's values (a
+//! comment-only edit leaves it unchanged, [`crate::shard::spec_digest`]) and of `datasets.toml`
+//! it was started under, and the code that ran (version, commit, and the
+//! executable's SHA-256, which tells two builds of one uncommitted commit apart). Rows are
+//! matched on coordinates and seeds, which an edit of the spec's preprocessing, of a dataset's
+//! files or of the code leaves unchanged, so `--resume` refuses a file whose stamp differs from
+//! the run's as [`crate::merge`] refuses such shards, naming what changed, and leaves it as it
 //! is.
 
 use std::fs::{File, OpenOptions};
@@ -32,40 +35,67 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::results::{self, Layout, Provenance, ResultRow};
+use crate::shard::Code;
 
 /// The least time between two syncs of the partial file.
 pub const SYNC_INTERVAL: Duration = Duration::from_secs(1);
 
 /// What a partial file's rows were measured under: the digests of the spec file and of
-/// `datasets.toml` ([`crate::shard::digests`]), written as the file's first line.
+/// `datasets.toml` ([`crate::shard::digests`]) and the code that measured them (version, commit
+/// and executable, as [`crate::merge`] compares shards' code), written as the file's first line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stamp {
     pub spec_sha256: String,
     pub datasets_sha256: String,
+    pub code: Code,
 }
 
-const STAMP_PREFIX: &str = "# rfbench partial rows of spec_sha256=";
+const STAMP_PREFIX: &str = "# rfbench partial rows of ";
 
 impl Stamp {
     fn line(&self) -> String {
         format!(
-            "{STAMP_PREFIX}{} datasets_sha256={}\n",
-            self.spec_sha256, self.datasets_sha256
+            "{STAMP_PREFIX}spec_sha256={} datasets_sha256={} rfbench_version={} git_commit={} \
+             binary_sha256={}\n",
+            self.spec_sha256,
+            self.datasets_sha256,
+            self.code.rfbench_version,
+            self.code.git_commit,
+            self.code.binary_sha256
         )
     }
 
-    /// The stamp of a file's first line; `None` when it has none (another version wrote it).
-    fn read(line: &str) -> Option<Stamp> {
+    /// The stamp of a file's first line; `None` when it has none, or one without the code
+    /// (another version wrote it).
+    pub fn read(line: &str) -> Option<Stamp> {
         let rest = line.strip_prefix(STAMP_PREFIX)?;
-        let (spec, datasets) = rest.trim_end().split_once(" datasets_sha256=")?;
+        let fields: std::collections::BTreeMap<&str, &str> = rest
+            .split_whitespace()
+            .filter_map(|field| field.split_once('='))
+            .collect();
+        let get = |key: &str| fields.get(key).map(|v| v.to_string());
         Some(Stamp {
-            spec_sha256: spec.to_string(),
-            datasets_sha256: datasets.to_string(),
+            spec_sha256: get("spec_sha256")?,
+            datasets_sha256: get("datasets_sha256")?,
+            code: Code {
+                rfbench_version: get("rfbench_version")?,
+                git_commit: get("git_commit")?,
+                binary_sha256: get("binary_sha256")?,
+            },
         })
     }
 
+    /// The stamp in the first line of the partial file at `path`; `None` when there is no
+    /// file or no stamp rfbench can read.
+    pub fn of_file(path: &Path) -> Option<Stamp> {
+        let file = File::open(path).ok()?;
+        let mut first = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(file), &mut first).ok()?;
+        Stamp::read(&first)
+    }
+
     /// Why rows stamped `self` cannot join a run stamped `now`; `None` when they can.
-    fn differs(&self, now: &Stamp) -> Option<String> {
+    pub fn differs(&self, now: &Stamp) -> Option<String> {
         let short = |h: &str| h.chars().take(12).collect::<String>();
         let mut changed = Vec::new();
         if self.spec_sha256 != now.spec_sha256 {
@@ -82,6 +112,7 @@ impl Stamp {
                 short(&now.datasets_sha256)
             ));
         }
+        changed.extend(self.code.differs(&now.code));
         (!changed.is_empty()).then(|| changed.join(" and "))
     }
 }
@@ -256,7 +287,9 @@ fn read_text(
 fn check_stamp(path: &Path, first: &str, now: &Stamp) -> Result<()> {
     let why = match Stamp::read(first) {
         Some(then) => then.differs(now),
-        None => Some("no record of the spec it ran (an older rfbench wrote it)".to_string()),
+        None => {
+            Some("no record of the spec and code it ran (an older rfbench wrote it)".to_string())
+        }
     };
     match why {
         None => Ok(()),
@@ -324,7 +357,49 @@ mod tests {
         Stamp {
             spec_sha256: spec.into(),
             datasets_sha256: datasets.into(),
+            code: code("abc-dirty", "b1b1"),
         }
+    }
+
+    fn code(commit: &str, binary: &str) -> Code {
+        Code {
+            rfbench_version: "0.1.0".into(),
+            git_commit: commit.into(),
+            binary_sha256: binary.into(),
+        }
+    }
+
+    /// Rows another executable measured at the same uncommitted commit are not resumed, as
+    /// merge refuses such shards (issue 68 #11); another commit neither; two builds of one
+    /// clean commit are one code. The file is left as it is.
+    #[test]
+    fn a_resume_by_another_build_of_a_dirty_commit_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results/demo/.full.partial.csv");
+        let then = stamp("aaaa", "dddd");
+        drop(open(&path, &then, false).unwrap());
+        let written = std::fs::read(&path).unwrap();
+        for (now, named) in [
+            (code("abc-dirty", "b2b2"), "another build"),
+            (code("def", "b1b1"), "commit abc-dirty then"),
+        ] {
+            let now = Stamp {
+                code: now,
+                ..then.clone()
+            };
+            let err = open(&path, &now, true).err().unwrap().to_string();
+            assert!(
+                err.contains(named) && err.contains("without --resume"),
+                "{err}"
+            );
+            assert_eq!(std::fs::read(&path).unwrap(), written);
+        }
+        let clean = |binary: &str| Stamp {
+            code: code("abc", binary),
+            ..then.clone()
+        };
+        drop(open(&path, &clean("b1b1"), false).unwrap());
+        assert!(open(&path, &clean("b2b2"), true).unwrap().partial.is_some());
     }
 
     fn open(path: &Path, stamp: &Stamp, resume: bool) -> Result<Opened> {

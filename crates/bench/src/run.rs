@@ -528,6 +528,7 @@ pub fn reproduce_reusing(
     let stamp = partial::Stamp {
         spec_sha256,
         datasets_sha256,
+        code: shard::Code::current(&provenance),
     };
     let opened = Partial::open(
         &files.partial(options.shard.map(|s| (s.index, s.count))),
@@ -563,7 +564,7 @@ pub fn reproduce_reusing(
     let mut out = Staged::new(&options.out_dir);
     out.write(&csv, text.as_bytes())?;
     let rendered = match options.shard {
-        Some(shard) => stage_manifest(&plan, shard, &rows, &provenance, &stamp, options, &mut out)?,
+        Some(shard) => stage_manifest(&plan, shard, &rows, &stamp, options, &mut out)?,
         None => {
             // Drawn from the file just written (still under its temporary name).
             let written = out.staged_path(&csv).map(Path::to_path_buf);
@@ -643,16 +644,16 @@ fn stage_manifest(
     plan: &Plan,
     shard: Shard,
     rows: &[ResultRow],
-    provenance: &Provenance,
     stamp: &partial::Stamp,
     options: &RunOptions,
     out: &mut Staged,
 ) -> Result<Rendered> {
-    // The digests the run started under (its partial file's): an edit during the run cannot
-    // pass for the version its first rows ran.
+    // The digests and code the run started under (its partial file's): an edit during the run
+    // cannot pass for the version its first rows ran.
     let partial::Stamp {
         spec_sha256,
         datasets_sha256,
+        code,
     } = stamp.clone();
     let manifest = Manifest {
         experiment: plan.name.clone(),
@@ -662,9 +663,13 @@ fn stage_manifest(
         master_seed: plan.master_seed,
         spec_sha256,
         datasets_sha256,
-        rfbench_version: provenance.version.clone(),
-        git_commit: provenance.git_commit.clone(),
-        binary_sha256: crate::shard::executable_sha256(),
+        rfbench_version: code.rfbench_version,
+        git_commit: code.git_commit,
+        // Recorded whatever the commit, as before the stamp carried it.
+        binary_sha256: match code.binary_sha256.is_empty() {
+            true => shard::executable_sha256(),
+            false => code.binary_sha256,
+        },
         runs: rows.len(),
         runs_planned: plan.cells.iter().map(|c| c.repetitions).sum(),
     };
@@ -698,6 +703,7 @@ pub(crate) fn render_csv(
     out: &mut Staged,
 ) -> Result<Rendered> {
     rows_belong(plan, csv)?;
+    crate::completeness::require_every_run(plan, csv)?;
     let written = Results::from_csv(csv, &plan.output_columns())?.with_sums(&plan.sums);
     let ctx = RenderContext {
         files: plan.files(out_dir),
@@ -878,6 +884,12 @@ pub fn check(
     let files = SpecFiles::new(&options.out_dir, &name, profile.name());
     let reference_path = files.csv();
     let reference = results::read_records(&reference_path)?;
+    // What reading the reference can refuse is refused before the (long) regeneration.
+    check::check_reference(
+        &load_plan(&options.root, spec, profile)?,
+        &reference,
+        &reference_path,
+    )?;
     let scratch =
         tempfile::tempdir().map_err(|e| Error::io(Path::new("temporary directory"), e))?;
     let outcome = reproduce(

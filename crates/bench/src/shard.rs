@@ -81,7 +81,7 @@ pub struct Manifest {
     pub shard: usize,
     pub shards: usize,
     pub master_seed: u64,
-    /// SHA-256 of the spec file's bytes.
+    /// SHA-256 of the spec's values ([`spec_digest`]: its comments and layout aside).
     pub spec_sha256: String,
     /// SHA-256 of the root's `datasets.toml` (empty when there is none).
     pub datasets_sha256: String,
@@ -98,6 +98,15 @@ pub struct Manifest {
 }
 
 impl Manifest {
+    /// The code that ran the shard.
+    pub fn code(&self) -> Code {
+        Code {
+            rfbench_version: self.rfbench_version.clone(),
+            git_commit: self.git_commit.clone(),
+            binary_sha256: self.binary_sha256.clone(),
+        }
+    }
+
     pub fn to_text(&self) -> Result<String> {
         let body = toml::to_string(self)
             .map_err(|e| Error::Experiment(format!("writing a shard manifest: {e}")))?;
@@ -112,6 +121,63 @@ impl Manifest {
         toml::from_str(&text).map_err(|e| Error::Results {
             path: path.to_path_buf(),
             message: format!("not a shard manifest: {e}"),
+        })
+    }
+}
+
+/// The code that measured rows: what [`crate::merge`] compares between shards, and `--resume`
+/// between a partial file and the run ([`crate::partial::Stamp`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Code {
+    pub rfbench_version: String,
+    pub git_commit: String,
+    /// The executable's SHA-256 ([`executable_sha256`]; empty when unreadable).
+    pub binary_sha256: String,
+}
+
+impl Code {
+    /// This process's code, with the provenance's version and commit; the executable's digest
+    /// only at a `-dirty` commit, the one case it tells code apart ([`Code::other_build`]):
+    /// hashing a debug build (hundreds of MB) at every run's start would cost seconds.
+    pub fn current(provenance: &crate::results::Provenance) -> Code {
+        let dirty = provenance.git_commit.ends_with("-dirty");
+        Code {
+            rfbench_version: provenance.version.clone(),
+            git_commit: provenance.git_commit.clone(),
+            binary_sha256: if dirty {
+                executable_sha256()
+            } else {
+                String::new()
+            },
+        }
+    }
+
+    /// Whether `self` may be other code than `other` although their commits read the same: the
+    /// commit is `-dirty` (uncommitted edits, which it does not name) and the executables (both
+    /// known) differ. A clean commit names its code; two builds of it may differ in bytes
+    /// (another machine or toolchain) and count as one.
+    pub fn other_build(&self, other: &Code) -> bool {
+        let known = !self.binary_sha256.is_empty() && !other.binary_sha256.is_empty();
+        self.git_commit.ends_with("-dirty") && known && self.binary_sha256 != other.binary_sha256
+    }
+
+    /// Why rows measured by `self` are not of the code `now`; `None` when they are.
+    pub fn differs(&self, now: &Code) -> Option<String> {
+        let short = |h: &str| h.chars().take(12).collect::<String>();
+        if (&self.rfbench_version, &self.git_commit) != (&now.rfbench_version, &now.git_commit) {
+            return Some(format!(
+                "the code (rfbench {} at commit {} then, {} at {} now)",
+                self.rfbench_version, self.git_commit, now.rfbench_version, now.git_commit
+            ));
+        }
+        self.other_build(now).then(|| {
+            format!(
+                "the executable (another build at the same uncommitted commit {}: SHA-256 {} \
+                 then, {} now; different uncommitted edits may have run)",
+                self.git_commit,
+                short(&self.binary_sha256),
+                short(&now.binary_sha256)
+            )
         })
     }
 }
@@ -132,22 +198,66 @@ pub fn executable_sha256() -> String {
     }
 }
 
-/// SHA-256 of the spec file and of the root's `datasets.toml`, as hex.
+/// SHA-256 of the spec as parsed ([`spec_digest`]) and of the root's `datasets.toml`'s bytes,
+/// as hex.
 pub fn digests(plan: &Plan, root: &Path) -> Result<(String, String)> {
-    let hex = |bytes: &[u8]| -> String {
-        Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
-    };
-    let spec = std::fs::read(&plan.source).map_err(|e| Error::io(&plan.source, e))?;
+    let text = std::fs::read_to_string(&plan.source).map_err(|e| Error::io(&plan.source, e))?;
     let registry = root.join("datasets.toml");
     let datasets = match std::fs::read(&registry) {
         Ok(bytes) => hex(&bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(Error::io(&registry, e)),
     };
-    Ok((hex(&spec), datasets))
+    Ok((spec_digest(&text), datasets))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// SHA-256 of a spec's values, keys sorted: what it asks for, not how it is written, so a
+/// comment or a layout change leaves the partial files and shards of a killed run usable, and
+/// any change of a value makes them stale. A text that is not TOML (the plan has read it, so
+/// only a file changed since) is digested as bytes.
+pub fn spec_digest(text: &str) -> String {
+    match text.parse::<toml::Table>() {
+        Ok(table) => {
+            let mut canonical = String::from("rfbench spec values\n");
+            write_canonical(&toml::Value::Table(table), &mut canonical);
+            hex(canonical.as_bytes())
+        }
+        Err(_) => hex(text.as_bytes()),
+    }
+}
+
+/// `value` with its tables' keys in sorted order, every key quoted, every scalar in its TOML
+/// form.
+fn write_canonical(value: &toml::Value, out: &mut String) {
+    match value {
+        toml::Value::Table(table) => {
+            let mut entries: Vec<_> = table.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (key, value) in entries {
+                out.push_str(&format!("{key:?}="));
+                write_canonical(value, out);
+                out.push(',');
+            }
+            out.push('}');
+        }
+        toml::Value::Array(items) => {
+            out.push('[');
+            for item in items {
+                write_canonical(item, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
 }
 
 #[cfg(test)]

@@ -21,9 +21,12 @@
 //! spec folders: a line naming any other path (absolute, with `..`, a deeper or hidden
 //! sub-folder, a rename from a file that is not a temporary) refuses the whole journal
 //! before anything is done. The check is made again on the resolved paths, so a symbolic link
-//! (a linked `results/`, `figures/` or spec folder) cannot carry a journal's rename or removal
-//! outside the output folder. A journal that came with a cloned repository or was written by
-//! hand cannot move or delete anything else.
+//! (a linked spec folder) cannot carry a journal's rename or removal outside the output folder.
+//! A linked `results/` or `figures/` (a folder on a bigger disk) is allowed: its target is the
+//! output folder, resolved once, and nothing below it is followed out; a run marks such a target
+//! (`.rfbench-output-folder`) before its first journal names it, and a journal is carried out
+//! through a link only to a marked target. A journal that came with a cloned repository or was
+//! written by hand cannot move or delete anything else.
 //!
 //! The files a run opens in place (the lock, the partial file of [`crate::partial`]) are opened
 //! with [`open_no_follow`]: a planted link at their path is refused, never written through.
@@ -43,6 +46,8 @@ pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(3600);
 const LOCK_FILE: &str = ".rfbench.lock";
 const JOURNAL_PREFIX: &str = ".rfbench-commit-";
 const JOURNAL_SUFFIX: &str = ".journal";
+/// In the target of a linked `results/` or `figures/`: rfbench's output folder ([`adopt_linked_tops`]).
+const LINKED_MARK: &str = ".rfbench-output-folder";
 
 /// Outputs written to temporary files, waiting for [`Staged::commit`]. Dropped without a
 /// commit, it deletes its temporaries and changes nothing.
@@ -126,6 +131,7 @@ impl Staged {
         }
         let _lock = lock(&self.lock_dir)?;
         recover_locked(&self.out_dir)?;
+        adopt_linked_tops(&self.out_dir)?;
         let mut text = String::new();
         for (tmp, dest) in &self.files {
             let relative_tmp = self.relative(tmp.as_ref())?;
@@ -201,27 +207,49 @@ fn output_folders(out_dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(folders)
 }
 
-/// Refuses, before anything runs, a spec's output folders (`results/`, `figures/` and the spec's
-/// folder in each) that are symbolic links: the partial file and the outputs would be written
-/// through them, outside the output folder, and the commit (which resolves the links) would be
-/// refused only after every run.
+/// Refuses, before anything runs, a spec's folders (`results/SPEC`, `figures/SPEC`) that are
+/// symbolic links: the partial file and the outputs would be written through them, to any
+/// folder, and the commit (which resolves the links) would be refused only after every run.
+/// A linked `results/` or `figures/` (a folder on a bigger disk) is the output folder the user
+/// chose: it is resolved once here and must be a folder ([`adopt_linked_tops`] records it).
 pub fn refuse_linked_folders(files: &crate::files::SpecFiles) -> Result<()> {
     let out = files.out_dir();
-    let folders = [
-        out.join("results"),
-        out.join("figures"),
-        files.results_dir(),
-        files.figures_dir(),
-    ];
-    for folder in &folders {
+    for top in [out.join("results"), out.join("figures")] {
+        if top.is_symlink() && !top.is_dir() {
+            let target = fs::read_link(&top).map_or("?".into(), |t| t.display().to_string());
+            return Err(Error::Experiment(format!(
+                "{} is a symbolic link to {target}, which is not a folder (dangling?): create \
+                 the folder it points to, or remove the link",
+                top.display()
+            )));
+        }
+    }
+    for folder in [files.results_dir(), files.figures_dir()] {
         if folder.is_symlink() {
-            let target = fs::read_link(folder).map_or("?".into(), |t| t.display().to_string());
+            let target = fs::read_link(&folder).map_or("?".into(), |t| t.display().to_string());
             return Err(Error::Experiment(format!(
                 "{} is a symbolic link (to {target}): rfbench writes a spec's outputs only into \
-                 folders of the output folder itself, never through a link (it could reach any \
-                 folder); remove the link, or give --out-dir the folder it points to",
+                 its own folder under results/ and figures/ (those two may be links, the spec \
+                 folders in them may not: a link there could reach any folder); remove the link, \
+                 or link results/ or figures/ themselves",
                 folder.display()
             )));
+        }
+    }
+    Ok(())
+}
+
+/// Marks the target of a linked `results/` or `figures/` as an output folder rfbench writes
+/// (the lock held, before a journal names it). A journal is carried out through such a link
+/// only when its target has the mark: a cloned repository's link to a home folder, with a
+/// journal beside it, cannot remove anything there.
+fn adopt_linked_tops(out_dir: &Path) -> Result<()> {
+    for top in [out_dir.join("results"), out_dir.join("figures")] {
+        if top.is_symlink() {
+            fs::create_dir_all(&top).map_err(|e| Error::io(&top, e))?;
+            let mark = top.join(LINKED_MARK);
+            let mut options = fs::OpenOptions::new();
+            open_no_follow(options.create(true).truncate(false).write(true), &mark)?;
         }
     }
     Ok(())
@@ -376,13 +404,17 @@ fn confined(relative: &Path) -> bool {
 }
 
 /// Checks each step's folder once links are resolved: it must still be in `out_dir`'s own
-/// `results/` or `figures/` (a folder that does not exist holds nothing to move or remove);
-/// `Err` names the first path that is not.
+/// `results/` or `figures/`, each resolved once (a linked one is its target, when a run has
+/// marked it, see [`adopt_linked_tops`]); no link below them is followed out (a folder that
+/// does not exist holds nothing to move or remove); `Err` names the first path that is not.
 fn resolved_inside(out_dir: &Path, steps: &[Step]) -> std::result::Result<(), String> {
     let root = out_dir
         .canonicalize()
         .map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let allowed = [root.join("results"), root.join("figures")];
+    let allowed: Vec<PathBuf> = ["results", "figures"]
+        .iter()
+        .map(|top| resolved_top(out_dir, &root, top))
+        .collect::<std::result::Result<_, _>>()?;
     let check = |path: &Path| {
         let folder = path.parent().unwrap_or(path);
         match folder.canonicalize() {
@@ -398,6 +430,26 @@ fn resolved_inside(out_dir: &Path, steps: &[Step]) -> std::result::Result<(), St
         }
     }
     Ok(())
+}
+
+/// Where `out_dir/top` really is: `root/top`, or the target of a link there that a run marked
+/// as its output folder; `Err` for a link to a folder no run wrote.
+fn resolved_top(out_dir: &Path, root: &Path, top: &str) -> std::result::Result<PathBuf, String> {
+    let path = out_dir.join(top);
+    if !path.is_symlink() {
+        return Ok(root.join(top));
+    }
+    let marked = path
+        .join(LINKED_MARK)
+        .symlink_metadata()
+        .is_ok_and(|m| m.is_file());
+    match path.canonicalize() {
+        Ok(real) if marked => Ok(real),
+        _ => Err(format!(
+            "{} (a link to a folder no rfbench run has written: no {LINKED_MARK} there)",
+            path.display()
+        )),
+    }
 }
 
 /// Carries out a journal's renames and removals in `out_dir`, then deletes it. Renames whose
@@ -734,10 +786,11 @@ mod tests {
         }
     }
 
-    /// A spec folder linked elsewhere (or a linked results/ or figures/) is refused before
-    /// anything is written, naming the link; the folder it points to is left as it was.
+    /// A spec folder linked elsewhere is refused before anything is written, naming the link;
+    /// the folder it points to is left as it was. A linked results/ or figures/ is not refused
+    /// (issue 68 #6), unless it leads to no folder.
     #[test]
-    fn a_linked_output_folder_is_refused_before_the_run() {
+    fn a_linked_spec_folder_is_refused_before_the_run() {
         let root = tempfile::tempdir().unwrap();
         let (out, elsewhere) = (root.path().join("out"), root.path().join("elsewhere"));
         fs::create_dir_all(out.join("results")).unwrap();
@@ -749,9 +802,67 @@ mod tests {
         assert!(err.contains("results/spec is a symbolic link"), "{err}");
         fs::remove_file(out.join("results/spec")).unwrap();
         std::os::unix::fs::symlink(&elsewhere, out.join("figures")).unwrap();
+        refuse_linked_folders(&files).unwrap();
+        std::os::unix::fs::symlink(root.path().join("nowhere"), out.join("results-gone")).unwrap();
+        fs::remove_dir(out.join("results")).unwrap();
+        fs::rename(out.join("results-gone"), out.join("results")).unwrap();
         let err = refuse_linked_folders(&files).unwrap_err().to_string();
-        assert!(err.contains("figures is a symbolic link"), "{err}");
+        assert!(err.contains("not a folder"), "{err}");
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    /// results/ and figures/ linked to folders on another disk (issue 68 #6): the commit
+    /// writes into their targets and leaves no journal, a commit interrupted there is completed
+    /// by the next command, and a spec folder linked out of them is still refused.
+    #[test]
+    fn linked_results_and_figures_folders_are_the_output_folder() {
+        let root = tempfile::tempdir().unwrap();
+        let (out, big) = (root.path().join("out"), root.path().join("big"));
+        for dir in [out.clone(), big.join("results"), big.join("figures")] {
+            fs::create_dir_all(dir).unwrap();
+        }
+        let symlink = |from: &Path, to: &Path| std::os::unix::fs::symlink(from, to);
+        symlink(&big.join("results"), &out.join("results")).unwrap();
+        symlink(&big.join("figures"), &out.join("figures")).unwrap();
+        let spec = crate::files::SpecFiles::new(&out, "spec", "full");
+        refuse_linked_folders(&spec).unwrap();
+        for round in [&b"first"[..], b"second"] {
+            let mut staged = Staged::new(&out);
+            staged.write(&spec.csv(), round).unwrap();
+            staged.write(&spec.figure(None), round).unwrap();
+            staged.commit().unwrap();
+            assert_eq!(fs::read(big.join("results/spec/full.csv")).unwrap(), round);
+            assert_eq!(fs::read(big.join("figures/spec/full.png")).unwrap(), round);
+            assert_eq!(
+                files(&big.join("results")),
+                [LINKED_MARK, LOCK_FILE, "spec"]
+            );
+            assert!(prepare(&out).unwrap().is_empty());
+        }
+        // Killed during its renames: the next command completes the journal through the links.
+        fs::write(big.join("figures/spec/.rfbench-x.tmp"), b"third").unwrap();
+        let journal = big.join("results/.rfbench-commit-1-1.journal");
+        fs::write(
+            &journal,
+            "rename\tfigures/spec/.rfbench-x.tmp\tfigures/spec/full.png\n",
+        )
+        .unwrap();
+        assert_eq!(prepare(&out).unwrap().len(), 1);
+        assert_eq!(
+            fs::read(big.join("figures/spec/full.png")).unwrap(),
+            b"third"
+        );
+        // Below the linked folder, a spec folder linked elsewhere stays refused.
+        let elsewhere = root.path().join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        fs::write(elsewhere.join("victim.csv"), b"victim").unwrap();
+        symlink(&elsewhere, &big.join("results/other")).unwrap();
+        let other = crate::files::SpecFiles::new(&out, "other", "full");
+        assert!(refuse_linked_folders(&other).is_err());
+        fs::write(&journal, "remove\tresults/other/victim.csv\n").unwrap();
+        let err = prepare(&out).unwrap_err().to_string();
+        assert!(err.contains("refused"), "{err}");
+        assert_eq!(fs::read(elsewhere.join("victim.csv")).unwrap(), b"victim");
     }
 
     /// A link planted at the lock's path (dangling or not) is refused: its target is neither

@@ -43,8 +43,18 @@ fn mean_var(values: &[f64]) -> (f64, f64) {
 }
 
 /// Two-sided p of `t` under Student's t with `df` degrees of freedom; a zero spread (`t`
-/// infinite or NaN) gives p = 0 when the means differ and 1 when they are equal.
+/// infinite or NaN) gives p = 0 when the means differ and 1 when they are equal. A NaN or
+/// infinite value among the samples (the standard error is NaN) gives no p (NaN): it is no
+/// evidence either way, where "the means differ" would have read as p = 0.
 fn test(t: f64, df: f64, differ: bool, se: f64) -> TTest {
+    if se.is_nan() {
+        return TTest {
+            t,
+            df,
+            p: f64::NAN,
+            se,
+        };
+    }
     if !t.is_finite() {
         let p = if differ { 0.0 } else { 1.0 };
         return TTest { t, df, p, se };
@@ -213,6 +223,22 @@ mod tests {
         let flat = bounds(&[0.5, 0.5, 0.5], 0.05).unwrap();
         assert_eq!((flat.lower, flat.upper), (0.5, 0.5));
         assert!(bounds(&[1.0], 0.05).is_none());
+    }
+
+    /// A NaN or infinite value gives no p value, not p = 0 (issue 68 #8); a real zero spread
+    /// still does.
+    #[test]
+    fn a_nan_value_gives_no_p_value() {
+        for p in [
+            super::welch(&[1.0, f64::NAN, 2.0], &[3.0, 4.0, 5.0])
+                .unwrap()
+                .p,
+            super::pooled(&[1.0, 2.0], &[f64::INFINITY, 4.0]).unwrap().p,
+            super::paired(&[f64::NAN, 1.0, 2.0]).unwrap().p,
+        ] {
+            assert!(p.is_nan(), "p = {p}");
+        }
+        assert_eq!(super::welch(&[1.0, 1.0], &[2.0, 2.0]).unwrap().p, 0.0);
     }
 
     #[test]

@@ -1395,11 +1395,12 @@ fn overlapping_runs_start_longest_first_and_the_others_in_the_plans_order() {
         std::fs::write(&path, text).unwrap();
         let plan = load_plan(&options.root, "order-demo", &Profile::Full).unwrap();
         let file = dir.path().join("order.partial.csv");
+        let provenance = Provenance::collect(&options.root);
         let stamp = Stamp {
             spec_sha256: "spec".into(),
             datasets_sha256: "datasets".into(),
+            code: rfbench::shard::Code::current(&provenance),
         };
-        let provenance = Provenance::collect(&options.root);
         let opened = Partial::open(&file, &plan.layout(), &provenance, &stamp, false).unwrap();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
@@ -1487,4 +1488,119 @@ fn overlapping_learning_runs_give_the_same_results_and_say_so() {
             }
         }
     }
+}
+
+/// `render` of a results file with rows missing (cut short, or edited by hand) is refused,
+/// naming how many runs have no row, instead of deciding the claims on the cells left (issue
+/// 68 #8); the outputs drawn before are left as they were.
+#[test]
+fn render_refuses_a_results_file_with_rows_missing() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("kernel-error-demo", &Profile::quick(), &options).unwrap();
+    let drawn = |dir: &str| -> Vec<(String, Vec<u8>)> {
+        let mut files: Vec<(String, Vec<u8>)> =
+            std::fs::read_dir(options.root.join(dir).join("kernel-error-demo"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md" || x == "png"))
+                .map(|p| (p.display().to_string(), std::fs::read(&p).unwrap()))
+                .collect();
+        files.sort();
+        files
+    };
+    let before = (drawn("results"), drawn("figures"));
+    assert!(!before.1.is_empty());
+    let text = std::fs::read_to_string(&outcome.csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // Without the rows of one cell (its repetitions): the second and third rows.
+    let cut: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ![1, 2].contains(i))
+        .map(|(_, l)| *l)
+        .collect();
+    std::fs::write(&outcome.csv, cut.join("\n") + "\n").unwrap();
+    let err = rfbench::run::render("kernel-error-demo", &Profile::quick(), &options)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("2 of the plan's") && err.contains("no row"),
+        "{err}"
+    );
+    assert!(before == (drawn("results"), drawn("figures")));
+}
+
+/// `results/` and `figures/` linked to folders elsewhere (a bigger disk) are the output
+/// folders (issue 68 #6): a run commits into them, leaves no journal, and `render` and a
+/// second run work; a spec folder linked out of them is refused before anything runs.
+#[test]
+fn linked_results_and_figures_folders_hold_the_outputs() {
+    let (dir, options) = workspace();
+    let big = dir.path().join("big");
+    for top in ["results", "figures"] {
+        std::fs::create_dir_all(big.join(top)).unwrap();
+        std::os::unix::fs::symlink(big.join(top), dir.path().join(top)).unwrap();
+    }
+    for _ in 0..2 {
+        let outcome = reproduce("learning-demo", &Profile::Full, &options).unwrap();
+        assert!(big.join("results/learning-demo/full.csv").is_file());
+        assert_png(&big.join("figures/learning-demo/full.png"));
+        assert!(!outcome.rendered.figures.is_empty());
+    }
+    rfbench::run::render("learning-demo", &Profile::Full, &options).unwrap();
+    let journals: Vec<String> = std::fs::read_dir(big.join("results"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".journal"))
+        .collect();
+    assert!(journals.is_empty(), "{journals:?}");
+    let elsewhere = dir.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, big.join("results/gram-error-demo")).unwrap();
+    let err = reproduce("gram-error-demo", &Profile::Full, &options)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("symbolic link"), "{err}");
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+/// A spec name or path with control characters (a terminal escape sequence) is printed
+/// escaped in the error, never raw (issue 68).
+#[test]
+fn control_characters_in_a_spec_name_are_escaped_in_errors() {
+    let (dir, _) = workspace();
+    for spec in ["evil\u{1b}[2J\u{7}", "experiments/evil\u{1b}[31m.toml"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_rfbench"))
+            .arg("--root")
+            .arg(dir.path())
+            .args(["render", spec])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert!(
+            !stderr.contains('\u{1b}') && !stderr.contains('\u{7}') && stderr.contains("\\u{1b}"),
+            "{stderr:?}"
+        );
+    }
+}
+
+/// `check` refuses a reference file it can refuse by reading it (a master seed edited in one
+/// row) before regenerating the run (issue 68): here the regeneration itself would be refused
+/// for memory, so only a check that reads the reference first names the reference's row.
+#[test]
+fn check_refuses_a_bad_reference_before_regenerating() {
+    let (_dir, options) = workspace();
+    let outcome = reproduce("kernel-error-demo", &Profile::quick(), &options).unwrap();
+    edit(&outcome.csv, 1, "master_seed", |v| {
+        (v.parse::<u64>().unwrap() + 1).to_string()
+    });
+    let starved = RunOptions {
+        memory_limit: Some(1),
+        ..options.clone()
+    };
+    let err = check("kernel-error-demo", &Profile::quick(), &starved)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("row 3: master_seed"), "{err}");
 }

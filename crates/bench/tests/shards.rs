@@ -280,3 +280,27 @@ fn a_merge_refuses_shards_that_skipped_runs_and_keeps_them() {
     merge("kernel-error-demo", &Profile::Full, &allowed, None).unwrap();
     assert!(results.join("full.csv").is_file());
 }
+
+/// The spec's digest (in a shard's manifest and a partial file's stamp) is of its values: a
+/// comment or a layout change leaves a killed run's rows usable, a changed value does not
+/// (issue 68).
+#[test]
+fn a_comment_only_edit_keeps_the_spec_digest() {
+    let (_dir, options) = workspace();
+    let digest = || {
+        let plan =
+            rfbench::spec::load_plan(&options.root, "gram-error-demo", &Profile::Full).unwrap();
+        rfbench::shard::digests(&plan, &options.root).unwrap().0
+    };
+    let path = options.root.join("experiments/gram-error-demo.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let before = digest();
+    let commented = format!(
+        "# a note on the spec\n{}\n\n# and another\n",
+        text.replace(" = ", "  =  ")
+    );
+    std::fs::write(&path, commented).unwrap();
+    assert_eq!(digest(), before);
+    std::fs::write(&path, text.replace("master_seed = 5", "master_seed = 6")).unwrap();
+    assert_ne!(digest(), before);
+}

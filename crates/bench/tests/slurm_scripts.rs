@@ -369,3 +369,154 @@ fn a_clean_checkout_is_required_at_submission_and_in_every_task() {
         "{dirty:?}"
     );
 }
+
+/// A directory of stand-ins for `sbatch` (prints job id 101, 102, ..., logs its arguments to
+/// `sbatch.log` beside it) and `squeue` (the script `squeue`), and the PATH that finds them
+/// first.
+fn fake_slurm(root: &Path, squeue: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = root.join("fake-slurm");
+    std::fs::create_dir_all(&bin).unwrap();
+    let sbatch = format!(
+        "#!/bin/sh\necho \"$@\" >> {0}/sbatch.log\necho $((100 + $(wc -l < {0}/sbatch.log)))\n",
+        bin.display()
+    );
+    for (name, text) in [("sbatch", sbatch.as_str()), ("squeue", squeue)] {
+        std::fs::write(bin.join(name), text).unwrap();
+        std::fs::set_permissions(bin.join(name), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    format!("{}:{}", bin.display(), std::env::var("PATH").unwrap())
+}
+
+/// After the spec is edited, `status` calls the shards of the old spec stale, not done (issue
+/// 68 #7), and `--resubmit-failed` resubmits them with their stale partial files discarded, so
+/// a task's `--resume` starts over instead of failing on them again; then the merge succeeds.
+#[test]
+fn shards_of_an_edited_spec_are_stale_and_a_resubmission_recovers_them() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let out = root.join("out");
+    let path = fake_slurm(root, "#!/bin/sh\nexit 0\n");
+    let rfbench = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rfbench"))
+            .arg("--root")
+            .arg(root)
+            .args(args)
+            .arg("--out-dir")
+            .arg(&out)
+            .env("PATH", &path)
+            .env("RFBENCH_CACHE", root.join("cache"))
+            .env("RFBENCH_MIRROR", root.join("mirror"))
+            .output()
+            .unwrap()
+    };
+    let submitted = rfbench(&["slurm", "gram-error-demo", "--shards", "2", "--submit"]);
+    assert!(submitted.status.success(), "{submitted:?}");
+    let scripts = out.join("slurm/gram-error-demo/full");
+    array_task(&scripts, root, 1, (1, 2));
+    array_task(&scripts, root, 2, (1, 2));
+    // Shard 2 as a task killed under the old spec leaves it: its rows in its partial file.
+    let results = out.join("results/gram-error-demo");
+    let spec = root.join("experiments/gram-error-demo.toml");
+    let old = hex_sha256(&std::fs::read(&spec).unwrap());
+    let datasets = hex_sha256(&std::fs::read(root.join("datasets.toml")).unwrap());
+    let rows = std::fs::read_to_string(results.join("full.shard-2-of-2.csv")).unwrap();
+    let partial = results.join(".full.shard-2-of-2.partial.csv");
+    std::fs::write(
+        &partial,
+        format!(
+            "# rfbench partial rows of spec_sha256={old} datasets_sha256={datasets} \
+             rfbench_version=0 git_commit=x binary_sha256=y\n{rows}"
+        ),
+    )
+    .unwrap();
+    for file in ["full.shard-2-of-2.csv", "full.shard-2-of-2.toml"] {
+        std::fs::remove_file(results.join(file)).unwrap();
+    }
+    let text = std::fs::read_to_string(&spec).unwrap();
+    let edited = text.replacen("title = \"", "title = \"Edited: ", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&spec, edited).unwrap();
+
+    let status = rfbench(&["status", "gram-error-demo"]);
+    let report = String::from_utf8_lossy(&status.stdout);
+    assert!(report.contains("0 of 2 shards done"), "{report}");
+    assert_eq!(report.matches("STALE").count(), 2, "{report}");
+    assert!(report.contains("--resubmit-failed"), "{report}");
+
+    let resubmitted = rfbench(&["slurm", "gram-error-demo", "--resubmit-failed"]);
+    assert!(resubmitted.status.success(), "{resubmitted:?}");
+    assert!(!partial.exists(), "the stale partial file is discarded");
+    let log = std::fs::read_to_string(root.join("fake-slurm/sbatch.log")).unwrap();
+    assert!(log.contains("--array=1,2"), "{log}");
+    array_task(&scripts, root, 1, (1, 2));
+    array_task(&scripts, root, 2, (1, 2));
+    let status = rfbench(&["status", "gram-error-demo"]);
+    let report = String::from_utf8_lossy(&status.stdout);
+    assert!(report.contains("2 of 2 shards done"), "{report}");
+    let merged = rfbench(&["merge", "gram-error-demo"]);
+    assert!(merged.status.success(), "{merged:?}");
+}
+
+/// merge.sbatch's comment names the results file the merge writes by a path that exists once
+/// merged (it named `results_SPEC_PROFILE.csv`, relative to nothing; issue 68).
+#[test]
+fn the_merge_script_names_the_results_file_it_writes() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let out = root.join("out");
+    let (ok, stderr) = slurm(root, &root.join("experiments/kernel-error-demo.toml"), &out);
+    assert!(ok, "{stderr}");
+    let text =
+        std::fs::read_to_string(out.join("slurm/kernel-error-demo/quick/merge.sbatch")).unwrap();
+    let csv = std::path::absolute(out.join("results/kernel-error-demo/quick.csv")).unwrap();
+    assert!(
+        text.contains(&format!("merged into {},", csv.display())),
+        "{text}"
+    );
+}
+
+/// When squeue cannot be read, a submitted shard that wrote nothing is unknown, not failed, and
+/// `status` does not recommend resubmitting tasks that may still run (issue 68).
+#[test]
+fn status_without_the_queue_does_not_call_submitted_shards_failed() {
+    let (dir, _) = workspace();
+    let root = dir.path();
+    let out = root.join("out");
+    let rfbench = |squeue: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_rfbench"))
+            .arg("--root")
+            .arg(root)
+            .args(args)
+            .arg("--out-dir")
+            .arg(&out)
+            .env("PATH", fake_slurm(root, squeue))
+            .env("RFBENCH_CACHE", root.join("cache"))
+            .env("RFBENCH_MIRROR", root.join("mirror"))
+            .output()
+            .unwrap()
+    };
+    let empty = "#!/bin/sh\nexit 0\n";
+    let submitted = rfbench(
+        empty,
+        &["slurm", "gram-error-demo", "--shards", "2", "--submit"],
+    );
+    assert!(submitted.status.success(), "{submitted:?}");
+    let broken =
+        "#!/bin/sh\necho 'slurm_load_jobs error: Unable to contact controller' >&2\nexit 1\n";
+    let status = rfbench(broken, &["status", "gram-error-demo"]);
+    let report = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        report.contains("UNKNOWN") && report.contains("squeue"),
+        "{report}"
+    );
+    assert!(!report.contains("FAILED"), "{report}");
+    assert!(!report.contains("--resubmit-failed"), "{report}");
+    // With the queue read (the jobs ended, no shard written), they are failed, to resubmit.
+    let status = rfbench(empty, &["status", "gram-error-demo"]);
+    let report = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        report.contains("FAILED") && report.contains("--resubmit-failed"),
+        "{report}"
+    );
+}

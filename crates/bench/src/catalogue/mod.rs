@@ -239,6 +239,7 @@ fn tally(outcomes: &[ClaimOutcome]) -> String {
         (Verdict::DoesNotHold, "do not hold"),
         (Verdict::Indistinguishable, "indistinguishable"),
         (Verdict::NotChecked, "not checked"),
+        (Verdict::Undecided, "undecided (NaN values)"),
     ];
     verdicts
         .iter()

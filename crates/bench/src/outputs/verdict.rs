@@ -32,6 +32,9 @@ pub enum Verdict {
     Indistinguishable,
     /// Every cell it compares was skipped (its data needs the network, say).
     NotChecked,
+    /// No pair contradicts the claim, and at least one has a NaN or infinite value: no test
+    /// can decide it (a "holds" or a p = 0 there would be made up).
+    Undecided,
 }
 
 impl Verdict {
@@ -44,6 +47,7 @@ impl Verdict {
             Verdict::DoesNotHold => "DOES NOT HOLD",
             Verdict::Indistinguishable => "INDISTINGUISHABLE",
             Verdict::NotChecked => "NOT CHECKED",
+            Verdict::Undecided => "UNDECIDED (NaN values)",
         }
     }
 }
@@ -54,6 +58,8 @@ pub enum PairVerdict {
     Holds,
     Against,
     Tie,
+    /// A side has a NaN or infinite value: no test, no p.
+    Undecided,
 }
 
 impl PairVerdict {
@@ -62,6 +68,7 @@ impl PairVerdict {
             PairVerdict::Holds => "holds",
             PairVerdict::Against => "does not hold",
             PairVerdict::Tie => "indistinguishable",
+            PairVerdict::Undecided => "undecided: NaN or infinite values",
         }
     }
 }
@@ -312,9 +319,19 @@ fn evidence(pair: &Pair, relation: Relation) -> Option<Evidence> {
 
 /// Every pair decided; `means_only` for a claim about the means themselves.
 pub fn decide(pairs: &[Pair], relation: Relation, means_only: bool) -> Vec<Decided> {
+    // A NaN or infinite value decides nothing: such a pair is not tested, nor counted by Holm.
+    let finite = |p: &Pair| {
+        p.left.iter().chain(&p.right).all(|s| s.value.is_finite())
+            && p.l.mean.is_finite()
+            && p.r.mean.is_finite()
+    };
     let evidence: Vec<Option<Evidence>> = pairs
         .iter()
-        .map(|p| (!means_only).then(|| evidence(p, relation)).flatten())
+        .map(|p| {
+            (!means_only && finite(p))
+                .then(|| evidence(p, relation))
+                .flatten()
+        })
         .collect();
     let tested = evidence.iter().flatten().count().max(1) as f64;
     let holm = |f: &dyn Fn(&Evidence) -> f64| {
@@ -334,6 +351,15 @@ pub fn decide(pairs: &[Pair], relation: Relation, means_only: bool) -> Vec<Decid
             } else {
                 PairVerdict::Against
             };
+            if !finite(pair) {
+                return Decided {
+                    verdict: PairVerdict::Undecided,
+                    margin,
+                    test: "no test (NaN or infinite values)",
+                    p: None,
+                    detectable: None,
+                };
+            }
             let Some(e) = evidence else {
                 return Decided {
                     verdict: on_means,
@@ -374,6 +400,8 @@ pub fn verdict(decided: &[Decided]) -> Verdict {
     let count = |v: PairVerdict| decided.iter().filter(|d| d.verdict == v).count();
     if count(PairVerdict::Against) > 0 {
         Verdict::DoesNotHold
+    } else if count(PairVerdict::Undecided) > 0 {
+        Verdict::Undecided
     } else if count(PairVerdict::Tie) > 0 {
         Verdict::Indistinguishable
     } else {
@@ -393,8 +421,13 @@ pub fn tally(decided: &[Decided]) -> String {
     } else {
         String::new()
     };
+    let undecided = match count(PairVerdict::Undecided) {
+        0 => String::new(),
+        n => format!(", undecided (NaN or infinite values) at {n}"),
+    };
     format!(
-        "holds at {}, indistinguishable at {}, does not hold at {} of {} pairs ({}{corrected})",
+        "holds at {}, indistinguishable at {}, does not hold at {}{undecided} of {} pairs \
+         ({}{corrected})",
         count(PairVerdict::Holds),
         count(PairVerdict::Tie),
         count(PairVerdict::Against),
@@ -438,6 +471,24 @@ mod tests {
         offset: 0.0,
         margin: 0.0,
     };
+
+    /// A pair with a NaN value is undecided with no p value, not "holds" at p = 0 (issue 68
+    /// #8), and the claim says so unless another pair contradicts it.
+    #[test]
+    fn a_nan_metric_leaves_its_pair_undecided_without_a_p_value() {
+        let pairs = [
+            pair(&[1.0, f64::NAN, 1.1], &[5.0, 5.1, 4.9], Some(1)),
+            pair(&[1.0, 1.1, 0.9], &[5.0, 5.1, 4.9], Some(1)),
+        ];
+        let decided = decide(&pairs, LESS, false);
+        assert_eq!(decided[0].verdict, PairVerdict::Undecided);
+        assert_eq!(decided[0].p, None);
+        assert_eq!(decided[1].verdict, PairVerdict::Holds);
+        assert_eq!(verdict(&decided), Verdict::Undecided);
+        assert!(tally(&decided).contains("undecided"), "{}", tally(&decided));
+        let means = decide(&pairs[..1], LESS, true);
+        assert_eq!(verdict(&means), Verdict::Undecided);
+    }
 
     #[test]
     fn ties_are_indistinguishable_not_failures() {

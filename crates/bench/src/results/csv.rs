@@ -213,8 +213,18 @@ pub fn read_records(path: &Path) -> Result<(Vec<String>, Vec<Vec<String>>)> {
         path: path.to_path_buf(),
         message,
     };
-    if !path.is_file() {
-        return Err(bad("no such file".into()));
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => {}
+        Ok(meta) if meta.is_dir() => {
+            return Err(bad(
+                "a folder, not a results file: name the CSV file in it".into()
+            ))
+        }
+        Ok(_) => return Err(bad("not a regular file (a FIFO or a device?)".into())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(bad("no such file".into()))
+        }
+        Err(e) => return Err(Error::io(path, e)),
     }
     let mut reader = csv::ReaderBuilder::new()
         .has_headers(false)
@@ -253,6 +263,21 @@ mod tests {
         let path = dir.path().join("r.csv");
         std::fs::write(&path, text).unwrap();
         read_records(&path)
+    }
+
+    /// A folder given as the results file is named as a folder, not "no such file" (issue 68).
+    #[test]
+    fn a_folder_as_the_results_file_is_named_a_folder() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = read_records(dir.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("a folder") && !err.contains("no such file"),
+            "{err}"
+        );
+        let err = read_records(&dir.path().join("none.csv"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("no such file"), "{err}");
     }
 
     #[test]

@@ -46,7 +46,8 @@ impl Provenance {
                     ":!results",
                     ":!figures",
                 ])
-                .is_some_and(|s| !s.is_empty());
+                .is_some_and(|s| !s.is_empty())
+                    || hidden_changes(&git);
                 if dirty {
                     format!("{commit}-dirty")
                 } else {
@@ -75,6 +76,40 @@ impl Provenance {
             simd: rfbench_maps::backend::vector_isa().to_string(),
         }
     }
+}
+
+/// Whether a tracked file outside `results/` and `figures/` that git was told not to look at
+/// (`git update-index --assume-unchanged` or `--skip-worktree`, which `git status` then skips)
+/// differs from its committed content: its hash is compared with the index's. A file that cannot
+/// be hashed (removed) counts as changed.
+fn hidden_changes(git: &dyn Fn(&[&str]) -> Option<String>) -> bool {
+    let Some(listing) = git(&[
+        "ls-files",
+        "-v",
+        "-s",
+        "-z",
+        "--",
+        ".",
+        ":!results",
+        ":!figures",
+    ]) else {
+        return false;
+    };
+    // "TAG MODE HASH STAGE\tPATH\0": a lowercase tag is assume-unchanged, S skip-worktree.
+    let hidden: Vec<(&str, &str)> = listing
+        .split('\0')
+        .filter_map(|line| {
+            let (fields, path) = line.split_once('\t')?;
+            let mut fields = fields.split(' ');
+            let tag = fields.next()?;
+            let hash = fields.nth(1)?;
+            let hidden = tag == "S" || tag.chars().all(|c| c.is_ascii_lowercase());
+            hidden.then_some((hash, path))
+        })
+        .collect();
+    hidden
+        .iter()
+        .any(|(hash, path)| git(&["hash-object", "--", path]).is_none_or(|now| now != *hash))
 }
 
 impl Provenance {
@@ -118,6 +153,40 @@ fn utc_date(time: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tracked file changed behind `git update-index --assume-unchanged` (or
+    /// `--skip-worktree`), which `git status` does not show, still makes the commit `-dirty`
+    /// and `--require-clean` refuse it (issue 68); unchanged, it does not.
+    #[test]
+    fn changes_hidden_from_git_status_still_make_the_commit_dirty() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = |args: &[&str]| {
+            let out = Command::new("git")
+                .arg("-C")
+                .arg(dir.path())
+                .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+                .args(args)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "git {args:?}: {out:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "fn b() {}\n").unwrap();
+        git(&["add", "a.rs", "b.rs"]);
+        git(&["commit", "-q", "-m", "first"]);
+        git(&["update-index", "--assume-unchanged", "a.rs"]);
+        git(&["update-index", "--skip-worktree", "b.rs"]);
+        assert!(Provenance::collect(dir.path()).require_clean().is_ok());
+        for file in ["a.rs", "b.rs"] {
+            std::fs::write(dir.path().join(file), "fn changed() {}\n").unwrap();
+            let provenance = Provenance::collect(dir.path());
+            assert!(provenance.git_commit.ends_with("-dirty"), "{file}");
+            assert!(provenance.require_clean().is_err(), "{file}");
+            let committed = format!("fn {}() {{}}\n", &file[..1]);
+            std::fs::write(dir.path().join(file), committed).unwrap();
+        }
+    }
 
     #[test]
     fn dates() {

@@ -156,8 +156,71 @@ fn sbatch_value(flag: &str, value: &str) -> Result<String> {
     }
 }
 
+/// The sbatch options the runner writes itself (long name, short letter, what sets it): given
+/// again through `--sbatch-arg` they would land in both scripts (an `--array` in the merge job,
+/// an `--output` away from the logs `status` reads) or fight the runner's own line.
+const RESERVED: &[(&str, Option<char>, &str)] = &[
+    ("array", Some('a'), "--shards and --throttle"),
+    (
+        "output",
+        Some('o'),
+        "the logs go to OUT/slurm/SPEC/PROFILE/logs, which status reads",
+    ),
+    (
+        "error",
+        Some('e'),
+        "the logs go to OUT/slurm/SPEC/PROFILE/logs, which status reads",
+    ),
+    ("open-mode", None, "a requeued task appends to its log"),
+    ("job-name", Some('J'), "rfbench names the jobs"),
+    ("cpus-per-task", Some('c'), "--cpus"),
+    (
+        "dependency",
+        Some('d'),
+        "rfbench makes the merge wait for the array",
+    ),
+    ("parsable", None, "rfbench reads the job ids"),
+    ("wrap", None, "the scripts are the jobs"),
+    ("requeue", None, "--retries"),
+    ("signal", None, "--retries"),
+    ("partition", Some('p'), "--partition"),
+    ("time", Some('t'), "--time"),
+    ("mem", None, "--mem"),
+    ("account", Some('A'), "--account"),
+    ("qos", Some('q'), "--qos"),
+    ("constraint", Some('C'), "--constraint"),
+    ("gres", None, "--gres"),
+];
+
+/// Refuses an option of [`RESERVED`], named in full, by its letter, or by a prefix of its
+/// name (sbatch takes any unambiguous prefix: `--arr=1-3` is `--array`).
+fn refuse_reserved(arg: &str) -> Result<()> {
+    let found = match arg.strip_prefix("--") {
+        Some(long) => {
+            let name = long.split('=').next().unwrap_or_default();
+            RESERVED
+                .iter()
+                .find(|(reserved, _, _)| !name.is_empty() && reserved.starts_with(name))
+        }
+        None => {
+            let letter = arg.chars().nth(1);
+            RESERVED
+                .iter()
+                .find(|(_, short, _)| short.is_some() && *short == letter)
+        }
+    };
+    match found {
+        Some((name, _, how)) => Err(Error::Experiment(format!(
+            "--sbatch-arg {arg:?}: rfbench sets sbatch's --{name} itself ({how}); it would be \
+             written into both scripts"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// An extra sbatch option (`--sbatch-arg`), written as an `#SBATCH` line and passed on sbatch's
-/// command line: one word starting with `-`, of letters, digits and `-_=.,:@[]+/%`.
+/// command line: one word starting with `-`, of letters, digits and `-_=.,:@[]+/%`, not one the
+/// runner sets ([`RESERVED`]).
 fn sbatch_arg(arg: &str) -> Result<String> {
     let ok = arg.starts_with('-')
         && arg.len() > 1
@@ -165,6 +228,7 @@ fn sbatch_arg(arg: &str) -> Result<String> {
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || "-_=.,:@[]+/%".contains(c));
     if ok {
+        refuse_reserved(arg)?;
         Ok(arg.to_string())
     } else {
         Err(Error::Experiment(format!(
@@ -208,6 +272,37 @@ mod tests {
             "--a'b",
         ] {
             assert!(sbatch_arg(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    /// The options the runner writes itself are refused, by name, letter or prefix (issue
+    /// 68): an `--array` or `--output` given again went into both scripts.
+    #[test]
+    fn options_the_runner_sets_are_refused() {
+        for bad in [
+            "--array=1-3",
+            "--arr=1-3",
+            "-a1-3",
+            "--output=/tmp/x",
+            "-o/tmp/x",
+            "--error=/tmp/x",
+            "--job-name=x",
+            "--dependency=afterok:1",
+            "--cpus-per-task=4",
+            "--wrap=x",
+            "--partition=gpu",
+        ] {
+            let err = sbatch_arg(bad).unwrap_err().to_string();
+            assert!(err.contains("rfbench sets"), "{bad}: {err}");
+        }
+        for good in [
+            "--nice=10",
+            "--exclusive",
+            "--mail-type=END",
+            "-x",
+            "--export=NONE",
+        ] {
+            assert!(sbatch_arg(good).is_ok(), "{good}");
         }
     }
 

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::options::SlurmOptions;
-use super::text::{self, log_path, name_word, no_control, quote, Shared};
+use super::text::{self, comment_path, log_path, name_word, no_control, quote, Shared};
 use crate::error::{Error, Result};
 use crate::run::RunOptions;
 use crate::spec::{load_plan, DatasetSource, Plan, Profile};
@@ -87,7 +87,7 @@ pub fn write(
         logs: logs_text,
         label: name_word(&files.label()),
         job: name_word(&format!("{}.{}", plan.name, profile.name())),
-        csv: name_word(&files.csv_relative()),
+        csv: comment_path(&files.csv()),
     };
     std::fs::create_dir_all(&logs).map_err(|e| Error::io(&logs, e))?;
     let datasets = registry_datasets(&plan, &run.root);

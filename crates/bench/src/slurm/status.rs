@@ -31,6 +31,17 @@ pub enum ShardState {
     },
     /// Never ran here: no shard, no partial file, no job.
     Missing,
+    /// Submitted (as `job`), no shard written, and the queue could not be read: it may be
+    /// pending, running or ended; only the queue can say.
+    Unknown { job: String },
+    /// Its shard or partial file was measured under another version of the spec or of
+    /// `datasets.toml` (what changed): merge refuses it and `--resume` cannot take its rows, so
+    /// it runs again from the start.
+    Stale {
+        what: String,
+        /// Its partial file, when that is what is stale (a resubmission discards it).
+        partial: Option<PathBuf>,
+    },
 }
 
 /// A shard's line of the status.
@@ -82,10 +93,34 @@ impl Status {
             .filter(|s| {
                 matches!(
                     s.state,
-                    ShardState::Failed { .. } | ShardState::Missing | ShardState::Skipped { .. }
+                    ShardState::Failed { .. }
+                        | ShardState::Missing
+                        | ShardState::Skipped { .. }
+                        | ShardState::Stale { .. }
                 )
             })
             .map(|s| s.shard.index)
+            .collect()
+    }
+
+    /// The shards whose saved rows are of another spec or datasets (rerun from the start).
+    pub fn stale(&self) -> Vec<usize> {
+        self.shards
+            .iter()
+            .filter(|s| matches!(s.state, ShardState::Stale { .. }))
+            .map(|s| s.shard.index)
+            .collect()
+    }
+
+    /// The partial files of stale shards: rows `--resume` would refuse, which a resubmission
+    /// discards so that its tasks can start over.
+    pub fn stale_partials(&self) -> Vec<&Path> {
+        self.shards
+            .iter()
+            .filter_map(|s| match &s.state {
+                ShardState::Stale { partial, .. } => partial.as_deref(),
+                _ => None,
+            })
             .collect()
     }
 
@@ -147,14 +182,22 @@ pub fn status(root: &Path, how: &Invocation) -> Result<Status> {
         None => (Queue::default(), None),
     };
     let allow_skipped = record.as_ref().is_some_and(|r| r.allow_skipped);
+    let (spec_sha256, datasets_sha256) = crate::shard::digests(&plan, root)?;
+    let now = Versions {
+        spec_sha256,
+        datasets_sha256,
+    };
     let merge = merge_state(&files, count, record.as_ref(), &queue);
+    let queue_read = queue_note.is_none();
     let shards = (1..=count)
         .map(|i| {
             let shard = Shard::new(i, count).map_err(Error::Experiment)?;
             match merge {
                 // Merged: the shards' rows are in the results file, their files removed.
                 MergeState::Merged(_) => Ok(merged_shard(&plan, &files, shard)),
-                _ => shard_status(&plan, &files, shard, record.as_ref(), &queue, allow_skipped),
+                _ => shard_status(&plan, &files, shard, record.as_ref(), &queue, allow_skipped)
+                    .map(|status| stale_or(status, &files, &now))
+                    .map(|status| unknown_unless(queue_read, status)),
             }
         })
         .collect::<Result<Vec<_>>>()?;
@@ -245,6 +288,91 @@ fn shard_status(
         log,
         last_log_line,
     })
+}
+
+/// The spec and datasets as they are now, which a shard's rows must have been measured under.
+struct Versions {
+    spec_sha256: String,
+    datasets_sha256: String,
+}
+
+impl Versions {
+    /// What differs between `(spec, datasets)` digests measured then and now.
+    fn changed(&self, spec: &str, datasets: &str) -> Option<String> {
+        let short = |h: &str| h.chars().take(12).collect::<String>();
+        let mut what = Vec::new();
+        if spec != self.spec_sha256 {
+            what.push(format!(
+                "the spec file (sha256 {} then, {} now)",
+                short(spec),
+                short(&self.spec_sha256)
+            ));
+        }
+        if datasets != self.datasets_sha256 {
+            what.push("datasets.toml".to_string());
+        }
+        (!what.is_empty()).then(|| what.join(" and "))
+    }
+}
+
+/// `status`, or stale when what the shard saved (its shard's manifest, else its partial file)
+/// was measured under another spec or datasets than now's; a queued shard stays queued.
+fn stale_or(status: ShardStatus, files: &SpecFiles, now: &Versions) -> ShardStatus {
+    if matches!(
+        status.state,
+        ShardState::Queued { .. } | ShardState::Missing
+    ) {
+        return status;
+    }
+    let key = (status.shard.index, status.shard.count);
+    let manifest = crate::shard::Manifest::read(&files.shard_manifest(key)).ok();
+    let manifest_changed = manifest
+        .as_ref()
+        .and_then(|m| now.changed(&m.spec_sha256, &m.datasets_sha256))
+        .map(|what| format!("its shard was run under another version of {what}"));
+    if manifest.is_some() && manifest_changed.is_none() {
+        return status;
+    }
+    let partial = files.partial(Some(key));
+    let partial_changed = partial_changed(&partial, now);
+    let partial = partial_changed.is_some().then_some(partial);
+    match manifest_changed.or(partial_changed) {
+        Some(what) => ShardStatus {
+            state: ShardState::Stale { what, partial },
+            last_log_line: None,
+            ..status
+        },
+        None => status,
+    }
+}
+
+/// What makes the partial file at `path` unusable by `--resume` under `now`, if it holds rows.
+fn partial_changed(path: &Path, now: &Versions) -> Option<String> {
+    if partial_rows(path) == 0 {
+        return None;
+    }
+    match crate::partial::Stamp::of_file(path) {
+        Some(then) => now
+            .changed(&then.spec_sha256, &then.datasets_sha256)
+            .map(|what| format!("its saved runs were measured under another version of {what}")),
+        None => Some("its partial file was written by an older rfbench".to_string()),
+    }
+}
+
+/// `status`, or unknown when the queue could not be read and the shard's job wrote nothing:
+/// "failed" would be a guess, and resubmitting a task that may still run would double it.
+fn unknown_unless(queue_read: bool, status: ShardStatus) -> ShardStatus {
+    match &status.state {
+        ShardState::Failed {
+            job: Some(job),
+            state: None,
+        } if !queue_read => ShardStatus {
+            state: ShardState::Unknown { job: job.clone() },
+            last_log_line: None,
+            ..status
+        },
+        _ => status,
+    }
 }
 
 /// A shard of a merged run: done, every run it owns in the results file.
@@ -360,6 +488,23 @@ fn next_steps(status: &Status, how: &Invocation) -> Vec<String> {
     }
     let repair = status.to_repair();
     let mut next = Vec::new();
+    let unknown: Vec<String> = status
+        .shards
+        .iter()
+        .filter(|s| matches!(s.state, ShardState::Unknown { .. }))
+        .map(|s| s.shard.to_string())
+        .collect();
+    if !unknown.is_empty() {
+        next.push(format!(
+            "the queue could not be read, and shard(s) {} were submitted without writing a \
+             shard yet: they may still be queued or running. Run `{} status {}` where squeue \
+             works (the login node) before repairing anything",
+            unknown.join(", "),
+            how.rfbench,
+            how.arguments()
+        ));
+        return next;
+    }
     if status.active() {
         next.push(
             "wait: jobs are still queued or running; the merge runs when every task has ended \
@@ -387,9 +532,12 @@ fn next_steps(status: &Status, how: &Invocation) -> Vec<String> {
             how.arguments()
         )),
         (None, false) => {
+            // A stale shard starts over (its rows cannot be resumed); the others resume.
+            let stale = status.stale();
             for i in &repair {
+                let resume = if stale.contains(i) { "" } else { " --resume" };
                 next.push(format!(
-                    "{} reproduce {} --shard {i}/{} --resume",
+                    "{} reproduce {} --shard {i}/{}{resume}",
                     how.rfbench,
                     how.arguments(),
                     status.shards.len()
@@ -435,6 +583,14 @@ impl fmt::Display for ShardState {
                 }
             }
             ShardState::Missing => write!(f, "MISSING (never ran)"),
+            ShardState::Unknown { job } => write!(
+                f,
+                "UNKNOWN (job {job}; the queue could not be read, and it wrote no shard yet)"
+            ),
+            ShardState::Stale { what, .. } => write!(
+                f,
+                "STALE: {what}; merge refuses it, so it runs again from the start"
+            ),
         }
     }
 }

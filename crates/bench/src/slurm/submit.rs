@@ -121,6 +121,19 @@ pub fn resubmit_failed(root: &Path, how: &Invocation, slurm: &SlurmOptions) -> R
         )));
     }
     let tasks = status.to_repair();
+    // Rows of another spec or datasets: the resubmitted tasks' --resume would refuse them
+    // and fail again (no task of the run is active, checked above).
+    for partial in status.stale_partials() {
+        match std::fs::remove_file(partial) {
+            Ok(()) => eprintln!(
+                "discarded {}: its rows were measured under another version of the spec or \
+                 datasets, so the shard starts over",
+                partial.display()
+            ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(partial, e)),
+        }
+    }
     let (array_script, merge_script) = (dir.join("array.sbatch"), dir.join("merge.sbatch"));
     let array = match tasks.is_empty() {
         true => None,

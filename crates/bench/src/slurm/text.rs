@@ -15,7 +15,7 @@ pub(super) struct Shared {
     pub label: String,
     /// `SPEC.PROFILE`, in job names.
     pub job: String,
-    /// `results/SPEC/PROFILE.csv`, what the merge writes.
+    /// `OUT/results/SPEC/PROFILE.csv` (absolute), what the merge writes.
     pub csv: String,
     /// `'BINARY' --root 'ROOT'`.
     pub rfbench: String,
@@ -37,6 +37,17 @@ pub(super) fn name_word(text: &str) -> String {
             false => '_',
         })
         .collect()
+}
+
+/// `path` for a comment: as `name_word`, but its `/` kept, so that the comment names a path
+/// that exists (the output folder is absolute in the scripts).
+pub(super) fn comment_path(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .split('/')
+        .map(name_word)
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Refuses a value with a control character (a newline ends a script's line: the rest would run
