@@ -82,7 +82,7 @@ macro_rules! dense_fourier_map {
             pub fn transform_f32_into(
                 &self,
                 x: ndarray::ArrayView2<'_, f32>,
-                out: ndarray::ArrayViewMut2<'_, f32>,
+                mut out: ndarray::ArrayViewMut2<'_, f32>,
             ) -> $crate::error::Result<()> {
                 $crate::fourier_f32::check_batch_f32(
                     self.input_dim,
@@ -90,8 +90,9 @@ macro_rules! dense_fourier_map {
                     &x,
                     &out,
                 )?;
-                self.inner.transform_dense_f32(x, out);
-                Ok(())
+                let watch = $crate::projections::ProjectionWatch::start();
+                self.inner.transform_dense_f32(x, out.view_mut());
+                watch.finish(out.view())
             }
 
             /// Maps `f32` records to a new `n x D` matrix of `f32` features.

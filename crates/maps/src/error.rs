@@ -52,6 +52,11 @@ pub enum MapError {
         value: f64,
         valid: crate::Interval,
     },
+    #[error(
+        "the projections w'x of row {row} overflow (not finite in floating point): its values \
+         are too large for this map's frequencies; scale the input down"
+    )]
+    ProjectionOverflow { row: usize },
     #[error("fitting needs at least one data row, got none")]
     EmptyData,
     #[error("the paired [cos, sin] form needs an even n_components (D), got {0}")]

@@ -59,6 +59,7 @@ pub trait FeatureMap: Sync {
             });
         }
         rows.check_finite()?;
+        let watch = crate::projections::ProjectionWatch::start();
         out.axis_chunks_iter_mut(Axis(0), ROWS_PER_TASK)
             .into_par_iter()
             .enumerate()
@@ -76,7 +77,7 @@ pub trait FeatureMap: Sync {
                     }
                 }
             });
-        Ok(())
+        watch.finish(out.view())
     }
 
     /// Maps every row of `rows` into a new `n x D` matrix.

@@ -33,6 +33,7 @@ use crate::csr::{Row, Rows};
 use crate::error::{ensure, MapError, Result};
 use crate::feature_map::FeatureMap;
 use crate::kernels::shift_invariant::ShiftInvariantKernel;
+use crate::projections::ProjectionWatch;
 use crate::simd::{vector_builds, Isa};
 
 /// Rows per parallel task of the cosine pass and the row loops (as in [`FeatureMap::transform_into`]).
@@ -354,6 +355,7 @@ fn cos_sin_loop(cos: &mut [f64], sin: &mut [f64], scale: f64) {
                 *c = scale * cv;
             }
         } else {
+            crate::projections::note_chunk(c);
             cos_sin_reference(c, s, scale);
         }
     }
@@ -379,6 +381,7 @@ fn cos_phase_loop(x: &mut [f64], offsets: &[f64], scale: f64) {
                 *v = scale * sin_cos_fast(*v).1;
             }
         } else {
+            crate::projections::note_chunk(x);
             x.iter_mut().for_each(|v| *v = scale * v.cos());
         }
     }
@@ -657,17 +660,18 @@ pub(crate) fn transform_batch<M: FeatureMap>(
     map: &M,
     inner: &DenseFourier,
     rows: Rows<'_>,
-    out: ArrayViewMut2<'_, f64>,
+    mut out: ArrayViewMut2<'_, f64>,
 ) -> Result<()> {
     check_batch(map, &rows, &out)?;
+    let watch = ProjectionWatch::start();
     match rows {
-        Rows::Dense(x) => inner.transform_dense(x, out),
+        Rows::Dense(x) => inner.transform_dense(x, out.view_mut()),
         Rows::Sparse(x) if x.nnz() as f64 >= DENSIFY_DENSITY * (x.n_rows() * x.n_cols()) as f64 => {
-            inner.transform_sparse_by_blocks(x, out)
+            inner.transform_sparse_by_blocks(x, out.view_mut())
         }
-        Rows::Sparse(_) => transform_rows(map, rows, out),
+        Rows::Sparse(_) => transform_rows(map, rows, out.view_mut()),
     }
-    Ok(())
+    watch.finish(out.view())
 }
 
 /// The default per-row parallel loop (as [`FeatureMap::transform_into`]), for maps that override

@@ -112,6 +112,7 @@ fn cos_sin_portable(cos: &mut [f32], sin: &mut [f32], scale: f32) {
                 *c = scale * cv;
             }
         } else {
+            crate::projections::note_chunk(c);
             for (c, s) in c.iter_mut().zip(s.iter_mut()) {
                 let v = f64::from(*c);
                 *s = scale * v.sin() as f32;
@@ -130,6 +131,7 @@ fn cos_phase_portable(x: &mut [f32], offsets: &[f32], scale: f32) {
             x.iter_mut()
                 .for_each(|v| *v = scale * sin_cos_fast_f32(*v).1);
         } else {
+            crate::projections::note_chunk(x);
             x.iter_mut()
                 .for_each(|v| *v = scale * f64::from(*v).cos() as f32);
         }

@@ -74,6 +74,7 @@ mod orthogonal;
 mod orthogonal_revrand;
 mod packed;
 mod prff;
+mod projections;
 mod random_binning;
 mod random_fourier;
 mod random_maclaurin;

@@ -683,3 +683,59 @@ fn for_kernel_accepts_what_a_map_approximates_and_rejects_the_rest() {
         );
     }
 }
+
+/// Whether a map approximates a shift-invariant kernel (its features are cosines of
+/// projections, bounded for any finite projection): the maps [`maps`] fits on [`gaussian`] and
+/// the other shift-invariant kernels, by the registry's kernel list of the entry.
+fn is_fourier_type(name: &str) -> bool {
+    let entry = registry_map_of(name).expect("covered");
+    rfbench_registry::MAPS.iter().any(|m| {
+        m.name == entry
+            && m.kernels
+                .iter()
+                .all(|k| ["gaussian", "laplacian", "matern"].contains(k))
+            && !m.components_are_rows
+    })
+}
+
+/// Finite rows near the float range (every value `+-1e300`, and one value `f64::MAX`): a
+/// Fourier-type map's projections `w'x` overflow to infinity there and `cos(inf)` is NaN. The
+/// map must give finite features or a typed error naming the row, never NaN features (the
+/// Python package checked the polynomial maps' output only).
+#[test]
+fn fourier_maps_refuse_rows_whose_projections_overflow() {
+    let mut huge =
+        Array2::from_shape_fn(
+            (300, D_IN),
+            |(i, j)| {
+                if (i + j) % 3 == 0 {
+                    -1e300
+                } else {
+                    1e300
+                }
+            },
+        );
+    huge[[7, 3]] = f64::MAX;
+    let csr = CsrMatrix::from_dense(huge.view()).unwrap();
+    for (name, map, _) in maps() {
+        if !is_fourier_type(name) {
+            continue;
+        }
+        for rows in [
+            Rows::Dense(huge.view()),
+            Rows::Sparse(&csr),
+            Rows::Dense(huge.slice(s![7..8, ..])),
+        ] {
+            match map.transform(rows) {
+                Ok(z) => assert!(
+                    z.iter().all(|v| v.is_finite()),
+                    "{name}: non-finite features for finite rows"
+                ),
+                Err(error) => assert!(
+                    error.to_string().contains("overflow"),
+                    "{name}: unexpected error {error}"
+                ),
+            }
+        }
+    }
+}

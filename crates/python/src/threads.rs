@@ -5,12 +5,19 @@
 //!
 //! **Why pools of our own.** The maps parallelise with rayon; rayon's global pool is sized once,
 //! from `RAYON_NUM_THREADS` or the core count, and cannot be resized, so neither `n_jobs` nor
-//! threadpoolctl could reach it. Each call instead runs inside a pool of the asked size (kept for
-//! the next call of that size: building one starts its threads). The maps' features do not
-//! depend on the thread count (their conformance tests check it), so `n_jobs` changes the speed,
-//! never the result.
+//! threadpoolctl could reach it. Each call instead runs inside a pool of the asked size. The
+//! maps' features do not depend on the thread count (their conformance tests check it), so
+//! `n_jobs` changes the speed, never the result.
+//!
+//! **Bounds.** A count is at most [`max_threads`]: 4 per core, and at least 64 on any machine.
+//! The work is CPU-bound, so threads beyond the cores only add start-up and switching (4,096
+//! took 26 s to start, 2^40 hung); a few per core still allows oversubscription on purpose, and
+//! the floor of 64 keeps counts that start in milliseconds valid where the core count is small
+//! or under-reported (containers). A larger count is a `ValueError` naming the cap, raised
+//! before any thread starts; an environment variable above it is clamped (it is not an argument
+//! of the call to refuse). Only the last pool used is kept for the next call: keeping one per
+//! size kept every size's threads for the process's life (4 calls left 1,799 threads).
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -22,10 +29,39 @@ use crate::error::value_error;
 /// The package's thread count; 0 means every core.
 static NUM_THREADS: AtomicUsize = AtomicUsize::new(0);
 
-/// One pool per size asked for so far.
-fn pools() -> &'static Mutex<HashMap<usize, Arc<ThreadPool>>> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, Arc<ThreadPool>>>> = OnceLock::new();
-    POOLS.get_or_init(Default::default)
+/// The pool of the last call, kept for the next call of the same size; replaced (and its
+/// threads ended once its running calls return) when a call asks for another size.
+fn last_pool() -> &'static Mutex<Option<(usize, Arc<ThreadPool>)>> {
+    static LAST: OnceLock<Mutex<Option<(usize, Arc<ThreadPool>)>>> = OnceLock::new();
+    LAST.get_or_init(Default::default)
+}
+
+/// Threads per core allowed (module doc, "Bounds").
+const THREADS_PER_CORE: usize = 4;
+/// The cap on machines with few cores.
+const MIN_THREAD_CAP: usize = 64;
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The largest thread count a call or `set_num_threads` takes.
+fn max_threads() -> usize {
+    (THREADS_PER_CORE * cores()).max(MIN_THREAD_CAP)
+}
+
+/// `n` if it is at most the cap, else a `ValueError` naming `what` and the cap.
+fn check_count(what: &str, n: usize) -> PyResult<usize> {
+    let cap = max_threads();
+    if n > cap {
+        return Err(value_error(format!(
+            "{what} = {n} threads is too many: at most {cap} ({THREADS_PER_CORE} per core on \
+             {} cores, and at least {MIN_THREAD_CAP}); the work is CPU-bound, so more threads \
+             than cores only add overhead",
+            cores()
+        )));
+    }
+    Ok(n)
 }
 
 /// The count when nothing was set: `RAYON_NUM_THREADS` (rayon's own variable), else
@@ -41,7 +77,7 @@ fn unset_default() -> usize {
     };
     from_env("RAYON_NUM_THREADS")
         .or_else(|| from_env("OMP_NUM_THREADS"))
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .map_or_else(cores, |n| n.min(max_threads()))
 }
 
 /// The thread count a call with `n_jobs` uses: `n_jobs` if given (>= 1), else the package's
@@ -56,18 +92,23 @@ fn resolve(n_jobs: usize) -> usize {
 
 /// Runs `f` in a rayon pool of the size `n_jobs` resolves to (0: the package's setting).
 pub fn install<T: Send>(n_jobs: usize, f: impl FnOnce() -> T + Send) -> PyResult<T> {
-    let n = resolve(n_jobs);
+    let n = check_count("n_jobs", resolve(n_jobs))?;
     let pool = {
-        let mut pools = pools().lock().unwrap_or_else(|e| e.into_inner());
-        match pools.get(&n) {
-            Some(pool) => Arc::clone(pool),
-            None => {
-                let pool = ThreadPoolBuilder::new()
-                    .num_threads(n)
-                    .thread_name(|i| format!("rfbench-{i}"))
-                    .build()
-                    .map_err(value_error)?;
-                Arc::clone(pools.entry(n).or_insert(Arc::new(pool)))
+        let mut last = last_pool().lock().unwrap_or_else(|e| e.into_inner());
+        match &*last {
+            Some((size, pool)) if *size == n => Arc::clone(pool),
+            _ => {
+                let pool = Arc::new(
+                    ThreadPoolBuilder::new()
+                        .num_threads(n)
+                        .thread_name(|i| format!("rfbench-{i}"))
+                        .build()
+                        .map_err(value_error)?,
+                );
+                // The replaced pool is dropped here unless a call still runs in it; rayon
+                // ends its threads when the last handle goes.
+                *last = Some((n, Arc::clone(&pool)));
+                pool
             }
         }
     };
@@ -77,8 +118,14 @@ pub fn install<T: Send>(n_jobs: usize, f: impl FnOnce() -> T + Send) -> PyResult
 /// Sets the thread count of calls without `n_jobs` (0: every core); returns the previous one
 /// (0 when it was every core).
 #[pyfunction]
-fn set_num_threads(n: usize) -> usize {
-    NUM_THREADS.swap(n, Ordering::Relaxed)
+fn set_num_threads(n: usize) -> PyResult<usize> {
+    Ok(NUM_THREADS.swap(check_count("set_num_threads", n)?, Ordering::Relaxed))
+}
+
+/// The largest count `n_jobs` and `set_num_threads` take (module doc, "Bounds").
+#[pyfunction]
+fn max_num_threads() -> usize {
+    max_threads()
 }
 
 /// The thread count a call without `n_jobs` uses now.
@@ -90,5 +137,6 @@ fn get_num_threads() -> usize {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(set_num_threads, m)?)?;
     m.add_function(wrap_pyfunction!(get_num_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(max_num_threads, m)?)?;
     Ok(())
 }

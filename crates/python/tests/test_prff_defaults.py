@@ -72,3 +72,12 @@ def test_the_fixed_step_is_what_fails_on_standardised_rows():
     mean_square = np.mean(np.sum(X**2, axis=1))
     assert auto.learning_rate_ == pytest.approx(PseudoRandomFourierFeatures.AUTO_LEARNING_RATE / mean_square)
     assert PseudoRandomFourierFeatures(D, learning_rate=5.0).fit(X).learning_rate_ == 5.0
+
+
+def test_the_auto_step_on_rows_near_the_float_range_blames_x():
+    """Rows of 1e200 overflow the mean squared norm the "auto" step divides by: the step was 0
+    and the error named ``learning_rate``, which the user had not set."""
+    X = np.random.RandomState(0).randn(50, 4) * 1e200
+    with pytest.raises(ValueError, match="overflows for this X") as error:
+        PseudoRandomFourierFeatures(8, sigma=1e200, max_iterations=3).fit(X)
+    assert "must be a number" not in str(error.value)

@@ -23,8 +23,9 @@ def set_num_threads(n):
     Parameters
     ----------
     n : int or None
-        A count >= 1, or None (or 0) for the default: ``RAYON_NUM_THREADS``, else
-        ``OMP_NUM_THREADS``, else every core.
+        A count from 1 to ``max_num_threads()`` (4 per core, at least 64: the work is
+        CPU-bound), or None (or 0) for the default: ``RAYON_NUM_THREADS``, else
+        ``OMP_NUM_THREADS``, else every core (either variable capped the same way).
 
     Returns
     -------
@@ -34,7 +35,16 @@ def set_num_threads(n):
     n = 0 if n is None else int(n)
     if n < 0:
         raise ValueError(f"set_num_threads takes a count >= 1 or None, got {n}")
+    if n >= 2**64:
+        # The extension refuses counts above the cap, but this one would not reach it.
+        cap = _rfbench.max_num_threads()
+        raise ValueError(f"set_num_threads = {n} threads is too many: at most {cap}")
     return _rfbench.set_num_threads(n)
+
+
+def max_num_threads():
+    """The largest count ``set_num_threads`` and ``n_jobs`` take: 4 per core, at least 64."""
+    return _rfbench.max_num_threads()
 
 
 def get_num_threads():

@@ -285,6 +285,12 @@ class PseudoRandomFourierFeatures(MapTransformer):
             return float(self.learning_rate)
         squares = X.multiply(X).sum() if sp.issparse(X) else np.einsum("ij,ij->", X, X)
         mean_square = float(squares) / X.shape[0]
+        if not np.isfinite(mean_square):
+            # Else the step is 200 / inf = 0, refused as a learning_rate the user never gave.
+            raise ValueError(
+                f"{type(self).__name__}: learning_rate='auto' divides by the rows' mean squared "
+                "norm, which overflows for this X (values near the float range): scale X down"
+            )
         return self.AUTO_LEARNING_RATE / mean_square if mean_square > 0 else self.AUTO_LEARNING_RATE
 
     def _fit_map(self, X, seed):
