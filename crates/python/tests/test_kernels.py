@@ -89,11 +89,11 @@ def test_gram_matrix_approximates_scikit_learns_kernel(estimator, kernel, bound)
     assert relative_error(Z, kernel(X, 0.5)) > bound
 
 
-def test_prff_weighting_reaches_the_descent():
-    """`weighting` picks the line of eq. (4) the Rust descent follows: without steps both give the
-    same random draws; with steps they differ, and the first line's weight 2 on the new feature
-    (against a target that the average of the previous features already nearly cancels) drives
-    the features away from the kernel (Gram error 0.92 against 0.056 here, 2026-11-26)."""
+def test_prff_residual_weighting_is_refused():
+    """The first line of eq. (4), its weight 2 on the new feature against a target that the
+    average of the previous features already nearly cancels, drives the features away from the
+    kernel (Gram error 0.92 against 0.056 here, 2026-11-26; the Rust crate's tests compare the
+    readings): the package refuses it rather than return such features (issue 68, item 14)."""
     X = rows()
 
     def fit(weighting, steps):
@@ -102,6 +102,7 @@ def test_prff_weighting_reaches_the_descent():
         )
         return prff.fit_transform(X)
 
-    np.testing.assert_array_equal(fit("average", 0), fit("residual", 0))
     assert relative_error(fit("average", 3), rbf(X)) < 0.087
-    assert relative_error(fit("residual", 3), rbf(X)) > 0.5
+    # The residual reading is refused, not returned as features far from the kernel.
+    with pytest.raises(ValueError, match="weighting='residual'"):
+        fit("residual", 3)

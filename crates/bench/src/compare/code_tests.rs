@@ -227,9 +227,12 @@ fn the_laplacian_gamma_gives_the_kernels_values() {
 #[test]
 fn every_series_compare_sweeps_has_the_packages_class() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../python/python/rfbench");
+    // The sources only: a built extension (`maturin develop`) may sit beside them.
     let source: String = std::fs::read_dir(root)
         .unwrap()
-        .map(|f| std::fs::read_to_string(f.unwrap().path()).unwrap())
+        .map(|f| f.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
     for (map, python) in rfbench_registry::MAPS
         .iter()

@@ -208,10 +208,13 @@ class PseudoRandomFourierFeatures(MapTransformer):
         draws.
     tolerance : float, default=1e-8
         A feature's descent stops once the batch loss changes by less than this.
-    weighting : {"average", "residual"}, default="average"
+    weighting : {"average"}, default="average"
         Which line of the paper's eq. (4) the loss of feature j follows: "average" weights every
-        feature 2/j (its second line), "residual" the new feature 2 against the average of the
-        ones before (its first line). docs/papers.md compares them.
+        feature 2/j (its second line). Its first line, "residual" (the new feature weighted 2
+        against the average of the ones before), is refused here: the final map weights every
+        feature 2/M, so those losses drive the features away from the kernel (Gram errors of 1
+        and more, worse than all-zero features). The runner keeps it as a reading of the paper
+        for prff-fig2 and prff-fig3 (docs/papers.md compares them).
     random_state : int, RandomState instance or None, default=None
     n_jobs : int, default=None
         Threads (None: ``rfbench.set_num_threads``'s setting, every core unless limited).
@@ -294,6 +297,13 @@ class PseudoRandomFourierFeatures(MapTransformer):
         return self.AUTO_LEARNING_RATE / mean_square if mean_square > 0 else self.AUTO_LEARNING_RATE
 
     def _fit_map(self, X, seed):
+        if self.weighting == "residual":
+            raise ValueError(
+                f"{type(self).__name__}: weighting='residual' (eq. (4)'s first line) gives "
+                "features far from the kernel (Gram errors of 1 and more): the final map weights "
+                "every feature 2/M, not as that loss assumes. Use weighting='average'; the "
+                "residual reading is kept only in the runner's prff-fig2/prff-fig3 specs"
+            )
         gamma = _kernels.resolve_gamma(self.gamma, X)
         kernel = _kernels.shift_invariant("gaussian", gamma, self.sigma)
         self.learning_rate_ = self._learning_rate(X)
