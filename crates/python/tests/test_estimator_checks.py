@@ -9,10 +9,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rfbench
 
-from conftest import assert_covers_the_registry, every_estimator
+from conftest import assert_covers_the_registry, every_estimator, sklearn_named_estimators
 
 
-@parametrize_with_checks(every_estimator())
+@parametrize_with_checks(every_estimator() + sklearn_named_estimators())
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 

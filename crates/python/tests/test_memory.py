@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from conftest import REGISTRY_CLASSES, every_estimator
-from rfbench import Nystroem, RandomFourierFeatures, RandomMaclaurin, TensorSketch, _memory
+from rfbench import NystroemMap, RandomFourierFeatures, RandomMaclaurin, TensorSketch, _memory
 
 CLASSES = sorted({cls for cls, _ in REGISTRY_CLASSES.values()}, key=lambda cls: cls.__name__)
 # Enough rows that Nystroem's landmarks are not capped at a handful (1.6 MB).
@@ -71,7 +71,7 @@ def test_a_transform_whose_features_would_not_fit_is_refused(monkeypatch):
         estimator.transform(X)
     monkeypatch.setattr(_memory, "available_bytes", lambda: 2**20)
     with pytest.raises(MemoryError, match="transform"):
-        Nystroem(50, random_state=0).fit(X[:100]).transform(X)
+        NystroemMap(50, random_state=0).fit(X[:100]).transform(X)
 
 
 def test_a_byte_count_past_an_address_is_a_value_error():
@@ -87,7 +87,7 @@ def test_every_estimator_fits_and_transforms_under_its_estimate():
         estimator.set_params(random_state=0).fit(rows).transform(rows)
 
 
-@pytest.mark.parametrize("cls", [TensorSketch, RandomMaclaurin, Nystroem])
+@pytest.mark.parametrize("cls", [TensorSketch, RandomMaclaurin, NystroemMap])
 def test_degrees_whose_features_overflow_are_a_value_error(cls):
     """``|x|^degree`` past the largest double: degree 60 (Random Maclaurin's largest) on rows of
     norm 1e6 would give infinite or NaN features (Nystroem: a failed eigendecomposition); the fit
@@ -95,7 +95,7 @@ def test_degrees_whose_features_overflow_are_a_value_error(cls):
     ones."""
     small = np.random.RandomState(2).randn(20, 4)
     big = small * 1e6
-    kwargs = {"kernel": "polynomial"} if cls is Nystroem else {}
+    kwargs = {"kernel": "polynomial"} if cls is NystroemMap else {}
     with pytest.raises(ValueError, match="degree=60 overflows"):
         cls(8, degree=60, random_state=0, **kwargs).fit(big)
     fitted = cls(8, degree=60, random_state=0, **kwargs).fit(small)
