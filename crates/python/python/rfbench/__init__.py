@@ -19,10 +19,11 @@ the kernels the crate does not have, as scikit-learn's does: a callable with ``k
 and ``"sigmoid"``, ``"cosine"``, ``"chi2"``, ``"additive_chi2"``, computed by scikit-learn's
 ``pairwise_kernels`` on the crate's landmarks (module ``_pairwise``).
 
-Threads: every class takes ``n_jobs`` (None: the package's setting); ``set_num_threads(n)`` sets
-that, and ``threadpoolctl.threadpool_limits(n)`` reaches it too (module ``_threads``). The
-features do not depend on the thread count. A fit or transform that would not fit in memory
-raises ``MemoryError`` before allocating (module ``_memory``).
+Threads: every class but ``RBFSampler`` and ``PolynomialCountSketch`` (scikit-learn's signatures
+have none) takes ``n_jobs`` (None: the package's setting, on which those two run);
+``set_num_threads(n)`` sets that, and ``threadpoolctl.threadpool_limits(n)`` reaches it too
+(module ``_threads``). The features do not depend on the thread count. A fit or transform that
+would not fit in memory raises ``MemoryError`` before allocating (module ``_memory``).
 """
 
 from . import _rfbench
