@@ -11,7 +11,7 @@ def fastest(blob, rounds=9):
     return min(t)
 X=np.random.RandomState(0).rand(2000,300)
 for name, ours, theirs in [("rff", RandomFourierFeatures(4000, form="phase", random_state=0), RBFSampler(n_components=4000, random_state=0)),
-                           ("nystroem", Nystroem(1000, random_state=0), SkN(n_components=1000, random_state=0))]:
+                           ("nystroem", Nystroem(n_components=1000, random_state=0), SkN(n_components=1000, random_state=0))]:
     a, b = pickle.dumps(ours.fit(X)), pickle.dumps(theirs.fit(X))
     ta, tb = [], []
     for _ in range(3):

@@ -62,7 +62,7 @@ def pairs():
         ("Fastfood (Hadamard)", rfbench.Fastfood(D, gamma=GAMMA, random_state=0), sk_rbf(), "transform"),
         ("Fastfood (FFT)", rfbench.Fastfood(D, gamma=GAMMA, method="fft", random_state=0), sk_rbf(), "transform"),
         ("PseudoRandomFourierFeatures", rfbench.PseudoRandomFourierFeatures(D, gamma=GAMMA, max_iterations=0, random_state=0), sk_rbf(), "transform"),
-        ("Nystroem m=1000", rfbench.Nystroem(1000, gamma=GAMMA, random_state=0), SkNystroem(gamma=GAMMA, n_components=1000, random_state=0), "fit+transform"),
+        ("Nystroem m=1000", rfbench.Nystroem(gamma=GAMMA, n_components=1000, random_state=0), SkNystroem(gamma=GAMMA, n_components=1000, random_state=0), "fit+transform"),
     ]
 
 

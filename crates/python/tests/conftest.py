@@ -8,6 +8,9 @@ from rfbench import _rfbench
 from rfbench import (
     Fastfood,
     Nystroem,
+    PolynomialCountSketch,
+    RBFSampler,
+    NystroemMap,
     OrthogonalRandomFeatures,
     PseudoRandomFourierFeatures,
     RandomBinning,
@@ -38,12 +41,25 @@ def every_estimator():
         Fastfood(n_components=40),
         Fastfood(n_components=40, method="fft"),
         RandomBinning(n_grids=20, width=64),
-        Nystroem(n_components=10),
-        Nystroem(n_components=10, kernel="polynomial", degree=2),
+        NystroemMap(n_components=10),
+        NystroemMap(n_components=10, kernel="polynomial", degree=2),
         # Kernels scikit-learn computes (rfbench._pairwise): one of its names, and a callable.
-        Nystroem(n_components=10, kernel="cosine"),
-        Nystroem(n_components=10, kernel=gaussian_callable, kernel_params={"gamma": 0.5}),
+        NystroemMap(n_components=10, kernel="cosine"),
+        NystroemMap(n_components=10, kernel=gaussian_callable, kernel_params={"gamma": 0.5}),
         PseudoRandomFourierFeatures(n_components=20, max_iterations=5),
+    ]
+
+
+def sklearn_named_estimators():
+    """scikit-learn's classes by name (module ``rfbench.sklearn_classes``): not registry maps of
+    their own, so not in ``every_estimator()``; at small sizes and with the parameters their
+    own paths take (the crate's kernel, and scikit-learn's given kernel_params)."""
+    return [
+        RBFSampler(n_components=40),
+        RBFSampler(gamma="scale", n_components=41),
+        PolynomialCountSketch(degree=3, coef0=1.0, n_components=40),
+        Nystroem(n_components=10),
+        Nystroem(kernel="poly", kernel_params={"degree": 2}, n_components=10),
     ]
 
 

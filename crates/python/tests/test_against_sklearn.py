@@ -13,7 +13,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
 from conftest import assert_covers_the_registry
-from rfbench import Fastfood, Nystroem, RandomFourierFeatures, TensorSketch
+from rfbench import Fastfood, NystroemMap, RandomFourierFeatures, TensorSketch
 from test_kernels import relative_error, rows
 
 SEEDS = range(10)
@@ -48,7 +48,7 @@ PAIRS = {
         500,
     ),
     "Nystroem": (
-        lambda D, s: Nystroem(D, gamma=0.25, random_state=s),
+        lambda D, s: NystroemMap(D, gamma=0.25, random_state=s),
         lambda D, s: SkNystroem(gamma=0.25, n_components=D, random_state=s),
         lambda X: rbf_kernel(X, gamma=0.25),
         20,

@@ -14,7 +14,7 @@ import scipy.sparse as sp
 from conftest import assert_covers_the_registry
 from rfbench import (
     Fastfood,
-    Nystroem,
+    NystroemMap,
     OrthogonalRandomFeatures,
     PseudoRandomFourierFeatures,
     RandomBinning,
@@ -40,8 +40,8 @@ CONFIGURATIONS = {
     # form="auto" with an even D: the crate's paired form.
     "fastfood_fft_paired": Fastfood(64, sigma=0.5, method="fft"),
     "random_binning": RandomBinning(16, width=256, sigma=2.0),
-    "nystroem": Nystroem(32, sigma=0.5),
-    "nystroem_polynomial": Nystroem(32, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0),
+    "nystroem": NystroemMap(32, sigma=0.5),
+    "nystroem_polynomial": NystroemMap(32, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0),
     # The crate's default step (Python's default, "auto", scales it by the data).
     "prff": PseudoRandomFourierFeatures(32, sigma=0.5, learning_rate=50.0, max_iterations=5),
 }

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 
 from rfbench import (
     Fastfood,
-    Nystroem,
+    NystroemMap,
     RandomBinning,
     RandomFourierFeatures,
     RandomMaclaurin,
@@ -63,7 +63,7 @@ def test_sparse_input_gives_the_dense_features_and_leaves_the_callers_matrix_alo
     messy = sp.csr_matrix((vals, (rows, cols)), shape=dense.shape)
     messy.indices = messy.indices.copy()
     before = (messy.data.copy(), messy.indices.copy(), messy.indptr.copy())
-    for estimator in [TensorSketch(64), RandomFourierFeatures(64), Fastfood(64), Nystroem(20)]:
+    for estimator in [TensorSketch(64), RandomFourierFeatures(64), Fastfood(64), NystroemMap(20)]:
         estimator.set_params(random_state=1).fit(dense)
         expected = estimator.transform(dense)
         np.testing.assert_allclose(estimator.transform(csr), expected, rtol=1e-12, atol=1e-12)
@@ -94,7 +94,7 @@ def test_seeds():
 
 def test_float32_in_float32_out():
     X32 = X.astype(np.float32)
-    for estimator in [RandomFourierFeatures(64), TensorSketch(64), Nystroem(20)]:
+    for estimator in [RandomFourierFeatures(64), TensorSketch(64), NystroemMap(20)]:
         estimator.set_params(random_state=0).fit(X)
         Z32, Z64 = estimator.transform(X32), estimator.transform(X32.astype(np.float64))
         assert Z32.dtype == np.float32

@@ -5,9 +5,13 @@ import doctest
 
 import pytest
 
+import rfbench
 from conftest import REGISTRY_CLASSES
 
-CLASSES = sorted({cls for cls, _ in REGISTRY_CLASSES.values()}, key=lambda cls: cls.__name__)
+CLASSES = sorted(
+    {cls for cls, _ in REGISTRY_CLASSES.values()} | set(rfbench._SKLEARN_CLASSES),
+    key=lambda cls: cls.__name__,
+)
 
 
 @pytest.mark.parametrize("cls", CLASSES, ids=lambda cls: cls.__name__)

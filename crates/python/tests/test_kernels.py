@@ -12,7 +12,7 @@ from sklearn.metrics.pairwise import laplacian_kernel, polynomial_kernel, rbf_ke
 from conftest import assert_covers_the_registry
 from rfbench import (
     Fastfood,
-    Nystroem,
+    NystroemMap,
     OrthogonalRandomFeatures,
     PseudoRandomFourierFeatures,
     RandomBinning,
@@ -63,12 +63,12 @@ CASES = [
     (Fastfood(2048, gamma=GAMMA, form="phase"), rbf, 0.079),  # 0.0523
     (Fastfood(2048, gamma=GAMMA, method="fft", form="phase"), rbf, 0.054),  # 0.0357
     (RandomBinning(2000, width=4096, gamma=GAMMA), laplacian, 0.066),  # 0.0434
-    (Nystroem(200, gamma=GAMMA), rbf, 0.0033),  # 0.0022
+    (NystroemMap(200, gamma=GAMMA), rbf, 0.0033),  # 0.0022
     (PseudoRandomFourierFeatures(500, gamma=GAMMA, max_iterations=3), rbf, 0.087),  # 0.0578
     (TensorSketch(4000, degree=2, gamma=0.5, coef0=1.0), polynomial, 0.09),  # 0.0600
     (RandomMaclaurin(4000, degree=2, gamma=0.5, coef0=1.0), polynomial, 0.06),  # 0.0395
     (RandomMaclaurin(4000, degree=2, gamma=0.5, coef0=1.0, h01=True), polynomial, 0.0084),  # 0.0056
-    (Nystroem(200, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0), polynomial, 1e-6),  # exact: rank 153 < 200 landmarks
+    (NystroemMap(200, kernel="polynomial", degree=2, gamma=0.5, coef0=1.0), polynomial, 1e-6),  # exact: rank 153 < 200 landmarks
 ]
 
 

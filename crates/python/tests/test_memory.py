@@ -2,11 +2,14 @@
 ``ValueError`` for sizes past the registry's ranges or an address), raised before the Rust side
 allocates, for every map the registry has; and features that overflow are a ``ValueError``."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from conftest import REGISTRY_CLASSES, every_estimator
-from rfbench import Nystroem, RandomFourierFeatures, RandomMaclaurin, TensorSketch, _memory
+from rfbench import NystroemMap, RandomFourierFeatures, RandomMaclaurin, TensorSketch, _memory
 
 CLASSES = sorted({cls for cls, _ in REGISTRY_CLASSES.values()}, key=lambda cls: cls.__name__)
 # Enough rows that Nystroem's landmarks are not capped at a handful (1.6 MB).
@@ -68,7 +71,7 @@ def test_a_transform_whose_features_would_not_fit_is_refused(monkeypatch):
         estimator.transform(X)
     monkeypatch.setattr(_memory, "available_bytes", lambda: 2**20)
     with pytest.raises(MemoryError, match="transform"):
-        Nystroem(50, random_state=0).fit(X[:100]).transform(X)
+        NystroemMap(50, random_state=0).fit(X[:100]).transform(X)
 
 
 def test_a_byte_count_past_an_address_is_a_value_error():
@@ -84,7 +87,7 @@ def test_every_estimator_fits_and_transforms_under_its_estimate():
         estimator.set_params(random_state=0).fit(rows).transform(rows)
 
 
-@pytest.mark.parametrize("cls", [TensorSketch, RandomMaclaurin, Nystroem])
+@pytest.mark.parametrize("cls", [TensorSketch, RandomMaclaurin, NystroemMap])
 def test_degrees_whose_features_overflow_are_a_value_error(cls):
     """``|x|^degree`` past the largest double: degree 60 (Random Maclaurin's largest) on rows of
     norm 1e6 would give infinite or NaN features (Nystroem: a failed eigendecomposition); the fit
@@ -92,7 +95,7 @@ def test_degrees_whose_features_overflow_are_a_value_error(cls):
     ones."""
     small = np.random.RandomState(2).randn(20, 4)
     big = small * 1e6
-    kwargs = {"kernel": "polynomial"} if cls is Nystroem else {}
+    kwargs = {"kernel": "polynomial"} if cls is NystroemMap else {}
     with pytest.raises(ValueError, match="degree=60 overflows"):
         cls(8, degree=60, random_state=0, **kwargs).fit(big)
     fitted = cls(8, degree=60, random_state=0, **kwargs).fit(small)
@@ -127,3 +130,69 @@ def test_every_non_finite_feature_is_found_wherever_it_is(dtype):
             assert not all_finite(z[at[0] :: 2], 2), (at, bad)
             with pytest.raises(ValueError, match="non-finite features"):
                 _check_finite(fitted, z, 0)
+
+
+# Run under an address-space limit of 1 GiB more than the interpreter already maps: an RFF fit
+# (about 3 GiB: 1000 x 200,000 frequencies) and a Tensor Sketch transform (1.5 GiB of features)
+# must raise MemoryError, as scikit-learn's would, where the Rust allocation aborted the process.
+_ADDRESS_SPACE_PROBE = """
+import resource
+import subprocess
+import sys
+
+import numpy as np
+from rfbench import RandomFourierFeatures, TensorSketch
+
+def vm_size():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+
+limit = vm_size() + 2**30
+resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+X = np.random.RandomState(0).randn(2000, 1000)
+calls = {
+    "fit": lambda: RandomFourierFeatures(200_000, form="phase", random_state=0).fit(X[:5]),
+    "transform": lambda: TensorSketch(100_000, random_state=0).fit(X[:5, :10]).transform(X[:, :10]),
+}
+for name, call in calls.items():
+    try:
+        call()
+        print(name, "allocated")
+    except MemoryError as error:
+        print(name, "MemoryError:", error)
+"""
+
+
+def test_an_address_space_limit_is_a_memory_error_not_an_abort():
+    run = subprocess.run(
+        [sys.executable, "-c", _ADDRESS_SPACE_PROBE], capture_output=True, text=True, timeout=300
+    )
+    assert run.returncode == 0, (run.returncode, run.stderr[-2000:])
+    lines = run.stdout.splitlines()
+    assert len(lines) == 2, run.stdout
+    for line, what in zip(lines, ("fit", "transform")):
+        assert line.startswith(f"{what} MemoryError:") and "RLIMIT_AS" in line, line
+
+
+def test_the_limit_is_the_least_of_memory_address_space_and_cgroup(monkeypatch):
+    monkeypatch.setattr(_memory, "available_bytes", lambda: 8 * 2**30)
+    monkeypatch.setattr(_memory, "address_space_bytes", lambda: 3 * 2**30)
+    monkeypatch.setattr(_memory, "cgroup_bytes", lambda: 5 * 2**30)
+    assert _memory.limit_bytes()[0] == 3 * 2**30
+    monkeypatch.setattr(_memory, "cgroup_bytes", lambda: 2**30)
+    with pytest.raises(MemoryError, match="cgroup"):
+        _memory.check("X", "fit", 2 * 2**30)
+    for source in ("available_bytes", "address_space_bytes", "cgroup_bytes"):
+        monkeypatch.setattr(_memory, source, lambda: None)
+    assert _memory.limit_bytes() == (None, None)
+    _memory.check("X", "fit", 2**50)
+
+
+def test_a_cgroup_limit_is_read_from_its_files(tmp_path, monkeypatch):
+    (tmp_path / "memory.max").write_text("4294967296\n")
+    (tmp_path / "memory.current").write_text(str(3 * 2**30) + "\n")
+    (tmp_path / "memory.stat").write_text("anon 1\ninactive_file 536870912\n")
+    monkeypatch.setattr(_memory, "_cgroup_paths", lambda: [(2, str(tmp_path))])
+    assert _memory.cgroup_bytes() == 2**30 + 2**29
+    (tmp_path / "memory.max").write_text("max\n")
+    assert _memory.cgroup_bytes() is None

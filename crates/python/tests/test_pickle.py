@@ -13,10 +13,10 @@ import pytest
 from sklearn.kernel_approximation import Nystroem as SkNystroem
 from sklearn.kernel_approximation import RBFSampler
 
-from conftest import every_estimator
+from conftest import every_estimator, sklearn_named_estimators
 from rfbench import (
     Fastfood,
-    Nystroem,
+    NystroemMap,
     RandomBinning,
     RandomFourierFeatures,
     TensorSketch,
@@ -35,12 +35,12 @@ DATA = pathlib.Path(__file__).resolve().parent / "data"
 def fitted_by_the_crate(estimator):
     """Whether the estimator's map is the extension's (not scikit-learn's kernels, module
     ``rfbench._pairwise``, which pickle as plain Python)."""
-    return not (isinstance(estimator, Nystroem) and estimator._pairwise())
+    return not (isinstance(estimator, NystroemMap) and estimator._pairwise())
 
 
 @pytest.mark.parametrize(
     "estimator",
-    [e for e in every_estimator() if fitted_by_the_crate(e)],
+    [e for e in every_estimator() + sklearn_named_estimators() if fitted_by_the_crate(e)],
     ids=lambda e: type(e).__name__,
 )
 def test_the_binary_pickle_round_trips_bit_for_bit(estimator):
@@ -64,7 +64,7 @@ def test_a_loaded_map_reads_the_pickles_arrays_in_place():
     X = np.random.RandomState(0).rand(40, 8)
     # The maps whose large arrays are matrices keep the pickle's buffers (all of them, in one
     # owner) as their memory; Tensor Sketch's arrays are small vectors, copied.
-    estimators = [RandomFourierFeatures(64, form="phase"), Nystroem(16), TensorSketch(64)]
+    estimators = [RandomFourierFeatures(64, form="phase"), NystroemMap(16), TensorSketch(64)]
     for estimator, kept in zip(estimators, [1, 1, 0]):
         fitted = estimator.set_params(random_state=0).fit(X)
         _, (kind, skeleton, blocks) = fitted.map_.__reduce__()
@@ -126,7 +126,7 @@ def test_json_pickles_of_version_0_1_0_still_load():
     fresh = {
         "rff": RandomFourierFeatures(16, random_state=3),
         "fastfood": Fastfood(16, random_state=3),
-        "nystroem": Nystroem(8, random_state=3),
+        "nystroem": NystroemMap(8, random_state=3),
         "tensor_sketch": TensorSketch(16, degree=2, random_state=3),
         "random_binning": RandomBinning(4, width=16, random_state=3),
     }
@@ -147,7 +147,7 @@ def test_json_pickles_of_version_0_1_0_still_load():
             RandomFourierFeatures(4000, form="phase", random_state=0),
             RBFSampler(n_components=4000, random_state=0),
         ),
-        (Nystroem(1000, random_state=0), SkNystroem(n_components=1000, random_state=0)),
+        (NystroemMap(1000, random_state=0), SkNystroem(n_components=1000, random_state=0)),
     ],
     ids=["rff-rbfsampler", "nystroem"],
 )

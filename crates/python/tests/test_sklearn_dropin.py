@@ -5,6 +5,8 @@ kernel approximated (Gram errors within noise of scikit-learn's), attributes of 
 and attributes that mean what scikit-learn's mean (scikit-learn's own ``transform`` fed our
 attributes gives our features)."""
 
+import inspect
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -13,7 +15,7 @@ from sklearn.datasets import make_classification
 from sklearn.metrics.pairwise import pairwise_kernels, polynomial_kernel, rbf_kernel
 from sklearn.utils._param_validation import InvalidParameterError
 from sklearn.model_selection import GridSearchCV
-from sklearn.pipeline import Pipeline
+from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
 from threadpoolctl import threadpool_limits
@@ -22,12 +24,11 @@ import rfbench
 from conftest import gaussian_callable
 from test_against_sklearn import T_LIMIT, welch_t
 
-# The swapped import: ``from rfbench import Nystroem, RandomFourierFeatures as RBFSampler,
-# TensorSketch as PolynomialCountSketch``.
+# The swapped import: ``from rfbench import Nystroem, RBFSampler, PolynomialCountSketch``.
 SWAPPED = {
     "Nystroem": rfbench.Nystroem,
-    "RBFSampler": rfbench.RandomFourierFeatures,
-    "PolynomialCountSketch": rfbench.TensorSketch,
+    "RBFSampler": rfbench.RBFSampler,
+    "PolynomialCountSketch": rfbench.PolynomialCountSketch,
 }
 ORIGINAL = {name: getattr(sklearn_maps, name) for name in SWAPPED}
 
@@ -96,8 +97,7 @@ def test_the_swapped_import_approximates_the_same_kernel_as_well(runs, cell):
     K = exact_kernels()[cell]
     ours = [relative_error(run[cell], K) for run in runs["ours"]]
     theirs = [relative_error(run[cell], K) for run in runs["theirs"]]
-    # Not worse than scikit-learn's beyond chance (one-sided Welch t over 8 seeds each;
-    # RandomFourierFeatures' default paired form is better than RBFSampler's phase form).
+    # Not worse than scikit-learn's beyond chance (one-sided Welch t over 8 seeds each).
     assert welch_t(ours, theirs) < T_LIMIT, (np.mean(ours), np.mean(theirs))
     # And the kernel is the same one: against the kernel with a parameter read another way
     # (gamma = 1 where scikit-learn's None means 1/n_features, say) the error is twice as large.
@@ -112,19 +112,90 @@ def test_the_fitted_attributes_have_scikit_learns_shapes(runs):
 
 
 def test_a_grid_search_with_two_jobs_under_threadpool_limits():
-    """scikit-learn's grid search of a pipeline, processes and thread limits as users write it,
-    with named steps so that the parameter names do not depend on the class names."""
+    """scikit-learn's grid search of a pipeline, processes and thread limits as users write it:
+    ``make_pipeline`` names the step after the class, so the grid's names are scikit-learn's
+    (``rbfsampler__gamma``) only if the class's name is."""
     X, y = data()
     results = {}
     for which, classes in (("ours", SWAPPED), ("theirs", ORIGINAL)):
-        model = Pipeline([("features", classes["RBFSampler"](random_state=0)), ("svm", LinearSVC())])
-        grid = {"features__gamma": [0.01, 0.1], "features__n_components": [100, 200]}
+        model = make_pipeline(classes["RBFSampler"](random_state=0), LinearSVC())
+        grid = {"rbfsampler__gamma": [0.01, 0.1], "rbfsampler__n_components": [100, 200]}
         with threadpool_limits(1):
             search = GridSearchCV(model, grid, cv=3, n_jobs=2).fit(X, y)
         results[which] = search.best_score_
-        assert search.best_estimator_["features"].random_weights_.shape[0] == X.shape[1]
-    # Same kernel family and D: the accuracies are close (RFF's paired form is a little better).
-    assert results["ours"] > results["theirs"] - 0.05, results
+        assert search.best_estimator_["rbfsampler"].random_weights_.shape[0] == X.shape[1]
+    # The same estimator and D: the accuracies are close.
+    assert abs(results["ours"] - results["theirs"]) < 0.05, results
+
+
+def test_the_classes_have_scikit_learns_signatures_and_defaults():
+    for name, ours in SWAPPED.items():
+        theirs = ORIGINAL[name]
+        assert ours.__name__ == name
+        a, b = inspect.signature(ours).parameters, inspect.signature(theirs).parameters
+        assert [(p.name, p.kind, p.default) for p in a.values()] == [
+            (p.name, p.kind, p.default) for p in b.values()
+        ], name
+        assert ours().get_params() == theirs().get_params(), name
+        assert make_pipeline(ours(), LinearSVC()).steps[0][0] == name.lower()
+
+
+def test_rbf_sampler_is_the_phase_form_of_the_crates_features():
+    """RBFSampler is ``RandomFourierFeatures(form="phase")``, the crate's map, bit for bit (any
+    D, odd too), and scikit-learn's own transform of its attributes gives its features."""
+    X, _ = data()
+    for D in (64, 65):
+        ours = rfbench.RBFSampler(gamma=0.1, n_components=D, random_state=3).fit(X)
+        crate = rfbench.RandomFourierFeatures(D, gamma=0.1, form="phase", random_state=3)
+        np.testing.assert_array_equal(ours.transform(X), crate.fit_transform(X))
+        theirs = sklearn_maps.RBFSampler(gamma=0.1, n_components=D).fit(X)
+        theirs.random_weights_, theirs.random_offset_ = ours.random_weights_, ours.random_offset_
+        np.testing.assert_allclose(theirs.transform(X), ours.transform(X), atol=1e-12)
+    scale = rfbench.RBFSampler(gamma="scale", random_state=0).fit_transform(X)
+    gamma = 1.0 / (X.shape[1] * X.var())
+    np.testing.assert_array_equal(scale, rfbench.RBFSampler(gamma=gamma, random_state=0).fit_transform(X))
+    sketch = rfbench.PolynomialCountSketch(degree=3, coef0=1.0, n_components=64, random_state=3)
+    crate = rfbench.TensorSketch(64, degree=3, coef0=1.0, random_state=3)
+    np.testing.assert_array_equal(sketch.fit_transform(X), crate.fit_transform(X))
+
+
+def test_nystroem_honours_kernel_params():
+    """Issue 68: ``kernel_params={"degree": 2}`` was overwritten by the class's own degree=3.
+    With every row a landmark, Z Z' is the kernel: scikit-learn's quadratic one."""
+    X = data()[0][:60]
+    quadratic = polynomial_kernel(X, degree=2)
+    for params in ({"degree": 2}, {"degree": 2, "coef0": 1.0}):
+        nystroem = rfbench.Nystroem(kernel="poly", kernel_params=params, n_components=60)
+        Z = nystroem.set_params(random_state=0).fit_transform(X)
+        np.testing.assert_allclose(Z @ Z.T, quadratic, atol=1e-8)
+    # A parameter set wins over kernel_params, as in scikit-learn; the crate's kernel then.
+    Z = rfbench.Nystroem(
+        kernel="poly", degree=2, kernel_params={"degree": 5}, n_components=60, random_state=0
+    ).fit_transform(X)
+    np.testing.assert_allclose(Z @ Z.T, quadratic, atol=1e-8)
+    theirs = sklearn_maps.Nystroem(kernel="poly", kernel_params={"degree": 2}, n_components=60)
+    Z = theirs.fit_transform(X)
+    np.testing.assert_allclose(Z @ Z.T, quadratic, atol=1e-8)
+    # NystroemMap sets degree=3 itself: a kernel_params that says otherwise is refused.
+    with pytest.raises(ValueError, match="kernel_params\\['degree'\\] = 2 but degree = 3"):
+        rfbench.NystroemMap(kernel="poly", kernel_params={"degree": 2}).fit(X)
+
+
+def test_scikit_learns_classes_refuse_what_they_cannot_compute():
+    X, _ = data()
+    with pytest.raises(InvalidParameterError, match="gamma"):
+        rfbench.RBFSampler(gamma=0.0).fit(X)
+    with pytest.raises(InvalidParameterError, match="coef0"):
+        rfbench.PolynomialCountSketch(coef0=-1.0).fit(X)
+    with pytest.raises(ValueError, match="takes no gamma, coef0 or degree"):
+        rfbench.Nystroem(kernel=gaussian_callable, degree=2).fit(X)
+    with pytest.raises(InvalidParameterError, match="kernel"):
+        rfbench.Nystroem(kernel="gaussian").fit(X)
+    # Where the crate cannot take a parameter, scikit-learn's kernel computes it.
+    X = X[:50]
+    Z = rfbench.Nystroem(kernel="poly", degree=2.5, coef0=3.0, n_components=50, random_state=0)
+    Z = Z.fit_transform(X)
+    np.testing.assert_allclose(Z @ Z.T, polynomial_kernel(X, degree=2.5, coef0=3.0), atol=1e-8)
 
 
 def test_scikit_learns_transforms_fed_our_attributes_give_our_features():
@@ -165,16 +236,16 @@ def test_scikit_learns_kernel_names_and_gamma_conventions():
         return estimator.set_params(random_state=1).fit_transform(X)
 
     np.testing.assert_array_equal(
-        features(rfbench.Nystroem(30, kernel="rbf")),
-        features(rfbench.Nystroem(30, kernel="gaussian", gamma=1.0 / d)),
+        features(rfbench.NystroemMap(30, kernel="rbf")),
+        features(rfbench.NystroemMap(30, kernel="gaussian", gamma=1.0 / d)),
     )
     np.testing.assert_array_equal(
-        features(rfbench.Nystroem(30, kernel="poly", degree=2)),
-        features(rfbench.Nystroem(30, kernel="polynomial", degree=2, gamma=1.0 / d)),
+        features(rfbench.NystroemMap(30, kernel="poly", degree=2)),
+        features(rfbench.NystroemMap(30, kernel="polynomial", degree=2, gamma=1.0 / d)),
     )
     np.testing.assert_array_equal(
-        features(rfbench.Nystroem(30, kernel="laplacian")),
-        features(rfbench.Nystroem(30, kernel="laplacian", gamma=1.0 / d)),
+        features(rfbench.NystroemMap(30, kernel="laplacian")),
+        features(rfbench.NystroemMap(30, kernel="laplacian", gamma=1.0 / d)),
     )
     scale = 1.0 / (d * X.var())
     for cls in (rfbench.RandomFourierFeatures, rfbench.Fastfood, rfbench.PseudoRandomFourierFeatures):
@@ -205,7 +276,7 @@ def test_nystroem_takes_a_negative_coef0_as_scikit_learn_does():
     features are ``K(X, components_) @ normalization_.T`` with scikit-learn's own kernel values,
     so the kernel is read the same way; the sketches, which need ``sqrt(coef0)``, refuse it."""
     X, _ = data()
-    ours = rfbench.Nystroem(30, kernel="poly", degree=2, coef0=-1.0, random_state=0).fit(X)
+    ours = rfbench.NystroemMap(30, kernel="poly", degree=2, coef0=-1.0, random_state=0).fit(X)
     K = polynomial_kernel(X, ours.components_, degree=2, gamma=1.0 / X.shape[1], coef0=-1.0)
     np.testing.assert_allclose(ours.transform(X), K @ ours.normalization_.T, atol=1e-10)
     for cls in (rfbench.TensorSketch, rfbench.RandomMaclaurin):
@@ -218,14 +289,14 @@ def test_a_callable_kernel_gets_the_crates_landmarks_and_features():
     own Gaussian: the same landmarks for the same seed and the same features to rounding."""
     X, _ = data()
     gamma = 0.05
-    ours = rfbench.Nystroem(30, kernel="rbf", gamma=gamma, random_state=4).fit(X)
-    callable_ = rfbench.Nystroem(
+    ours = rfbench.NystroemMap(30, kernel="rbf", gamma=gamma, random_state=4).fit(X)
+    callable_ = rfbench.NystroemMap(
         30, kernel=gaussian_callable, kernel_params={"gamma": gamma}, random_state=4
     ).fit(X)
     np.testing.assert_array_equal(callable_.component_indices_, ours.component_indices_)
     np.testing.assert_allclose(callable_.transform(X), ours.transform(X), atol=1e-10)
     # kernel_params with one of the crate's kernels goes the same way (scikit-learn's rbf).
-    rbf_params = rfbench.Nystroem(30, kernel="rbf", kernel_params={"gamma": gamma}, random_state=4)
+    rbf_params = rfbench.NystroemMap(30, kernel="rbf", kernel_params={"gamma": gamma}, random_state=4)
     np.testing.assert_allclose(rbf_params.fit_transform(X), ours.transform(X), atol=1e-10)
 
 
@@ -236,11 +307,11 @@ def test_scikit_learns_other_kernels_are_its_kernels(kernel):
     features are ``K(X, components_) @ normalization_.T`` with scikit-learn's kernel values."""
     X = np.abs(data()[0][:80])
     exact = pairwise_kernels(X, metric=kernel)
-    Z = rfbench.Nystroem(80, kernel=kernel, random_state=0).fit_transform(X)
+    Z = rfbench.NystroemMap(80, kernel=kernel, random_state=0).fit_transform(X)
     np.testing.assert_allclose(Z @ Z.T, exact, atol=1e-9)
     theirs = sklearn_maps.Nystroem(kernel=kernel, n_components=80, random_state=0).fit_transform(X)
     np.testing.assert_allclose(Z @ Z.T, theirs @ theirs.T, atol=1e-9)
-    few = rfbench.Nystroem(20, kernel=kernel, random_state=0).fit(X)
+    few = rfbench.NystroemMap(20, kernel=kernel, random_state=0).fit(X)
     K = pairwise_kernels(X, few.components_, metric=kernel)
     np.testing.assert_allclose(few.transform(X), K @ few.normalization_.T, atol=1e-12)
     assert few.transform(X).shape == (80, 20)
@@ -249,20 +320,20 @@ def test_scikit_learns_other_kernels_are_its_kernels(kernel):
 def test_kernels_scikit_learn_computes_refuse_what_they_cannot_mean():
     X, _ = data()
     with pytest.raises(ValueError, match="kernel_params, not gamma"):
-        rfbench.Nystroem(10, kernel=gaussian_callable, gamma=0.5).fit(X)
+        rfbench.NystroemMap(10, kernel=gaussian_callable, gamma=0.5).fit(X)
     with pytest.raises(ValueError, match="not the crate's 'gaussian'"):
-        rfbench.Nystroem(10, kernel="gaussian", kernel_params={"gamma": 0.5}).fit(X)
+        rfbench.NystroemMap(10, kernel="gaussian", kernel_params={"gamma": 0.5}).fit(X)
     with pytest.raises(ValueError, match="not the crate's sigma|takes gamma"):
-        rfbench.Nystroem(10, kernel="chi2", sigma=1.0).fit(np.abs(X))
+        rfbench.NystroemMap(10, kernel="chi2", sigma=1.0).fit(np.abs(X))
     with pytest.raises(InvalidParameterError, match="kernel"):
-        rfbench.Nystroem(10, kernel="no such kernel").fit(X)
+        rfbench.NystroemMap(10, kernel="no such kernel").fit(X)
     with pytest.raises(ValueError, match="n x n kernel matrix; got 400 x 12"):
-        rfbench.Nystroem(10, kernel="precomputed").fit(X)
+        rfbench.NystroemMap(10, kernel="precomputed").fit(X)
     K = rbf_kernel(X)
     with pytest.raises(ValueError, match="not gamma, sigma or kernel_params"):
-        rfbench.Nystroem(10, kernel="precomputed", gamma=0.5).fit(K)
+        rfbench.NystroemMap(10, kernel="precomputed", gamma=0.5).fit(K)
     with pytest.raises(ValueError, match="features"):
-        rfbench.Nystroem(10, kernel="precomputed").fit(K).transform(X)
+        rfbench.NystroemMap(10, kernel="precomputed").fit(K).transform(X)
 
 
 def test_a_precomputed_kernel_gives_the_features_of_that_kernel():
@@ -273,8 +344,8 @@ def test_a_precomputed_kernel_gives_the_features_of_that_kernel():
     X, _ = data()
     train, new = X[:300], X[300:]
     gamma = 1.0 / X.shape[1]
-    direct = rfbench.Nystroem(40, kernel="rbf", random_state=3).fit(train)
-    pre = rfbench.Nystroem(40, kernel="precomputed", random_state=3).fit(rbf_kernel(train))
+    direct = rfbench.NystroemMap(40, kernel="rbf", random_state=3).fit(train)
+    pre = rfbench.NystroemMap(40, kernel="precomputed", random_state=3).fit(rbf_kernel(train))
     np.testing.assert_array_equal(pre.component_indices_, direct.component_indices_)
     assert pre.components_.shape == (40, 300) and pre.normalization_.shape == (40, 40)
     np.testing.assert_allclose(pre.normalization_, direct.normalization_, atol=1e-8)
@@ -284,7 +355,7 @@ def test_a_precomputed_kernel_gives_the_features_of_that_kernel():
     np.testing.assert_array_equal(pre.transform(sp.csr_matrix(cross)), pre.transform(cross))
     assert pre.transform(cross.astype(np.float32)).dtype == np.float32
     small = rbf_kernel(train[:60])
-    ours = rfbench.Nystroem(60, kernel="precomputed", random_state=0).fit_transform(small)
+    ours = rfbench.NystroemMap(60, kernel="precomputed", random_state=0).fit_transform(small)
     theirs = sklearn_maps.Nystroem(kernel="precomputed", n_components=60, random_state=0)
     theirs = theirs.fit_transform(small)
     np.testing.assert_allclose(ours @ ours.T, theirs @ theirs.T, atol=1e-9)

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from rfbench import Nystroem, OrthogonalRandomFeatures, _rfbench
+from rfbench import NystroemMap, OrthogonalRandomFeatures, _rfbench
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("RFBENCH_WHEEL_TEST") != "1",
@@ -53,7 +53,7 @@ def test_the_openblas_loaded_is_the_wheels_own():
     # Work that goes through LAPACK (Nystroem's eigendecomposition, the orthogonal features' QR),
     # so the library is not only mapped but used.
     X = np.random.RandomState(0).randn(60, 8)
-    assert np.isfinite(Nystroem(n_components=20, random_state=0).fit_transform(X)).all()
+    assert np.isfinite(NystroemMap(n_components=20, random_state=0).fit_transform(X)).all()
     assert np.isfinite(OrthogonalRandomFeatures(32, random_state=0).fit_transform(X)).all()
 
     openblas = sorted(p for p in mapped_files() if p.name.startswith("libopenblas"))

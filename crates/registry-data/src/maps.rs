@@ -585,7 +585,7 @@ pub const MAPS: &[MapInfo] = &[
         extra_work: nystroem_work,
         features: Features::Map(nystroem),
         sklearn: Some("sklearn.kernel_approximation.Nystroem(kernel=\"rbf\", gamma=1/(2 sigma^2), n_components=D) for the Gaussian kernel: D landmarks drawn uniformly from the training rows"),
-        python_class: python_class("Nystroem", &[]),
+        python_class: python_class("NystroemMap", &[]),
         sklearn_class: Some(SklearnMap {
             class: "Nystroem",
             kernel: SklearnMapKernel::Metric,

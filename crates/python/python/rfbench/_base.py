@@ -162,7 +162,7 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Raises
         ------
         MemoryError
-            When the map's parameters would not fit in the memory available now (module
+            When the map's parameters would not fit in the memory the process may allocate (module
             ``rfbench._memory``); ``ValueError`` when their size overflows.
         """
         self._validate_params()
@@ -188,7 +188,7 @@ class MapTransformer(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEsti
         Raises
         ------
         MemoryError
-            When the features would not fit in the memory available now.
+            When the features would not fit in the memory the process may allocate.
         ValueError
             When a feature is not finite (a polynomial kernel's degree too high for the scale
             of ``X``: ``|x|^degree`` overflows).

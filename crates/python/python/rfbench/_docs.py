@@ -9,8 +9,8 @@ _SEE_ALSO_FOURIER = """
     RandomFourierFeatures : i.i.d. frequencies, any D, sparse-friendly.
     OrthogonalRandomFeatures : orthogonal frequency blocks, lower variance at equal D.
     Fastfood : structured frequencies, O(D log d) per row and O(D) memory.
-    Nystroem : data-dependent landmarks; often more accurate at small D.
-    sklearn.kernel_approximation.RBFSampler : scikit-learn's random Fourier features.
+    NystroemMap : data-dependent landmarks; often more accurate at small D.
+    RBFSampler : scikit-learn's class, the phase form of random Fourier features.
 """
 
 _SEE_ALSO_POLYNOMIAL = """
@@ -18,8 +18,8 @@ _SEE_ALSO_POLYNOMIAL = """
     --------
     TensorSketch : count sketches multiplied by FFT, O(nnz + D log D) per row.
     RandomMaclaurin : Rademacher products, any dot-product kernel's Maclaurin series.
-    Nystroem : landmarks; exact once they span the kernel's rank.
-    sklearn.kernel_approximation.PolynomialCountSketch : scikit-learn's Tensor Sketch.
+    NystroemMap : landmarks; exact once they span the kernel's rank.
+    PolynomialCountSketch : scikit-learn's class and parameters for Tensor Sketch.
 """
 
 _RAHIMI_RECHT = (
@@ -135,12 +135,32 @@ SECTIONS = {
     ((50, 640), 500)
 """
     ),
+    "NystroemMap": """
+    See Also
+    --------
+    Nystroem : scikit-learn's class and parameters on the same fit.
+    RandomFourierFeatures : data-independent features of the shift-invariant kernels.
+    TensorSketch : data-independent features of the polynomial kernel.
+"""
+    + _references(
+        "C. K. I. Williams and M. Seeger, \"Using the Nystroem method to speed up kernel "
+        "machines\", NIPS 2001."
+    )
+    + _example(
+        """    >>> import numpy as np
+    >>> from rfbench import NystroemMap
+    >>> X = np.random.RandomState(0).randn(50, 8)
+    >>> matern = NystroemMap(20, kernel="matern", nu=2.5, sigma=2.0, random_state=0).fit(X)
+    >>> matern.transform(X).shape
+    (50, 20)
+"""
+    ),
     "Nystroem": """
     See Also
     --------
-    RandomFourierFeatures : data-independent features of the shift-invariant kernels.
-    TensorSketch : data-independent features of the polynomial kernel.
-    sklearn.kernel_approximation.Nystroem : scikit-learn's (the same attributes).
+    NystroemMap : the crate's parameters (sigma, the Matern kernel, eigenvalue_cutoff).
+    RBFSampler : data-independent features of the Gaussian kernel.
+    sklearn.kernel_approximation.Nystroem : scikit-learn's (the same parameters and attributes).
 """
     + _references(
         "C. K. I. Williams and M. Seeger, \"Using the Nystroem method to speed up kernel "
@@ -172,7 +192,7 @@ SECTIONS = {
     See Also
     --------
     RandomFourierFeatures : the same features before the descent (``max_iterations=0``).
-    Nystroem : another data-dependent map.
+    NystroemMap : another data-dependent map.
 """
     + _references(
         "B. B. Damodaran, N. Courty and P.-H. Gosselin, \"Data dependent kernel approximation "
@@ -188,6 +208,51 @@ SECTIONS = {
 """
     ),
 }
+
+
+SECTIONS["RBFSampler"] = (
+    """
+    See Also
+    --------
+    RandomFourierFeatures : the crate's class: the paired form, Laplacian and Matern kernels.
+    Nystroem : data-dependent landmarks.
+    sklearn.kernel_approximation.RBFSampler : scikit-learn's (the same parameters).
+"""
+    + _references(_RAHIMI_RECHT)
+    + _example(
+        """    >>> import numpy as np
+    >>> from rfbench import RBFSampler
+    >>> X = np.random.RandomState(0).randn(50, 8)
+    >>> rbf = RBFSampler(gamma=0.1, n_components=64, random_state=0).fit(X)
+    >>> rbf.transform(X).shape, rbf.random_weights_.shape, rbf.random_offset_.shape
+    ((50, 64), (8, 64), (64,))
+    >>> sorted(rbf.get_params())
+    ['gamma', 'n_components', 'random_state']
+"""
+    )
+)
+SECTIONS["PolynomialCountSketch"] = (
+    """
+    See Also
+    --------
+    TensorSketch : the crate's class (the same map).
+    Nystroem : landmarks; exact once they span the kernel's rank.
+    sklearn.kernel_approximation.PolynomialCountSketch : scikit-learn's (the same parameters).
+"""
+    + _references(
+        "N. Pham and R. Pagh, \"Fast and scalable polynomial kernels via explicit feature "
+        "maps\", KDD 2013."
+    )
+    + _example(
+        """    >>> import numpy as np
+    >>> from rfbench import PolynomialCountSketch
+    >>> X = np.random.RandomState(0).randn(50, 8)
+    >>> sketch = PolynomialCountSketch(degree=3, coef0=1.0, n_components=128, random_state=0)
+    >>> sketch.fit_transform(X).shape, sketch.indexHash_.shape
+    ((50, 128), (3, 9))
+"""
+    )
+)
 
 
 def finish(cls):

@@ -42,7 +42,8 @@ def handles(kernel, kernel_params):
 def kernel_arguments(estimator):
     """The keyword arguments ``pairwise_kernels`` gets, as scikit-learn's ``Nystroem`` builds
     them: ``kernel_params``, and for a named kernel its own parameters (gamma, degree, coef0)
-    that are set."""
+    that are set, which win over ``kernel_params`` (scikit-learn's rule) unless the class
+    refuses the conflict (``_KERNEL_PARAMS_CONFLICT``)."""
     params = dict(estimator.kernel_params or {})
     if callable(estimator.kernel):
         if estimator.gamma is not None:
@@ -62,8 +63,17 @@ def kernel_arguments(estimator):
         )
     for name in KERNEL_PARAMS[estimator.kernel]:
         value = getattr(estimator, name)
-        if value is not None:
-            params[name] = value
+        if value is None:
+            continue
+        if name in params and params[name] != value and estimator._KERNEL_PARAMS_CONFLICT == "refuse":
+            # NystroemMap's degree and coef0 are always set: letting them win, as scikit-learn
+            # lets a set parameter win, silently ignored kernel_params (issue 68).
+            raise ValueError(
+                f"{type(estimator).__name__}: kernel_params[{name!r}] = {params[name]!r} but "
+                f"{name} = {value!r}: give it as {name}={params[name]!r} (rfbench.Nystroem, "
+                "scikit-learn's signature, leaves it unset by default)"
+            )
+        params[name] = value
     return params
 
 

@@ -20,6 +20,10 @@ Where Python deliberately differs from the registry (``DEVIATIONS``, tested):
 * A parameter a spec must give (no registry default: ``n_components``, ``n_grids``, ``degree``)
   has scikit-learn's default: 100 features or grids, degree 2 for the sketches
   (``PolynomialCountSketch``) and 3 for ``Nystroem`` (``polynomial_kernel``).
+* ``RandomBinning``'s ``width`` defaults to 2^12, not the registry's 2^20: scikit-learn's
+  ``check_estimator`` and any dense step densify the ``n_grids * width`` columns (104,857,600 at
+  2^20, killed for memory), and the collision bias at 2^12, ``1 / width``, is far below the
+  estimate's own noise.
 * PRFF's ``learning_rate`` also takes ``"auto"``, its default: a step divided by the training
   rows' mean squared norm, which converges on standardised rows, where the registry's fixed 50
   diverges (``PseudoRandomFourierFeatures``' doc). The runner's specs keep the registry's step.
@@ -47,6 +51,7 @@ DEVIATIONS = {
     "degree": "no registry default: 2 for the sketches (PolynomialCountSketch), 3 for Nystroem",
     "coef0": "Nystroem's is scikit-learn's (default 1, any real); the registry's offset is 0, >= 0",
     "learning_rate": "PRFF adds 'auto' (a step in the data's own scale), the default",
+    "width": "RandomBinning's is 2^12, not 2^20: a dense step (check_estimator's) holds it",
 }
 
 # Python name -> the word a class accepts beside the registry's range or choices (DEVIATIONS

@@ -1,5 +1,10 @@
 """Maps fitted on the training rows: Nystroem (landmarks sampled from them) and PRFF
-(frequencies optimised on them)."""
+(frequencies optimised on them).
+
+``NystroemMap`` is the crate's Nystroem with its own parameters (``sigma``, Matern's ``nu``,
+``eigenvalue_cutoff``); ``rfbench.Nystroem`` (module ``sklearn_classes``) is scikit-learn's class,
+parameters and defaults, on the same fit.
+"""
 
 import warnings
 from numbers import Real
@@ -13,9 +18,13 @@ from ._base import MapTransformer, fitted_attribute, rows_for_rust
 from .fourier import _BANDWIDTH, _NU
 
 
-class Nystroem(MapTransformer):
+class NystroemMap(MapTransformer):
     """Nystroem (Williams & Seeger 2001): ``K(x, L) K_LL^{-1/2}`` for ``n_components`` landmark
     rows ``L`` sampled without replacement from the training rows. Approximates every kernel.
+
+    The crate's parameters (``sigma``, ``nu``, ``eigenvalue_cutoff``, ``degree=3`` and
+    ``coef0=1`` set); ``rfbench.Nystroem`` is scikit-learn's ``Nystroem`` (its parameters and
+    defaults) on the same fit.
 
     Parameters
     ----------
@@ -51,7 +60,9 @@ class Nystroem(MapTransformer):
     kernel_params : dict, default=None
         Further keyword arguments of the kernel, as scikit-learn's ``Nystroem`` takes them: a
         callable's parameters (gamma, degree and coef0 are then not used), or extra parameters
-        of a scikit-learn kernel.
+        of a scikit-learn kernel. One that names a parameter this class sets (``degree`` and
+        ``coef0`` always are) with another value is a ValueError: scikit-learn would let the
+        parameter win, which silently ignored ``kernel_params={"degree": 2}`` here.
     eigenvalue_cutoff : float, default=1e-10
         Eigenvalues of ``K_LL`` at or below this fraction of the largest are dropped; in [0, 1)
         (0 keeps every positive eigenvalue).
@@ -127,11 +138,19 @@ class Nystroem(MapTransformer):
         self.random_state = random_state
         self.n_jobs = n_jobs
 
+    # kernel_params naming a parameter the class sets: refused (module ``_pairwise``).
+    _KERNEL_PARAMS_CONFLICT = "refuse"
+
+    def _degree_coef0(self):
+        """The polynomial kernel's degree and offset."""
+        return self.degree, self.coef0
+
     def _polynomial(self, n_features):
         if self._pairwise() or _kernels.canonical(self.kernel) != "polynomial":
             return None
         gamma = 1.0 / n_features if self.gamma is None else self.gamma
-        return self.degree, gamma, self.coef0
+        degree, coef0 = self._degree_coef0()
+        return degree, gamma, coef0
 
     def _pairwise(self):
         """Whether scikit-learn computes this kernel (module ``_pairwise``), not the crate."""
@@ -144,7 +163,8 @@ class Nystroem(MapTransformer):
         if gamma is None and kernel != "matern" and (self.sigma is None or kernel == "polynomial"):
             gamma = 1.0 / n_features
         if kernel == "polynomial":
-            return _kernels.polynomial(self.degree, gamma, self.coef0)
+            degree, coef0 = self._degree_coef0()
+            return _kernels.polynomial(degree, gamma, coef0)
         if kernel == "linear":
             return _kernels.linear()
         return _kernels.shift_invariant(kernel, gamma, self.sigma, self.nu)
@@ -170,6 +190,11 @@ class Nystroem(MapTransformer):
         )
         self.component_indices_ = np.asarray(indices, dtype=np.int64)
         return fitted
+
+
+# The pickles of version 0.1.0 name this class ``rfbench.data_dependent.Nystroem``: they load as
+# the class they were (``rfbench.Nystroem`` is now scikit-learn's signature).
+Nystroem = NystroemMap
 
 
 def _prff(name):
