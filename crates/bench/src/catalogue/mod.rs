@@ -88,7 +88,9 @@ pub fn markdown(root: &Path) -> Result<String> {
          item, the data that ran, our numbers beside the paper's, the claims' verdicts (decided \
          by t tests on the repetitions, docs/spec-guide.md), links to its tables and figures. \
          Then what cuts across the catalogue: per dataset, the maps ranked at equal D. \
-         How each paper was read: docs/papers.md.\n"
+         How each paper was read: docs/papers.md. Which code made each row: its `git_commit` \
+         column, a clean commit; the README's \"What is reproduced\" says which commits the \
+         rows name and what differs between them.\n"
     );
     let _ = writeln!(
         out,
