@@ -1,8 +1,10 @@
 //! revrand's orthogonal random features (`OrthogonalRBF` in revrand's `basis_functions.py`): the
 //! "ORF" baseline of Damodaran, Courty & Gosselin's PRFF paper, which ran revrand's
 //! implementation, kept beside Yu et al.'s ORF ([`crate::OrthogonalRandomFeatures`]) as a reading
-//! of that paper (docs/papers.md). Written from issue 41's description of that class
-//! (`diag(S) @ Q`); the versions of revrand's source at hand predate it.
+//! of that paper (docs/papers.md). Written from issue 41's description of that class and checked
+//! (issue 69) against `OrthogonalRBF` at the latest commit of revrand's repository, in
+//! `revrand/basis_functions.py`: `W = diag(S) Q[:, :n]` with `S = sqrt(chisquare(df=d, size=d))`,
+//! features `[cos(XW / l), sin(XW / l)] / sqrt(n)`.
 //!
 //! Frequencies come in orthogonal blocks of `d`, as Yu et al.'s, but the chi-distributed norms are
 //! drawn once, `s = (s_1, ..., s_d)` with `s_i ~ chi(d)`, and multiply the input coordinates:

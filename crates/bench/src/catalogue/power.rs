@@ -14,28 +14,40 @@ use crate::spec::Plan;
 
 /// The full run's claim outcomes with each claim that one of `powered` (profiles for which
 /// [`adds_repetitions`] holds, each with its claims' outcomes) also decides replaced by that
-/// profile's (the most repetitions first), and what was replaced: ("m25", 20 repetitions, 6
-/// claims) per profile that replaced any.
+/// profile's (the most repetitions first), and for each outcome, in the same order, the profile
+/// that decided it in the full run's place: ("m25", 20 repetitions), or `None`.
 pub fn decided(
     outcomes: Vec<ClaimOutcome>,
     mut powered: Vec<(&Plan, Vec<ClaimOutcome>)>,
-) -> (Vec<ClaimOutcome>, Vec<(String, usize, usize)>) {
+) -> (Vec<ClaimOutcome>, Vec<Option<(String, usize)>>) {
     powered.sort_by_key(|(plan, _)| std::cmp::Reverse(plan.repetitions));
     let mut out = outcomes;
-    let mut used = Vec::new();
+    let mut by = vec![None; out.len()];
     for (plan, theirs) in powered {
-        let mut replaced = 0;
-        for outcome in out.iter_mut().filter(|o| !o.pairs.is_empty()) {
+        for (outcome, by) in out.iter_mut().zip(&mut by) {
+            if outcome.pairs.is_empty() {
+                continue;
+            }
             if let Some(better) = theirs.iter().find(|t| same_test(outcome, t)) {
                 *outcome = better.clone();
-                replaced += 1;
+                *by = Some((plan.profile.name().to_string(), plan.repetitions));
             }
         }
-        if replaced > 0 {
-            used.push((plan.profile.name().to_string(), plan.repetitions, replaced));
+    }
+    (out, by)
+}
+
+/// ("m25", 20 repetitions, 6 claims) per profile that decided any of `by`'s claims, in order of
+/// first appearance.
+pub fn tally(by: &[&Option<(String, usize)>]) -> Vec<(String, usize, usize)> {
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    for (name, repetitions) in by.iter().filter_map(|b| b.as_ref()) {
+        match out.iter_mut().find(|(n, _, _)| n == name) {
+            Some(entry) => entry.2 += 1,
+            None => out.push((name.clone(), *repetitions, 1)),
         }
     }
-    (out, used)
+    out
 }
 
 /// Whether `other` runs some of `full`'s cells, unchanged, with more repetitions of each.

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 use super::results::{CellStats, CellValue, Coordinates, Results, Sample, Stats};
+use super::slope::{self, Slope};
 use super::validate::{Checker, RawSelector};
 use super::verdict::{self, Pair, PairVerdict, Relation, Statement, Verdict};
 use super::{
@@ -56,6 +57,10 @@ pub struct RawClaim {
     /// "t" (default): each pair decided by a t test on the repetitions; "means": by the means
     /// alone, for a statement about the means themselves.
     pub test: Option<Spanned<String>>,
+    /// A coordinate: the claim compares how the metric grows with it rather than cells, each
+    /// side's log-log slope over every row it selects ("quadratic" is a slope of 2;
+    /// [`super::slope`]). "less" / "greater" only, with no factor or margin.
+    pub slope: Option<Spanned<String>>,
     /// The profiles that draw this output (`"full"`, `"quick"`, a named one); default: every
     /// profile.
     #[serde(default)]
@@ -222,6 +227,10 @@ pub struct ClaimOutcome {
     pub pairs: Vec<PairRow>,
     /// The two sides' names ("TS", "RM"); empty when nothing was paired.
     pub sides: [String; 2],
+    /// The smallest and largest ratio of the means over the pairs, "how many times" as the
+    /// detail gives it (right/left for "less", left/right for "greater"); `None` when nothing
+    /// was paired. The catalogue sets it beside the paper's factor.
+    pub ratios: Option<[f64; 2]>,
 }
 
 impl ClaimOutcome {
@@ -298,6 +307,19 @@ impl RawClaim {
         if let Some(scale) = &self.scale {
             c.one_of(&format!("{key}.scale"), scale, "scale", &SCALES)?;
         }
+        if let Some(column) = &self.slope {
+            c.coordinate(&format!("{key}.slope"), column)?;
+            let directional =
+                matches!(self.statement(), Some(Statement::Less | Statement::Greater));
+            if !directional || self.factor.is_some() || self.margin.is_some() {
+                return Err(c.error(
+                    &format!("{key}.slope"),
+                    &column.span(),
+                    "a slope claim compares the sides' slopes: relation \"less\" or \"greater\", \
+                     no factor, no margin",
+                ));
+            }
+        }
         self.validate_margin(c, key)
     }
 
@@ -370,9 +392,101 @@ impl RawClaim {
 
     /// Checks the claim on `results`.
     pub fn evaluate(&self, results: &Results, labels: &Labels) -> ClaimOutcome {
+        if let Some(column) = &self.slope {
+            return self.evaluate_slope(column.get_ref(), results, labels);
+        }
         match self.pair_up(results, labels) {
             Ok(paired) => self.verdict(results, paired),
             Err(outcome) => outcome,
+        }
+    }
+
+    /// A slope claim: each side's log-log slope of the metric in `column` over every row it
+    /// selects, the two compared by a t test and then the sign ([`super::slope`]).
+    fn evaluate_slope(&self, column: &str, results: &Results, labels: &Labels) -> ClaimOutcome {
+        let cells: Vec<_> = results
+            .summarise(self.metric.get_ref())
+            .into_iter()
+            .filter(|c| selects(&c.coordinates, &self.filter))
+            .collect();
+        let side = |selector: &RawSelector| {
+            let chosen: Vec<&CellStats> = cells
+                .iter()
+                .filter(|c| selects(&c.coordinates, selector))
+                .collect();
+            let skipped = !chosen.is_empty() && chosen.iter().all(|c| c.stats.is_none());
+            let points: Vec<(f64, f64)> = chosen
+                .iter()
+                .filter_map(|c| Some((c.coordinates.get(column)?.as_number()?, &c.samples)))
+                .flat_map(|(x, samples)| samples.iter().map(move |s| (x, s.value)))
+                .collect();
+            (Slope::log_log(&points), skipped)
+        };
+        let (left, left_skipped) = side(self.left.get_ref());
+        let (right, right_skipped) = side(self.right.get_ref());
+        let (Some(l), Some(r)) = (left, right) else {
+            return match left_skipped && right_skipped {
+                true => self.outcome(Verdict::NotChecked, "not checked: its cells were skipped".into()),
+                false => self.outcome(
+                    Verdict::DoesNotHold,
+                    format!("no slope: a side has fewer than 3 rows with positive {column} and metric, or one value of {column}"),
+                ),
+            };
+        };
+        let less = self.statement() == Some(Statement::Less);
+        let p = slope::p_value(&l, &r);
+        let agrees = if less {
+            l.slope < r.slope
+        } else {
+            l.slope > r.slope
+        };
+        let pair = match (p < verdict::ALPHA, agrees) {
+            (true, true) => PairVerdict::Holds,
+            (true, false) => PairVerdict::Against,
+            (false, _) => PairVerdict::Tie,
+        };
+        let (l_name, r_name) = (
+            self.side_label(self.left.get_ref(), labels),
+            self.side_label(self.right.get_ref(), labels),
+        );
+        let row = PairRow {
+            at: format!("log-log slope in {column}"),
+            left: l.describe(),
+            right: r.describe(),
+            margin: if less {
+                r.slope - l.slope
+            } else {
+                l.slope - r.slope
+            },
+            test: "Welch t on the slopes",
+            p: Some(p),
+            verdict: pair,
+        };
+        ClaimOutcome {
+            text: self.text.clone(),
+            metric: self.metric.get_ref().clone(),
+            verdict: match pair {
+                PairVerdict::Holds => Verdict::Holds,
+                PairVerdict::Against => Verdict::DoesNotHold,
+                PairVerdict::Tie => Verdict::Indistinguishable,
+            },
+            detail: format!(
+                "{}: slope of ln {} on ln {column} over every row, {l_name} {} against {r_name} {} (p = {})",
+                pair.label(),
+                self.metric.get_ref(),
+                row.left,
+                row.right,
+                number(p)
+            ),
+            statement: format!(
+                "statement: the left's log-log slope {} the right's (two-sided Welch t on the \
+                 slopes, then the sign) at {}",
+                if less { "below" } else { "above" },
+                verdict::ALPHA
+            ),
+            pairs: vec![row],
+            sides: [l_name, r_name],
+            ratios: None,
         }
     }
 
@@ -515,6 +629,7 @@ impl RawClaim {
             statement: String::new(),
             pairs: Vec::new(),
             sides: Default::default(),
+            ratios: None,
         }
     }
 
@@ -604,6 +719,7 @@ impl RawClaim {
             verdict,
             detail,
             statement: self.statement_line(relation, &decided),
+            ratios: ratios(&pairs, relation),
             pairs: rows,
             sides: [l_name, r_name],
         }
@@ -729,6 +845,23 @@ fn where_of<'a>(
     }
 }
 
+/// A pair's ratio of the means, "how many times": right/left for "less" and "not-greater",
+/// left/right otherwise.
+fn ratio(p: &Pair, relation: Relation) -> f64 {
+    match relation.statement {
+        Statement::Less | Statement::NotGreater => p.r.mean / p.l.mean,
+        _ => p.l.mean / p.r.mean,
+    }
+}
+
+/// The smallest and largest [`ratio`] over `pairs`; `None` for no pairs.
+fn ratios(pairs: &[Pair], relation: Relation) -> Option<[f64; 2]> {
+    let all = pairs.iter().map(|p| ratio(p, relation));
+    let lo = all.clone().min_by(f64::total_cmp)?;
+    let hi = all.max_by(f64::total_cmp)?;
+    Some([lo, hi])
+}
+
 /// The effect size as the ratio of the means ("how many times": right/left for "less",
 /// left/right for "greater"), its smallest and largest over the pairs and where.
 fn ratio_range(
@@ -739,13 +872,7 @@ fn ratio_range(
     at: &dyn Fn(&Coordinates) -> String,
 ) -> String {
     let less = matches!(relation.statement, Statement::Less | Statement::NotGreater);
-    let ratio = |p: &Pair| {
-        if less {
-            p.r.mean / p.l.mean
-        } else {
-            p.l.mean / p.r.mean
-        }
-    };
+    let ratio = |p: &Pair| ratio(p, relation);
     let name = if less {
         format!("{r_name}/{l_name}")
     } else {

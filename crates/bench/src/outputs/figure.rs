@@ -520,10 +520,11 @@ pub(crate) fn map_hue(name: &str) -> Option<Hue> {
 }
 
 /// The style of each series (sorted keys). When every series of the figure's cells has one map
-/// (a `map` series column, or a map all its cells share), the hue is the map's: a map keeps its
-/// colour across the whole catalogue, the exact kernel machine and the raw-input baseline are
-/// neutral, and the series of one hue are told apart by marker. Else each series has a hue of
-/// its own.
+/// (a `map` series column, or a map all its cells share) and they are not all one map, the hue
+/// is the map's: a map keeps its colour across the whole catalogue, the exact kernel machine and
+/// the raw-input baseline are neutral, and the series of one hue are told apart by marker and
+/// dash. Else (series of other columns, or several series of a single map: one map at four
+/// training-set sizes) each series has a hue of its own.
 fn styles<'a>(
     cells: impl Iterator<Item = &'a Coordinates>,
     series: &[Vec<CellValue>],
@@ -540,7 +541,9 @@ fn styles<'a>(
         [CellValue::Text(m)] => map_hue(m),
         _ => None,
     };
-    let by_map = maps.iter().all(|m| m.is_empty() || hue(m).is_some());
+    let drawn: BTreeSet<Option<Hue>> = maps.iter().filter(|m| !m.is_empty()).map(hue).collect();
+    let one_map_many_series = drawn.len() == 1 && maps.iter().filter(|m| !m.is_empty()).count() > 1;
+    let by_map = maps.iter().all(|m| m.is_empty() || hue(m).is_some()) && !one_map_many_series;
     let hues: Vec<Hue> = maps
         .iter()
         .enumerate()
@@ -556,6 +559,53 @@ fn styles<'a>(
             marker: hues[..index].iter().filter(|h| *h == hue).count(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod style_tests {
+    use super::*;
+
+    fn cell(map: &str, size: i64) -> Coordinates {
+        let mut k = Coordinates::default();
+        k.insert("map".into(), CellValue::Text(map.into()));
+        k.insert("train_size".into(), CellValue::Int(size));
+        k
+    }
+
+    /// random-features-fig3's error against P: one map at four training-set sizes were four
+    /// curves of one colour told apart by small markers; they get a colour each. Two maps at two
+    /// offsets keep their maps' colours, the second of each map dashed (its marker's pattern).
+    #[test]
+    fn series_of_a_single_map_get_hues_of_their_own() {
+        let cells: Vec<Coordinates> = [1000, 4000, 16000]
+            .map(|n| cell("random-binning", n))
+            .into();
+        let series_of = |k: &Coordinates| vec![k.get("train_size").cloned().unwrap()];
+        let mut series: Vec<Vec<CellValue>> = cells.iter().map(series_of).collect();
+        series.sort();
+        let styles = styles(cells.iter(), &series, series_of);
+        let hues: BTreeSet<Hue> = styles.iter().map(|s| s.hue).collect();
+        assert_eq!(hues.len(), 3, "{styles:?}");
+
+        let cells = [
+            cell("rff", 1),
+            cell("rff", 2),
+            cell("orf", 1),
+            cell("orf", 2),
+        ];
+        let series_of = |k: &Coordinates| {
+            vec![
+                k.get("map").cloned().unwrap(),
+                k.get("train_size").cloned().unwrap(),
+            ]
+        };
+        let mut series: Vec<Vec<CellValue>> = cells.iter().map(series_of).collect();
+        series.sort();
+        let styles = styles(cells.iter(), &series, series_of);
+        assert_eq!(styles[0].hue, map_hue("orf").unwrap());
+        assert_eq!([styles[0].marker, styles[1].marker], [0, 1]);
+        assert_eq!(styles[2].hue, map_hue("rff").unwrap());
+    }
 }
 
 /// A curve's legend text: the template with each `{column}` replaced by the label of the curve's

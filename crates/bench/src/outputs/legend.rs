@@ -10,7 +10,8 @@ use plotters::prelude::*;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Glyph {
     Curve(Marker),
-    Baseline,
+    /// A baseline, dashed as [`baseline_dash`] says for a neutral colour of its kind.
+    Baseline(Dash),
     Paper,
     Point(Marker),
     Line,
@@ -22,6 +23,52 @@ pub enum Marker {
     Triangle,
     Square,
     Cross,
+}
+
+/// A dashed line's pattern in pixels: (dash, gap); `None` is solid.
+pub type Dash = Option<(u32, u32)>;
+
+/// The line of a curve with `marker`: the first series of a colour solid, the others of the same
+/// colour dashed, each marker its own pattern, so that series of one map differ by more than a
+/// small marker.
+pub fn curve_dash(marker: Marker) -> Dash {
+    match marker {
+        Marker::Circle => None,
+        Marker::Triangle => Some((10, 6)),
+        Marker::Square => Some((3, 4)),
+        Marker::Cross => Some((16, 4)),
+    }
+}
+
+/// A baseline's pattern: long dashes for the exact kernel machine, short ones for the raw
+/// inputs' model, so that two baselines at nearly one value stay two lines.
+pub fn baseline_dash(exact: bool) -> Dash {
+    match exact {
+        true => Some((10, 6)),
+        false => Some((3, 3)),
+    }
+}
+
+/// A horizontal sample line in `area` from `x` to `x + SAMPLE` at `y`, solid or dashed.
+fn sample<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    dash: Dash,
+    color: RGBColor,
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let (on, off) = dash.map_or((SAMPLE, 0), |(a, b)| (a as i32, b as i32));
+    let mut x0 = x;
+    while x0 < x + SAMPLE {
+        let x1 = (x0 + on).min(x + SAMPLE);
+        area.draw(&PathElement::new(
+            vec![(x0, y), (x1, y)],
+            color.stroke_width(2),
+        ))
+        .map_err(err)?;
+        x0 = x1 + off;
+    }
+    Ok(())
 }
 
 /// One series in the legend.
@@ -82,13 +129,13 @@ pub fn marker<DB: DrawingBackend>(
 ) -> Result<(), String> {
     let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
     match marker {
-        Marker::Circle => area.draw(&Circle::new(at, 4, color.filled())),
-        Marker::Triangle => area.draw(&TriangleMarker::new(at, 5, color.filled())),
+        Marker::Circle => area.draw(&Circle::new(at, 5, color.filled())),
+        Marker::Triangle => area.draw(&TriangleMarker::new(at, 7, color.filled())),
         Marker::Square => area.draw(&Rectangle::new(
-            [(at.0 - 4, at.1 - 4), (at.0 + 4, at.1 + 4)],
+            [(at.0 - 5, at.1 - 5), (at.0 + 5, at.1 + 5)],
             color.filled(),
         )),
-        Marker::Cross => area.draw(&Cross::new(at, 4, color.stroke_width(2))),
+        Marker::Cross => area.draw(&Cross::new(at, 6, color.stroke_width(2))),
     }
     .map_err(err)
 }
@@ -109,11 +156,7 @@ pub fn draw<DB: DrawingBackend>(
             let e = &entries[i];
             match e.glyph {
                 Glyph::Curve(m) => {
-                    area.draw(&PathElement::new(
-                        vec![(x, y), (x + SAMPLE, y)],
-                        e.color.stroke_width(2),
-                    ))
-                    .map_err(err)?;
+                    sample(area, (x, y), curve_dash(m), e.color)?;
                     marker(area, m, e.color, (x + SAMPLE / 2, y))?;
                 }
                 Glyph::Paper => {
@@ -132,16 +175,7 @@ pub fn draw<DB: DrawingBackend>(
                     ))
                     .map_err(err)?;
                 }
-                Glyph::Baseline => {
-                    for k in 0..3 {
-                        let x0 = x + k * 11;
-                        area.draw(&PathElement::new(
-                            vec![(x0, y), (x0 + 7, y)],
-                            e.color.stroke_width(2),
-                        ))
-                        .map_err(err)?;
-                    }
-                }
+                Glyph::Baseline(dash) => sample(area, (x, y), dash, e.color)?,
             }
             area.draw_text(
                 &e.label,
@@ -163,7 +197,7 @@ mod tests {
         Entry {
             label: label.into(),
             color: RGBColor(0, 0, 0),
-            glyph: Glyph::Baseline,
+            glyph: Glyph::Baseline(None),
         }
     }
 

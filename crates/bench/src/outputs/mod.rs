@@ -18,6 +18,7 @@ mod plot;
 mod report;
 mod results;
 mod scatter;
+mod slope;
 mod table;
 mod validate;
 mod verdict;

@@ -20,7 +20,9 @@ pub struct RawPaperValue {
     pub select: RawSelector,
     /// Default: the first figure's y.
     pub metric: Option<Spanned<String>>,
-    /// "max", "min" or "mean" of the selected cells' means.
+    /// "max", "min" or "mean" of the selected cells' means, or "median": the median of the
+    /// selected cells' repetitions (over draws of the data, the typical draw where the paper's
+    /// number is one draw).
     pub statistic: Spanned<String>,
     pub value: f64,
     #[serde(default)]
@@ -83,7 +85,7 @@ impl Output for RawPaperValue {
     }
 }
 
-pub const STATISTICS: [&str; 3] = ["max", "min", "mean"];
+pub const STATISTICS: [&str; 4] = ["max", "min", "mean", "median"];
 
 /// A paper value beside ours.
 #[derive(Debug, Clone, PartialEq)]
@@ -143,16 +145,20 @@ impl RawPaperValue {
                 })
             }
         };
-        let means: Vec<f64> = results
+        let cells: Vec<_> = results
             .summarise(metric)
             .into_iter()
-            .filter(|c| selects(&c.coordinates, &self.select))
+            .filter(|c| selects(&c.coordinates, &self.select) && c.stats.is_some())
+            .collect();
+        let means: Vec<f64> = cells
+            .iter()
             .filter_map(|c| c.stats.map(|s| s.mean))
             .collect();
         let statistic = self.statistic.get_ref().as_str();
         let ours = (!means.is_empty()).then(|| match statistic {
             "max" => means.iter().copied().fold(f64::NEG_INFINITY, f64::max),
             "min" => means.iter().copied().fold(f64::INFINITY, f64::min),
+            "median" => median(cells.iter().flat_map(|c| &c.samples).map(|s| s.value)),
             _ => means.iter().sum::<f64>() / means.len() as f64,
         });
         Ok(PaperOutcome {
@@ -164,5 +170,29 @@ impl RawPaperValue {
             select: describe_selector(&self.select),
             note: self.note.clone(),
         })
+    }
+}
+
+/// The median of `values` (the mean of the middle two for an even count); NaN for none.
+fn median(values: impl Iterator<Item = f64>) -> f64 {
+    let mut sorted: Vec<f64> = values.collect();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => f64::NAN,
+        _ if n % 2 == 1 => sorted[n / 2],
+        _ => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn the_median_of_odd_and_even_counts() {
+        assert_eq!(median([3.0, 1.0, 2.0].into_iter()), 2.0);
+        assert_eq!(median([4.0, 1.0, 3.0, 2.0].into_iter()), 2.5);
+        assert!(median(std::iter::empty()).is_nan());
     }
 }

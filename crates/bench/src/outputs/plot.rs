@@ -584,7 +584,7 @@ fn panel_entries(panel: &Drawable) -> Vec<(usize, Entry)> {
         }
         let (color, marker) = style(line.style);
         let glyph = if baseline {
-            Glyph::Baseline
+            Glyph::Baseline(legend::baseline_dash(line.style.hue == Hue::Exact))
         } else {
             Glyph::Curve(marker)
         };
@@ -644,6 +644,44 @@ where
         .label_style(("sans-serif", 14))
         .draw()
         .map_err(|e| err(&e))?;
+    for line in &d.curves {
+        let (color, marker) = style(line.style);
+        let points = &line.points;
+        let path = points.iter().map(|p| (p.x, p.mean));
+        match legend::curve_dash(marker) {
+            None => chart.draw_series(LineSeries::new(path, color.stroke_width(2))),
+            Some((dash, gap)) => chart.draw_series(DashedLineSeries::new(
+                path,
+                dash,
+                gap,
+                color.stroke_width(2),
+            )),
+        }
+        .map_err(|e| err(&e))?;
+        chart
+            .draw_series(
+                points
+                    .iter()
+                    .filter(|p| p.low != p.high)
+                    .map(|p| ErrorBar::new_vertical(p.x, p.low, p.mean, p.high, color.filled(), 8)),
+            )
+            .map_err(|e| err(&e))?;
+        let at = points.iter().map(|p| (p.x, p.mean));
+        match marker {
+            Marker::Circle => chart.draw_series(at.map(|q| Circle::new(q, 5, color.filled()))),
+            Marker::Triangle => {
+                chart.draw_series(at.map(|q| TriangleMarker::new(q, 7, color.filled())))
+            }
+            Marker::Square => {
+                chart.draw_series(at.map(|q| {
+                    EmptyElement::at(q) + Rectangle::new([(-5, -5), (5, 5)], color.filled())
+                }))
+            }
+            Marker::Cross => chart.draw_series(at.map(|q| Cross::new(q, 6, color.stroke_width(2)))),
+        }
+        .map_err(|e| err(&e))?;
+    }
+    // Baselines over the curves: a curve at the baseline's value would hide it.
     let (x0, x1) = d.x_range;
     for line in &d.baselines {
         let (color, _) = style(line.style);
@@ -655,47 +693,16 @@ where
                     .draw_series([Rectangle::new([(x0, p.low), (x1, p.high)], band)])
                     .map_err(|e| err(&e))?;
             }
+            let (dash, gap) = legend::baseline_dash(line.style.hue == Hue::Exact).unwrap_or((8, 5));
             chart
                 .draw_series(DashedLineSeries::new(
                     [(x0, p.mean), (x1, p.mean)],
-                    8,
-                    5,
+                    dash,
+                    gap,
                     color.stroke_width(2),
                 ))
                 .map_err(|e| err(&e))?;
         }
-    }
-    for line in &d.curves {
-        let (color, marker) = style(line.style);
-        let points = &line.points;
-        chart
-            .draw_series(LineSeries::new(
-                points.iter().map(|p| (p.x, p.mean)),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?;
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .filter(|p| p.low != p.high)
-                    .map(|p| ErrorBar::new_vertical(p.x, p.low, p.mean, p.high, color.filled(), 8)),
-            )
-            .map_err(|e| err(&e))?;
-        let at = points.iter().map(|p| (p.x, p.mean));
-        match marker {
-            Marker::Circle => chart.draw_series(at.map(|q| Circle::new(q, 4, color.filled()))),
-            Marker::Triangle => {
-                chart.draw_series(at.map(|q| TriangleMarker::new(q, 5, color.filled())))
-            }
-            Marker::Square => {
-                chart.draw_series(at.map(|q| {
-                    EmptyElement::at(q) + Rectangle::new([(-4, -4), (4, 4)], color.filled())
-                }))
-            }
-            Marker::Cross => chart.draw_series(at.map(|q| Cross::new(q, 4, color.stroke_width(2)))),
-        }
-        .map_err(|e| err(&e))?;
     }
     for (x, value, style) in &d.paper {
         let (color, _) = self::style(*style);
