@@ -440,11 +440,14 @@ impl RawClaim {
         } else {
             l.slope > r.slope
         };
-        let pair = match (p < verdict::ALPHA, agrees) {
-            (true, true) => PairVerdict::Holds,
-            (true, false) => PairVerdict::Against,
-            (false, _) => PairVerdict::Tie,
+        // A NaN slope or p decides nothing (a "tie" there would be made up).
+        let pair = match (p.is_finite(), p < verdict::ALPHA, agrees) {
+            (false, _, _) => PairVerdict::Undecided,
+            (true, true, true) => PairVerdict::Holds,
+            (true, true, false) => PairVerdict::Against,
+            (true, false, _) => PairVerdict::Tie,
         };
+        let decided = !matches!(pair, PairVerdict::Undecided);
         let (l_name, r_name) = (
             self.side_label(self.left.get_ref(), labels),
             self.side_label(self.right.get_ref(), labels),
@@ -459,7 +462,7 @@ impl RawClaim {
                 l.slope - r.slope
             },
             test: "Welch t on the slopes",
-            p: Some(p),
+            p: decided.then_some(p),
             verdict: pair,
         };
         ClaimOutcome {
@@ -469,6 +472,7 @@ impl RawClaim {
                 PairVerdict::Holds => Verdict::Holds,
                 PairVerdict::Against => Verdict::DoesNotHold,
                 PairVerdict::Tie => Verdict::Indistinguishable,
+                PairVerdict::Undecided => Verdict::Undecided,
             },
             detail: format!(
                 "{}: slope of ln {} on ln {column} over every row, {l_name} {} against {r_name} {} (p = {})",

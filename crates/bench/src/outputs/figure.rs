@@ -583,9 +583,9 @@ mod style_tests {
         let series_of = |k: &Coordinates| vec![k.get("train_size").cloned().unwrap()];
         let mut series: Vec<Vec<CellValue>> = cells.iter().map(series_of).collect();
         series.sort();
-        let styles = styles(cells.iter(), &series, series_of);
-        let hues: BTreeSet<Hue> = styles.iter().map(|s| s.hue).collect();
-        assert_eq!(hues.len(), 3, "{styles:?}");
+        let drawn = styles(cells.iter(), &series, series_of);
+        let hues: BTreeSet<Hue> = drawn.iter().map(|s| s.hue).collect();
+        assert_eq!(hues.len(), 3, "{drawn:?}");
 
         let cells = [
             cell("rff", 1),
@@ -601,10 +601,10 @@ mod style_tests {
         };
         let mut series: Vec<Vec<CellValue>> = cells.iter().map(series_of).collect();
         series.sort();
-        let styles = styles(cells.iter(), &series, series_of);
-        assert_eq!(styles[0].hue, map_hue("orf").unwrap());
-        assert_eq!([styles[0].marker, styles[1].marker], [0, 1]);
-        assert_eq!(styles[2].hue, map_hue("rff").unwrap());
+        let drawn = styles(cells.iter(), &series, series_of);
+        assert_eq!(drawn[0].hue, map_hue("orf").unwrap());
+        assert_eq!([drawn[0].marker, drawn[1].marker], [0, 1]);
+        assert_eq!(drawn[2].hue, map_hue("rff").unwrap());
     }
 }
 

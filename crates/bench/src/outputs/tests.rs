@@ -213,11 +213,14 @@ fn unknown_placeholders_statistics_and_values_name_the_key_and_line() {
         4,
     );
     let m = spec_error(
-        "[[paper_values]]\nselect = { degree = 2 }\nmetric = \"relative_error\"\nstatistic = \"median\"\nvalue = 1.0\n",
+        "[[paper_values]]\nselect = { degree = 2 }\nmetric = \"relative_error\"\nstatistic = \"mode\"\nvalue = 1.0\n",
         "paper_values[0].statistic",
         4,
     );
-    assert!(m.contains("[\"max\", \"min\", \"mean\"]"), "{m}");
+    assert!(
+        m.contains("[\"max\", \"min\", \"mean\", \"median\"]"),
+        "{m}"
+    );
     let m = spec_error(
         "[[claims]]\ntext = \"t\"\nmetric = \"relative_error\"\nleft = { map = \"a\" }\n\
          right = { map = \"b\" }\nrelation = \"below\"\n",
@@ -480,9 +483,9 @@ where = { degree = 2 }
             .unwrap();
     let styles: Vec<Style> = data.panels[0].curves.iter().map(|c| c.style).collect();
     assert_eq!(styles, [map(1, 0), map(1, 1), map(0, 0), map(0, 1)]);
-    // Series that are not maps (the offsets) of one map's cells: the map's colour still, the
-    // offsets told apart by marker (Rahimi & Recht's Fig. 3 draws random binning at four
-    // training-set sizes).
+    // Series that are not maps (the offsets) of one map's cells: a colour each, not the map's
+    // colour told apart by small markers (issue 69: Rahimi & Recht's Fig. 3 draws random
+    // binning at four training-set sizes).
     let one_map = parse(
         r#"
 [[figures]]
@@ -495,7 +498,11 @@ where = { degree = 2, map = "random-maclaurin" }
     let data = figure::FigureData::collect(&results, &one_map.figures[0], &Labels::default(), "f")
         .unwrap();
     let styles: Vec<Style> = data.panels[0].curves.iter().map(|c| c.style).collect();
-    assert_eq!(styles, [map(1, 0), map(1, 1)]);
+    let series = |k| Style {
+        hue: Hue::Series(k),
+        marker: 0,
+    };
+    assert_eq!(styles, [series(0), series(1)]);
 }
 
 #[test]
