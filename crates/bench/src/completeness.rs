@@ -8,20 +8,12 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::results;
 use crate::run_id::RunId;
 use crate::spec::Plan;
 
 /// Refuses `csv` when a run of `plan` has no row in it, naming how many and the first.
 pub fn require_every_run(plan: &Plan, csv: &Path) -> Result<()> {
-    let (header, records) = results::read_records(csv)?;
-    let rows = plan
-        .layout()
-        .parse_rows(&header, &records)
-        .map_err(|message| Error::Results {
-            path: csv.to_path_buf(),
-            message,
-        })?;
+    let rows = plan.layout().read_rows(csv)?;
     let present: BTreeSet<RunId> = rows
         .iter()
         .map(|row| RunId::new(&row.coordinates, row.repetition))

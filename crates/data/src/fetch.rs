@@ -815,6 +815,20 @@ mod tests {
         e
     }
 
+    /// An entry whose file has a local copy, `copy.svm` in `dir`, with no digest; its lock file
+    /// in `cache`.
+    fn with_local_copy(cache: &Path, dir: &Path) -> (DatasetEntry, PathBuf) {
+        let path = dir.join("copy.svm");
+        fs::write(&path, b"+1 2:1\n").unwrap();
+        let mut e = entry(&closed_url(), BODY);
+        e.lock_file = Some(cache.join("datasets.lock"));
+        e.files[0].local = vec![crate::registry::LocalCopy {
+            path: path.clone(),
+            sha256: None,
+        }];
+        (e, path)
+    }
+
     fn options(cache: &Path, mirrors: Vec<PathBuf>) -> FetchOptions {
         FetchOptions {
             cache_dir: cache.to_path_buf(),
@@ -1041,14 +1055,7 @@ mod tests {
     fn local_copies_come_first_and_have_their_own_digest() {
         let cache = tempfile::tempdir().unwrap();
         let local = tempfile::tempdir().unwrap();
-        let path = local.path().join("copy.svm");
-        fs::write(&path, b"+1 2:1\n").unwrap();
-        let mut e = entry(&closed_url(), BODY);
-        e.lock_file = Some(cache.path().join("datasets.lock"));
-        e.files[0].local = vec![crate::registry::LocalCopy {
-            path: path.clone(),
-            sha256: None,
-        }];
+        let (e, path) = with_local_copy(cache.path(), local.path());
         let opts = options(cache.path(), vec![]);
         assert_eq!(
             verify(&e, &opts).unwrap(),
@@ -1094,14 +1101,7 @@ mod tests {
     #[test]
     fn a_missing_mirror_does_not_matter_to_a_local_copy() {
         let cache = tempfile::tempdir().unwrap();
-        let path = cache.path().join("copy.svm");
-        fs::write(&path, b"+1 2:1\n").unwrap();
-        let mut e = entry(&closed_url(), BODY);
-        e.lock_file = Some(cache.path().join("datasets.lock"));
-        e.files[0].local = vec![crate::registry::LocalCopy {
-            path: path.clone(),
-            sha256: None,
-        }];
+        let (e, path) = with_local_copy(cache.path(), cache.path());
         let opts = options(cache.path(), vec![cache.path().join("no-such-mirror")]);
         assert!(matches!(
             verify(&e, &opts).unwrap()[..],

@@ -111,6 +111,17 @@ impl Layout {
 }
 
 impl Layout {
+    /// The rows of the results file `path`, parsed as [`Layout::parse_rows`] does; an error
+    /// names the file.
+    pub fn read_rows(&self, path: &Path) -> Result<Vec<ResultRow>> {
+        let (header, records) = read_records(path)?;
+        self.parse_rows(&header, &records)
+            .map_err(|message| Error::Results {
+                path: path.to_path_buf(),
+                message,
+            })
+    }
+
     /// The rows of `records` (read under `header`, which must be this layout's): coordinates,
     /// repetition, seeds, status and metrics as a run gives them, for a run that takes rows
     /// measured earlier (`--resume`, `merge`). `Err` names the first row that does not parse.

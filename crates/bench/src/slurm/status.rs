@@ -10,7 +10,7 @@ use super::jobs::{JobState, JobsRecord, Queue};
 use super::text::quote;
 use crate::error::{Error, Result};
 use crate::files::SpecFiles;
-use crate::results::{self, CellOutcome};
+use crate::results::CellOutcome;
 use crate::run_id::RunId;
 use crate::shard::Shard;
 use crate::spec::{load_plan, Plan, Profile};
@@ -392,14 +392,7 @@ fn merged_shard(plan: &Plan, files: &SpecFiles, shard: Shard) -> ShardStatus {
 
 /// Rows of a written shard, and the reasons of those skipped.
 fn written_rows(plan: &Plan, csv: &Path) -> Result<(usize, Vec<String>)> {
-    let (header, records) = results::read_records(csv)?;
-    let rows = plan
-        .layout()
-        .parse_rows(&header, &records)
-        .map_err(|message| Error::Results {
-            path: csv.to_path_buf(),
-            message,
-        })?;
+    let rows = plan.layout().read_rows(csv)?;
     let skipped = rows
         .iter()
         .filter_map(|r| match &r.outcome {
